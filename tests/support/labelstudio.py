@@ -1,0 +1,1 @@
+"""Shared fixtures (placeholder until its owner lands them)."""
