@@ -38,6 +38,7 @@ results = Table(
     Column("suspicious_text", Boolean, nullable=False, default=False),
     Column("result_json", Text, nullable=False),  # the full ItemResult.to_json()
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("imported_at", DateTime(timezone=True)),  # when its prediction reached Label Studio
     UniqueConstraint("project", "task_id", "model_version", name="uq_audit_results_key"),
 )
 

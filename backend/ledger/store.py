@@ -139,6 +139,29 @@ class Ledger:
         with self.engine.connect() as conn:
             return [ItemResult.from_json(json.loads(row[0])) for row in conn.execute(query)]
 
+    def unimported(self, project: str, model_version: str) -> list[ItemResult]:
+        """Results with a prediction that has not been imported into Label Studio yet."""
+        cols = schema.results.c
+        query = select(cols.result_json).where(
+            cols.project == str(project), cols.model_version == model_version,
+            cols.imported_at.is_(None), cols.prediction.is_not(None),
+        ).order_by(cols.id)
+        with self.engine.connect() as conn:
+            return [ItemResult.from_json(json.loads(row[0])) for row in conn.execute(query)]
+
+    def mark_imported(self, project: str, model_version: str, task_ids: Sequence[str]) -> None:
+        """Remember that these tasks' predictions are in Label Studio (so none is imported twice)."""
+        cols = schema.results.c
+        now = _now()
+        with self.engine.begin() as conn:
+            for chunk in _chunks([str(t) for t in task_ids], 500):
+                conn.execute(
+                    schema.results.update()
+                    .where(cols.project == str(project), cols.model_version == model_version,
+                           cols.task_id.in_(chunk))
+                    .values(imported_at=now)
+                )
+
     def latest_version(self, project: str) -> str | None:
         """The model_version most recently written for a project, or None."""
         cols = schema.results.c

@@ -138,3 +138,12 @@ def test_constructor_validates():
         Ledger("sqlite:///:memory:", engine=object())  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         Ledger("sqlite:///:memory:").record("", "v1", _result("1", conf=0.9, flagged=True))
+
+
+def test_import_bookkeeping(ledger):
+    ledger.record_many("5", "v1", [_result("1", conf=0.9, flagged=True), _result("2", conf=0.6, flagged=False),
+                                    _result("3", conf=0.0, flagged=False, error="malformed_task: x")])
+    assert [r.id for r in ledger.unimported("5", "v1")] == ["1", "2"]
+    ledger.mark_imported("5", "v1", ["1"])
+    ledger.record("5", "v1", _result("1", conf=0.95, flagged=True))  # a re-run keeps the import mark
+    assert [r.id for r in ledger.unimported("5", "v1")] == ["2"]
