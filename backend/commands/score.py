@@ -1,7 +1,167 @@
-"""Placeholder until its owner lands the real commands; registers nothing."""
+"""`label-audit score` and `label-audit demo`: run the LLM ensemble over a labelled file.
+
+``score`` reads JSONL/CSV through a task spec, writes one JSON line per input item (``--out``), prints a
+summary (and saves it with ``--summary-json``). ``demo`` does the same on the bundled sample with the
+embedded default judge, and says plainly that the tiny model is for trying the tool, not for judging.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any, Optional
 
 import typer
+from rich.console import Console
+
+from backend.cache import CallCache
+from backend.dataset import read_items
+from backend.engine import Engine, EngineConfig
+from backend.members import Member, default_members, ensemble_fingerprint, members_from_args, members_from_config
+from backend.summary import SuspectList, build_summary, print_summary
+from backend.taskspec import TaskSpec, load_spec
+
+DEMO_SAMPLE = "sample_factual_consistency.jsonl"
+DEMO_WARNING = (
+    "The embedded default judge is SmolLM2-135M-Instruct: a tiny model that runs anywhere, here so you can "
+    "try the tool offline. It is NOT good enough to judge labels (it scores about chance on factual "
+    "consistency), so do not read these suspects as findings. For a real audit use real models: "
+    "--member openai:MODEL, --member gemini:MODEL, or --member openai:MODEL@http://HOST:PORT/v1 for any "
+    "OpenAI-compatible server."
+)
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True).print(f"[red]error:[/red] {message}")
+    raise typer.Exit(2)
+
+
+def run_scoring(
+    input_path: Path,
+    spec: TaskSpec,
+    members: list[Member],
+    *,
+    config: EngineConfig,
+    cache: CallCache | None,
+    out: Path | None,
+    summary_json: Path | None,
+    top: int,
+    progress: bool | None,
+    console: Console,
+) -> dict[str, Any]:
+    """Score ``input_path``, stream results to ``out``, print and return the summary."""
+    entries = list(read_items(input_path, spec))
+    engine = Engine(spec, members, cache=cache, config=config)
+    suspects = SuspectList()
+    show_progress = (sys.stderr.isatty() and len(entries) > 20) if progress is None else progress
+    handle = out.open("w", encoding="utf-8") if out else None
+    try:
+        for result in engine.score(entries, progress=show_progress):
+            suspects.add(result)
+            if handle:
+                handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+                handle.flush()
+    finally:
+        if handle:
+            handle.close()
+    summary = build_summary(
+        engine.stats,
+        task=spec.name,
+        members=[m.id for m in members],
+        model_version=ensemble_fingerprint(members, spec),
+        threshold=engine.threshold,
+        delta=config.delta,
+        suspects=suspects,
+        top=top,
+    )
+    if summary_json:
+        summary_json.parent.mkdir(parents=True, exist_ok=True)
+        summary_json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    print_summary(summary, console)
+    return summary
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to app."""
+    """Add ``score`` and ``demo`` to the `label-audit` app."""
+
+    @app.command()
+    def score(
+        input_path: Path = typer.Argument(..., metavar="INPUT", help="Labelled items: JSONL, or CSV/TSV by suffix."),
+        task: str = typer.Option(..., "--task", help="Task spec: factual-consistency, likert, relevance, or a YAML/TOML file."),
+        members_file: Optional[Path] = typer.Option(None, "--members", help="YAML list of members (provider, model, base_url, prompts, options)."),
+        member: Optional[list[str]] = typer.Option(None, "--member", help="PROVIDER:MODEL[@BASE_URL], repeatable; each adds one model with all prompts."),
+        out: Optional[Path] = typer.Option(None, "--out", help="Write one JSON line per input item here."),
+        summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Also write the summary as JSON here."),
+        threshold: Optional[float] = typer.Option(None, "--threshold", help="Minimum confidence to flag (default 0.5 binary, 0.2 ordinal)."),
+        delta: int = typer.Option(1, "--delta", help="Ordinal tasks: flag when |prediction - original| > DELTA."),
+        concurrency: int = typer.Option(8, "--concurrency", help="Calls in flight at once."),
+        timeout: float = typer.Option(60.0, "--timeout", help="Per-call timeout, seconds."),
+        max_attempts: int = typer.Option(5, "--max-attempts", help="Tries per call (retryable errors only)."),
+        cache_url: Optional[str] = typer.Option(None, "--cache-url", help="SQL URL of the call cache (default: DATABASE_URL or ./.label-audit/audit.sqlite)."),
+        no_cache: bool = typer.Option(False, "--no-cache", help="Call every member again and store nothing."),
+        top: int = typer.Option(10, "--top", help="How many suspects to list."),
+        progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: on a terminal, for runs over 20 items)."),
+    ) -> None:
+        """Score a labelled file with an LLM ensemble and flag suspected label errors."""
+        if members_file and member:
+            _fail("use either --members or --member, not both")
+        try:
+            spec = load_spec(task)
+            config = EngineConfig(
+                threshold=threshold, delta=delta, concurrency=concurrency, timeout=timeout, max_attempts=max_attempts
+            )
+            if members_file:
+                members = members_from_config(members_file, spec)
+            elif member:
+                members = members_from_args(member, spec)
+            else:
+                members = default_members(spec)
+        except (ValueError, OSError) as exc:
+            _fail(str(exc))
+        if not input_path.is_file():
+            _fail(f"no such input file: {input_path}")
+        cache = None if no_cache else CallCache(cache_url)
+        try:
+            run_scoring(
+                input_path, spec, members, config=config, cache=cache, out=out, summary_json=summary_json,
+                top=top, progress=progress, console=Console(),
+            )
+        finally:
+            if cache is not None:
+                cache.close()
+
+    @app.command()
+    def demo(
+        out: Optional[Path] = typer.Option(None, "--out", help="Write the per-item results (JSONL) here."),
+        summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Also write the summary as JSON here."),
+        cache_url: Optional[str] = typer.Option(None, "--cache-url", help="SQL URL of the call cache."),
+        no_cache: bool = typer.Option(False, "--no-cache", help="Call the model again for every item (to time it)."),
+    ) -> None:
+        """Score the bundled sample offline with the embedded default judge (SmolLM2-135M) and show the suspects."""
+        console = Console()
+        console.print(f"[bold yellow]Note:[/bold yellow] {DEMO_WARNING}\n")
+        spec = load_spec("factual-consistency")
+        members = default_members(spec)
+        cache = None if no_cache else CallCache(cache_url)
+        with resources.as_file(resources.files("backend").joinpath("data", DEMO_SAMPLE)) as sample:
+            console.print(f"Scoring the bundled sample {sample.name} with {len(members)} members: "
+                          + ", ".join(m.id for m in members))
+            try:
+                summary = run_scoring(
+                    sample, spec, members, config=EngineConfig(), cache=cache, out=out, summary_json=summary_json,
+                    top=10, progress=None, console=console,
+                )
+            finally:
+                if cache is not None:
+                    cache.close()
+        per_item = summary.get("seconds_per_item")
+        if per_item is None:
+            console.print("Per-item latency: every answer came from the cache (run `label-audit demo --no-cache` to time the model).")
+        else:
+            console.print(
+                f"Per-item latency: {per_item:.2f} s per item ({len(members)} prompts each, "
+                f"{summary['llm_calls']} model calls in {summary['wall_seconds']:.1f} s)."
+            )
+        console.print(f"\n[bold yellow]Reminder:[/bold yellow] {DEMO_WARNING}")

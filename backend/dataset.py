@@ -1,0 +1,218 @@
+"""Read labelled items from JSONL or CSV through a task spec, one bad record never stopping the rest.
+
+``read_items`` yields an :class:`Item` for every good record and an :class:`ItemError` (with its 1-based
+line number) for every bad one, in file order, so a run can report each problem and score the rest.
+``item_from_record`` turns one already-parsed record (a JSON object, a CSV row, a Label Studio task's
+``data``) into an Item, raising ValueError with the reason.
+
+Rules
+-----
+- Every template variable's field (``spec.fields`` values) must be present and not null; numbers are
+  turned into text; lists/objects are rejected.
+- The id field: a string or integer. A record with no id field gets ``line:<n>`` when it has a line
+  number (a file), else it is rejected.
+- The label field: absent, null or empty means "unlabelled" (``original`` is None: scored, never
+  flagged); any other value must normalise into the label set (``1``, ``"1"`` and ``1.0`` are all ``"1"``).
+- A repeated id is an error on every occurrence after the first.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from backend.taskspec import TaskSpec
+
+
+@dataclass(frozen=True)
+class Item:
+    """One labelled item ready to judge.
+
+    Attributes
+    ----------
+    id : str
+        The item id (from ``spec.id_field``).
+    original : str or None
+        The original label in the spec's label strings; None when the item is unlabelled.
+    fields : mapping of str to str
+        Template variable -> text (``spec.fields`` applied to the record).
+    line : int or None
+        1-based line of the record in its file (first line of a multi-line CSV record).
+    data : mapping
+        The record as read.
+    """
+
+    id: str
+    original: str | None
+    fields: Mapping[str, str]
+    line: int | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ItemError:
+    """A record that could not become an Item.
+
+    ``reason`` is a short stable code counted in summaries: ``invalid_json``, ``not_an_object``,
+    ``unreadable``, ``missing_field``, ``bad_value``, ``bad_label``, ``missing_id``, ``duplicate_id``,
+    ``csv_error``.
+    """
+
+    line: int | None
+    id: str | None
+    reason: str
+    detail: str
+
+    def message(self) -> str:
+        where = f"line {self.line}" if self.line is not None else "record"
+        who = f" (id {self.id})" if self.id else ""
+        return f"{where}{who}: {self.reason}: {self.detail}"
+
+
+class RecordError(ValueError):
+    """ValueError carrying a reason code and the record's id when known."""
+
+    def __init__(self, reason: str, detail: str, *, item_id: str | None = None):
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+        self.item_id = item_id
+
+
+def _text(value: Any, what: str, item_id: str | None) -> str:
+    if isinstance(value, bool) or isinstance(value, (list, dict)):
+        raise RecordError("bad_value", f"field {what!r} must be text, got {type(value).__name__}", item_id=item_id)
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, str):
+        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+            raise RecordError("unreadable", f"field {what!r} is not valid UTF-8", item_id=item_id)
+        return value
+    raise RecordError("bad_value", f"field {what!r} must be text, got {type(value).__name__}", item_id=item_id)
+
+
+def item_from_record(record: Mapping[str, Any], spec: TaskSpec, *, line: int | None = None) -> Item:
+    """Build an Item from one parsed record; raise ValueError (a :class:`RecordError`) saying why not."""
+    if not isinstance(record, Mapping):
+        raise RecordError("not_an_object", f"expected an object with fields, got {type(record).__name__}")
+    raw_id = record.get(spec.id_field)
+    if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
+        if spec.id_field in record or line is None:
+            raise RecordError("missing_id", f"no value in id field {spec.id_field!r}")
+        item_id = f"line:{line}"
+    elif isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
+        raise RecordError("missing_id", f"id field {spec.id_field!r} must be a string or an integer")
+    else:
+        item_id = _text(raw_id, spec.id_field, None).strip()
+
+    fields: dict[str, str] = {}
+    for variable, source in spec.fields.items():
+        if source not in record or record[source] is None:
+            raise RecordError("missing_field", f"field {source!r} is missing", item_id=item_id)
+        fields[variable] = _text(record[source], source, item_id)
+
+    raw_label = record.get(spec.label_field)
+    if raw_label is None or (isinstance(raw_label, str) and not raw_label.strip()):
+        original = None
+    else:
+        original = None if isinstance(raw_label, (bool, list, dict)) else spec.normalize_label(raw_label)
+        if original is None:
+            raise RecordError(
+                "bad_label",
+                f"label {raw_label!r} is not in the label set {list(spec.labels)}",
+                item_id=item_id,
+            )
+    return Item(id=item_id, original=original, fields=fields, line=line, data=dict(record))
+
+
+def _records_jsonl(path: Path) -> Iterator[tuple[int, Any | ItemError]]:
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield number, ItemError(number, None, "unreadable", f"not valid UTF-8 ({exc.reason})")
+                continue
+            if not text.strip():
+                continue
+            try:
+                yield number, json.loads(text)
+            except json.JSONDecodeError as exc:
+                yield number, ItemError(number, None, "invalid_json", f"{exc.msg} at column {exc.colno}")
+
+
+def _records_csv(path: Path, *, delimiter: str) -> Iterator[tuple[int, Any | ItemError]]:
+    # surrogateescape keeps undecodable bytes visible as lone surrogates, caught per field by _text.
+    with path.open("r", encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
+        reader = csv.reader(handle, delimiter=delimiter)
+        try:
+            header = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield 1, ItemError(1, None, "csv_error", str(exc))
+            return
+        header = [name.strip() for name in header]
+        while True:
+            start = reader.line_num + 1
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                yield start, ItemError(start, None, "csv_error", str(exc))
+                continue
+            if not row or all(not cell.strip() for cell in row):
+                continue
+            if len(row) > len(header):
+                yield start, ItemError(start, None, "csv_error", f"{len(row)} cells for {len(header)} columns")
+                continue
+            # Short rows leave the trailing columns absent (reported as missing fields, not empty text).
+            yield start, dict(zip(header, row))
+
+
+def _records(path: Path) -> Iterator[tuple[int, Any | ItemError]]:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return _records_csv(path, delimiter=",")
+    if suffix == ".tsv":
+        return _records_csv(path, delimiter="\t")
+    return _records_jsonl(path)
+
+
+def read_items(path: str | Path, spec: TaskSpec) -> Iterator[Item | ItemError]:
+    """Yield Items and ItemErrors in file order (JSONL by default; ``.csv``/``.tsv`` by suffix).
+
+    Raises OSError only when the file itself cannot be opened; every per-record problem is yielded.
+    """
+    path = Path(path)
+    seen: set[str] = set()
+    for number, record in _records(path):
+        if isinstance(record, ItemError):
+            yield record
+            continue
+        try:
+            item = item_from_record(record, spec, line=number)
+        except RecordError as exc:
+            yield ItemError(number, exc.item_id, exc.reason, exc.detail)
+            continue
+        if item.id in seen:
+            yield ItemError(number, item.id, "duplicate_id", f"id {item.id!r} already appeared earlier in the file")
+            continue
+        seen.add(item.id)
+        yield item
+
+
+def item_error_from_exception(exc: ValueError, *, line: int | None = None, item_id: str | None = None) -> ItemError:
+    """Turn the ValueError of :func:`item_from_record` into an ItemError (for callers like the LS backend)."""
+    if isinstance(exc, RecordError):
+        return ItemError(line, exc.item_id or item_id, exc.reason, exc.detail)
+    return ItemError(line, item_id, "bad_value", str(exc))
+
+
+__all__ = ["Item", "ItemError", "RecordError", "item_from_record", "read_items", "item_error_from_exception"]

@@ -1,0 +1,472 @@
+"""The scoring engine: items x members -> class probabilities -> ensemble verdicts, cached and resumable.
+
+This is the API that ``label-audit score``, the RQ worker (H4) and the gullibility probes (H6) call::
+
+    engine = Engine(spec, members, cache=CallCache(url), config=EngineConfig(concurrency=8))
+    for result in engine.score(items):          # Items and/or ItemErrors, any iterable
+        ...                                     # ItemResult, in input order
+    engine.stats.to_dict()                      # counts of the last score() call
+
+What it guarantees
+------------------
+- Results come back in input order, one per input (an ItemError becomes an ItemResult with ``error``
+  and ``line`` set and no prediction).
+- Each (item, member) call looks in the cache first; every successful call is written to the cache the
+  moment it returns, so a killed run loses nothing and the next run repeats nothing. Errors are not
+  cached: the next run retries them. Identical prompts within a run are called once.
+- Calls run in a bounded thread pool (``concurrency``) and, per provider kind, under
+  ``per_provider_concurrency``; retryable provider errors are retried with backoff honouring
+  Retry-After (:mod:`backend.retry`); the per-call timeout is handed to the provider.
+- A member that fails on an item is left out of that item's average and keeps its reason in
+  ``ItemResult.members``. When one provider fails ``breaker_after`` calls in a row even after retries
+  (a server that went away), its remaining calls fail fast with reason ``provider_down`` for
+  ``breaker_cooldown`` seconds instead of each waiting through its own retries.
+- ``ItemResult.suspicious_text`` marks items whose text looks like instructions aimed at the judge
+  (:func:`backend.guard.item_has_instructions`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter, deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from backend.cache import CallCache, call_key
+from backend.dataset import Item, ItemError
+from backend.ensemble import DEFAULT_DELTA, average, decide, normalize, resolve_threshold
+from backend.guard import item_has_instructions
+from backend.members import Member
+from backend.prompting import spec_params
+from backend.providers.base import ClassDistribution, ProviderError
+from backend.results import ItemResult, MemberResult
+from backend.retry import RetryOutcome, RetryPolicy, call_with_retry
+from backend.taskspec import TaskSpec
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """Knobs of a scoring run.
+
+    Parameters
+    ----------
+    threshold : float, optional
+        Minimum confidence for a flag (None: 0.5 binary, 0.2 ordinal).
+    delta : int
+        Ordinal flag distance: flag when ``|pred - orig| > delta``.
+    concurrency : int
+        Calls in flight at once, all providers together.
+    per_provider_concurrency : dict, optional
+        Cap per provider kind (``{"openai": 4}``); kinds not named get ``concurrency``.
+    timeout : float
+        Per-call timeout in seconds, handed to the provider.
+    max_attempts : int
+        Tries per call, the first included; only retryable errors are retried.
+    backoff_base, backoff_max : float
+        Exponential backoff start and cap, seconds (see :class:`backend.retry.RetryPolicy`).
+    breaker_after : int or None
+        Consecutive failed calls (after retries) that mark a provider down; None disables.
+    breaker_cooldown : float
+        Seconds a provider stays marked down before calls are tried again.
+    delimit : bool
+        Fence item texts in the prompt (see :mod:`backend.prompting`); the probes compare both.
+    """
+
+    threshold: float | None = None
+    delta: int = DEFAULT_DELTA
+    concurrency: int = 8
+    per_provider_concurrency: Mapping[str, int] | None = None
+    timeout: float = 60.0
+    max_attempts: int = 5
+    backoff_base: float = 0.5
+    backoff_max: float = 30.0
+    breaker_after: int | None = 5
+    breaker_cooldown: float = 30.0
+    delimit: bool = True
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise ValueError("concurrency must be >= 1")
+        if any(v < 1 for v in (self.per_provider_concurrency or {}).values()):
+            raise ValueError("per_provider_concurrency values must be >= 1")
+        if self.timeout <= 0:
+            raise ValueError("timeout must be > 0")
+        if self.delta < 0:
+            raise ValueError("delta must be >= 0")
+        if self.breaker_after is not None and self.breaker_after < 1:
+            raise ValueError("breaker_after must be >= 1 or None")
+        if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:
+            raise ValueError("threshold must be within [0, 1]")
+
+    def retry_policy(self) -> RetryPolicy:
+        return RetryPolicy(max_attempts=self.max_attempts, base_delay=self.backoff_base, max_delay=self.backoff_max)
+
+
+@dataclass
+class EngineStats:
+    """Counts of one :meth:`Engine.score` call.
+
+    ``llm_calls`` counts (item, member) calls sent to a provider (retries of one call count once;
+    ``attempts`` counts every try); ``cache_hits`` counts answers taken from the cache or from an
+    identical prompt earlier in the run; ``errors`` counts failed calls and bad input records by reason;
+    ``member_errors`` the failed calls by member id and reason.
+    """
+
+    items: int = 0
+    scored: int = 0
+    flagged: int = 0
+    suspicious: int = 0
+    llm_calls: int = 0
+    cache_hits: int = 0
+    attempts: int = 0
+    errors: Counter = field(default_factory=Counter)
+    member_errors: dict[str, Counter] = field(default_factory=dict)
+    items_with_calls: int = 0
+    call_seconds: float = 0.0
+    wall_seconds: float = 0.0
+
+    @property
+    def seconds_per_item(self) -> float | None:
+        """Wall time per item that needed at least one fresh call (None when all came from the cache)."""
+        return self.wall_seconds / self.items_with_calls if self.items_with_calls else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "items": self.items,
+            "scored": self.scored,
+            "flagged": self.flagged,
+            "suspicious": self.suspicious,
+            "llm_calls": self.llm_calls,
+            "cache_hits": self.cache_hits,
+            "attempts": self.attempts,
+            "errors": dict(sorted(self.errors.items())),
+            "member_errors": {m: dict(sorted(c.items())) for m, c in sorted(self.member_errors.items())},
+            "items_with_calls": self.items_with_calls,
+            "call_seconds": round(self.call_seconds, 4),
+            "wall_seconds": round(self.wall_seconds, 4),
+            "seconds_per_item": None if self.seconds_per_item is None else round(self.seconds_per_item, 4),
+        }
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """What one provider call produced (in a worker thread)."""
+
+    dist: ClassDistribution | None = None
+    error: str | None = None
+    detail: str | None = None
+    latency: float | None = None
+    attempts: int = 0
+    called: bool = True  # False when the breaker skipped it
+
+
+class _Breaker:
+    """Marks a provider down after ``threshold`` consecutive transient failures, for ``cooldown`` s."""
+
+    def __init__(self, threshold: int | None, cooldown: float):
+        self.threshold = threshold
+        self.cooldown = cooldown
+        self.failures = 0
+        self.open_until = 0.0
+        self.last_reason = ""
+        self.lock = threading.Lock()
+
+    def allow(self) -> bool:
+        with self.lock:
+            return self.threshold is None or time.monotonic() >= self.open_until
+
+    def record(self, ok: bool, *, transient: bool = False, reason: str = "") -> None:
+        with self.lock:
+            if ok:
+                self.failures = 0
+            elif transient and self.threshold is not None:
+                self.failures += 1
+                self.last_reason = reason
+                if self.failures >= self.threshold:
+                    self.open_until = time.monotonic() + self.cooldown
+
+
+@dataclass
+class _Slot:
+    member: Member
+    result: MemberResult | None = None  # known at submission (cache hit, render error)
+    future: Future | None = None
+    key: str = ""
+    owner: bool = False  # this slot made the call (False: shares another slot's identical call)
+
+
+@dataclass
+class _Pending:
+    entry: Item | ItemError
+    slots: list[_Slot]
+    suspicious: bool = False
+
+    @property
+    def calls(self) -> int:
+        return sum(1 for s in self.slots if s.owner)
+
+
+class Engine:
+    """Score items with an ensemble of members (see the module docstring for the guarantees).
+
+    Parameters
+    ----------
+    spec : TaskSpec
+        How to read items and which labels exist.
+    members : sequence of Member
+        The ensemble (at least one).
+    cache : CallCache or None
+        Where answers are kept; None disables caching (every run calls again).
+    config : EngineConfig, optional
+        Thresholds, concurrency, timeouts, retries.
+    """
+
+    def __init__(
+        self,
+        spec: TaskSpec,
+        members: Sequence[Member],
+        *,
+        cache: CallCache | None,
+        config: EngineConfig | None = None,
+    ):
+        if not members:
+            raise ValueError("an engine needs at least one member")
+        self.spec = spec
+        self.members = tuple(members)
+        self.cache = cache
+        self.config = config or EngineConfig()
+        self.threshold = resolve_threshold(spec, self.config.threshold)
+        self.stats = EngineStats()
+        self._params = spec_params(spec)
+        self._policy = self.config.retry_policy()
+        caps = dict(self.config.per_provider_concurrency or {})
+        self._semaphores = {
+            kind: threading.BoundedSemaphore(min(caps.get(kind, self.config.concurrency), self.config.concurrency))
+            for kind in {m.kind for m in self.members}
+        }
+        self._breakers: dict[int, _Breaker] = {}
+        for m in self.members:
+            self._breakers.setdefault(id(m.provider), _Breaker(self.config.breaker_after, self.config.breaker_cooldown))
+
+    # -- public API --------------------------------------------------------------------------------
+
+    def prompt_for(self, member: Member, item: Item) -> str:
+        """The exact prompt ``member`` sends for ``item``."""
+        return member.template.render(item.fields, delimit=self.config.delimit, params=self._params)
+
+    def key_for(self, member: Member, prompt: str) -> str:
+        """The cache key of ``member`` sending ``prompt``."""
+        return call_key(
+            provider=member.kind,
+            model=member.model,
+            template_id=member.template.id,
+            template_version=member.template.version,
+            prompt=prompt,
+            labels=self.spec.labels,
+            params=dict(member.provider.cache_params()),
+        )
+
+    def score(self, items: Iterable[Item | ItemError], *, progress: bool = False) -> Iterator[ItemResult]:
+        """Yield one ItemResult per input, in input order; :attr:`stats` counts this call.
+
+        ``progress`` shows a rich progress bar on stderr (with a total when ``items`` has a length).
+        Closing the generator early stops submitting work; calls already running finish and are cached.
+        """
+        self.stats = EngineStats()
+        started = time.perf_counter()
+        total = len(items) if hasattr(items, "__len__") else None  # type: ignore[arg-type]
+        bar = _progress_bar(total) if progress else None
+        try:
+            for result in self._run(items):
+                if bar is not None:
+                    bar[0].advance(bar[1])
+                yield result
+        finally:
+            self.stats.wall_seconds = time.perf_counter() - started
+            if bar is not None:
+                bar[0].stop()
+
+    # -- internals ---------------------------------------------------------------------------------
+
+    def _member_result(
+        self, member: Member, dist: ClassDistribution, *, latency: float | None, cached: bool
+    ) -> MemberResult:
+        """A member's answer, normalised over the label set (a distribution with no mass is an error)."""
+        try:
+            probs = normalize(dist.probs, self.spec.labels)
+        except ValueError as exc:
+            return MemberResult(member.id, error="bad_distribution", error_detail=str(exc), cached=cached, latency_s=latency)
+        return MemberResult(
+            member.id, probs=probs, raw_mass=dist.raw_mass, method=dist.method, cached=cached, latency_s=latency
+        )
+
+    def _run(self, items: Iterable[Item | ItemError]) -> Iterator[ItemResult]:
+        window = max(4 * self.config.concurrency, len(self.members))
+        pool = ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="label-audit-call")
+        inflight: dict[str, Future] = {}
+        pending: deque[_Pending] = deque()
+        queued_calls = 0
+        source = iter(items)
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and (queued_calls < window or not pending):
+                    try:
+                        entry = next(source)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    job = self._submit(entry, pool, inflight)
+                    pending.append(job)
+                    queued_calls += job.calls
+                if not pending:
+                    return
+                job = pending.popleft()
+                queued_calls -= job.calls
+                yield self._finish(job, inflight)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _submit(self, entry: Item | ItemError, pool: ThreadPoolExecutor, inflight: dict[str, Future]) -> _Pending:
+        if isinstance(entry, ItemError):
+            return _Pending(entry, [])
+        job = _Pending(entry, [], suspicious=item_has_instructions(entry.fields))
+        keyed: list[tuple[_Slot, str, str]] = []
+        for member in self.members:
+            slot = _Slot(member)
+            job.slots.append(slot)
+            try:
+                prompt = self.prompt_for(member, entry)
+            except ValueError as exc:
+                slot.result = MemberResult(member.id, error="render_error", error_detail=str(exc))
+                continue
+            keyed.append((slot, prompt, self.key_for(member, prompt)))
+        hits = self.cache.get_many(k for _, _, k in keyed) if self.cache is not None else {}
+        for slot, prompt, key in keyed:
+            if key in hits:
+                dist, latency = hits[key]
+                slot.result = self._member_result(slot.member, dist, latency=latency, cached=True)
+            elif key in inflight:
+                slot.future = inflight[key]
+            else:
+                slot.future = pool.submit(self._call, slot.member, prompt, key)
+                slot.key = key
+                slot.owner = True
+                inflight[key] = slot.future
+        return job
+
+    def _call(self, member: Member, prompt: str, key: str) -> _Outcome:
+        breaker = self._breakers[id(member.provider)]
+        if not breaker.allow():
+            return _Outcome(
+                error="provider_down",
+                detail=f"not called: {breaker.failures} calls in a row to this provider failed "
+                f"(last: {breaker.last_reason}); retried on the next run",
+                called=False,
+            )
+        semaphore = self._semaphores[member.kind]
+        labels = self.spec.labels
+        timeout = self.config.timeout
+
+        def attempt() -> ClassDistribution:
+            with semaphore:
+                return member.provider.classify(prompt, labels, timeout=timeout)
+
+        tries = RetryOutcome()
+        started = time.perf_counter()
+        try:
+            dist = call_with_retry(attempt, self._policy, outcome=tries)
+        except ProviderError as exc:
+            breaker.record(False, transient=exc.retryable, reason=exc.reason)
+            return _Outcome(error=exc.reason, detail=str(exc), latency=time.perf_counter() - started, attempts=tries.attempts)
+        except Exception as exc:  # a provider bug must not kill the run
+            log.exception("provider %s raised", member.id)
+            return _Outcome(
+                error="exception", detail=f"{type(exc).__name__}: {exc}", latency=time.perf_counter() - started,
+                attempts=tries.attempts,
+            )
+        latency = time.perf_counter() - started
+        breaker.record(True)
+        if self.cache is not None:
+            try:
+                self.cache.put(
+                    key, dist, provider=member.kind, model=member.model, template_id=member.template.id,
+                    template_version=member.template.version, latency_s=latency,
+                )
+            except Exception:  # the answer is still good for this run; the next run will ask again
+                log.exception("could not write the call cache")
+        return _Outcome(dist=dist, latency=latency, attempts=tries.attempts)
+
+    def _finish(self, job: _Pending, inflight: dict[str, Future]) -> ItemResult:
+        stats = self.stats
+        stats.items += 1
+        entry = job.entry
+        if isinstance(entry, ItemError):
+            stats.errors[entry.reason] += 1
+            return ItemResult(
+                id=entry.id or (f"line:{entry.line}" if entry.line is not None else ""),
+                original=None, prediction=None, confidence=None, probs=None, flagged=False,
+                error=f"{entry.reason}: {entry.detail}", line=entry.line,
+            )
+        results: list[MemberResult] = []
+        fresh = False
+        for slot in job.slots:
+            if slot.result is None:
+                outcome: _Outcome = slot.future.result()  # type: ignore[union-attr]
+                if slot.owner:
+                    inflight.pop(slot.key, None)
+                    stats.attempts += outcome.attempts
+                    if outcome.called:
+                        stats.llm_calls += 1
+                        stats.call_seconds += outcome.latency or 0.0
+                        fresh = True
+                if outcome.dist is not None:
+                    slot.result = self._member_result(
+                        slot.member, outcome.dist, latency=outcome.latency, cached=not slot.owner
+                    )
+                else:
+                    slot.result = MemberResult(
+                        slot.member.id, error=outcome.error, error_detail=outcome.detail, latency_s=outcome.latency
+                    )
+            if slot.result.cached:
+                stats.cache_hits += 1
+            if slot.result.error:
+                stats.errors[slot.result.error] += 1
+                stats.member_errors.setdefault(slot.member.id, Counter())[slot.result.error] += 1
+            results.append(slot.result)
+        stats.items_with_calls += fresh
+        stats.suspicious += job.suspicious
+        probs = average([r.probs for r in results], self.spec.labels)
+        if probs is None:
+            reasons = Counter(r.error for r in results)
+            return ItemResult(
+                id=entry.id, original=entry.original, prediction=None, confidence=None, probs=None, flagged=False,
+                members=tuple(results), line=entry.line, suspicious_text=job.suspicious, data=entry.data,
+                error="no_member_answered: " + ", ".join(f"{r} x{n}" for r, n in sorted(reasons.items())),
+            )
+        decision = decide(probs, entry.original, self.spec, threshold=self.threshold, delta=self.config.delta)
+        stats.scored += 1
+        stats.flagged += decision.flagged
+        return ItemResult(
+            id=entry.id, original=entry.original, prediction=decision.prediction, confidence=decision.confidence,
+            probs=probs, flagged=decision.flagged, members=tuple(results), line=entry.line,
+            suspicious_text=job.suspicious, data=entry.data,
+        )
+
+
+def _progress_bar(total: int | None):
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    bar = Progress(
+        TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+        console=Console(stderr=True), transient=True,
+    )
+    task = bar.add_task("scoring", total=total)
+    bar.start()
+    return bar, task

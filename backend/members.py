@@ -1,0 +1,202 @@
+"""Ensemble members: provider x model x prompt template (Nahum et al. 2024, §3 and C.3).
+
+A member id reads ``provider:model/template_id@vN`` (e.g. ``local:smollm2/fc-premise-hypothesis@v1``);
+it names the member in results, the ledger and summaries. Members come from
+
+- ``--member PROVIDER:MODEL[@BASE_URL]`` arguments: each adds one model with all of the family's prompts;
+- a YAML members file: a list (or ``{members: [...]}``) of entries with ``provider``, ``model`` and
+  optionally ``base_url``, ``prompts`` (``all`` or a list of template ids) and ``options`` (passed to
+  the provider, e.g. ``temperature`` or ``api_key_env``);
+- the embedded default: ``local:smollm2`` with every prompt.
+
+Providers are built by ``backend.providers.registry.make_provider`` (one provider per model entry,
+shared by that model's prompts).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import yaml
+
+from backend.prompting import PromptTemplate, spec_params, templates_for_spec
+from backend.providers.base import Provider
+from backend.taskspec import TaskSpec
+
+DEFAULT_MEMBER = "local:smollm2"
+_MEMBER_ARG = re.compile(r"^(?P<kind>[A-Za-z][\w-]*):(?P<model>[^@\s]+)(?:@(?P<url>\S+))?$")
+
+
+@dataclass(frozen=True)
+class Member:
+    """One judge of the ensemble.
+
+    Attributes
+    ----------
+    id : str
+        ``provider:model/template_id@vN``.
+    provider : Provider
+        Does the calls (shared by all members of the same model entry).
+    template : PromptTemplate
+        The wording this member uses.
+    kind : str
+        Provider kind as configured (``local``, ``openai``, ``gemini``...): the concurrency bucket.
+        Derived from ``id`` when not given.
+    model : str
+        The model name as configured (enters the cache key). Derived from ``id`` when not given.
+    """
+
+    id: str
+    provider: Provider
+    template: PromptTemplate
+    kind: str = ""
+    model: str = ""
+
+    def __post_init__(self) -> None:
+        kind, sep, rest = self.id.partition(":")
+        if not sep or "/" not in rest:
+            raise ValueError(f"member id must read provider:model/template@vN, got {self.id!r}")
+        if not self.kind:
+            object.__setattr__(self, "kind", kind)
+        if not self.model:
+            object.__setattr__(self, "model", rest.rsplit("/", 1)[0])
+
+
+@dataclass(frozen=True)
+class MemberSpec:
+    """One model entry before its provider is built."""
+
+    provider: str
+    model: str
+    base_url: str | None = None
+    prompts: tuple[str, ...] | None = None  # None = all
+    options: Mapping[str, Any] | None = None
+
+
+def member_id(kind: str, model: str, template: PromptTemplate) -> str:
+    """``kind:model/template_id@vN``."""
+    return f"{kind}:{model}/{template.key}"
+
+
+def parse_member_arg(arg: str) -> MemberSpec:
+    """Parse ``PROVIDER:MODEL[@BASE_URL]`` (e.g. ``openai:qwen@http://127.0.0.1:8000/v1``)."""
+    match = _MEMBER_ARG.match(arg.strip())
+    if not match:
+        raise ValueError(f"--member must look like PROVIDER:MODEL or PROVIDER:MODEL@BASE_URL, got {arg!r}")
+    return MemberSpec(provider=match["kind"].lower(), model=match["model"], base_url=match["url"])
+
+
+def _make_provider(entry: MemberSpec) -> Provider:
+    from backend.providers.registry import make_provider  # imported late: providers load SDKs
+
+    return make_provider(entry.provider, entry.model, base_url=entry.base_url, options=dict(entry.options or {}))
+
+
+def build_members(entries: Iterable[MemberSpec], spec: TaskSpec, *, provider_factory=None) -> list[Member]:
+    """Members for model entries x their prompts, in entry order then template order.
+
+    ``provider_factory(entry) -> Provider`` replaces the registry (tests use it). Raises ValueError on an
+    unknown prompt id, an empty ensemble, or two members with the same id.
+    """
+    factory = provider_factory or _make_provider
+    templates = templates_for_spec(spec)
+    by_id = {t.id: t for t in templates}
+    members: list[Member] = []
+    for entry in entries:
+        if entry.prompts is None:
+            chosen = templates
+        else:
+            unknown = [p for p in entry.prompts if p not in by_id]
+            if unknown:
+                raise ValueError(f"unknown prompt ids {unknown} for {spec.prompt_dir}; known: {sorted(by_id)}")
+            chosen = [by_id[p] for p in entry.prompts]
+        provider = factory(entry)
+        for template in chosen:
+            members.append(
+                Member(member_id(entry.provider, entry.model, template), provider, template, entry.provider, entry.model)
+            )
+    if not members:
+        raise ValueError("the ensemble has no member")
+    ids = [m.id for m in members]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise ValueError(f"duplicate ensemble members {dupes}: give each model entry a distinct model name")
+    return members
+
+
+def _entry_from_mapping(raw: Any, where: str) -> MemberSpec:
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{where}: each member entry is a mapping with provider and model")
+    missing = [k for k in ("provider", "model") if not raw.get(k)]
+    if missing:
+        raise ValueError(f"{where}: member entry is missing {', '.join(missing)}")
+    unknown = sorted(set(raw) - {"provider", "model", "base_url", "prompts", "options"})
+    if unknown:
+        raise ValueError(f"{where}: unknown member keys {unknown}")
+    prompts = raw.get("prompts", "all")
+    if prompts in (None, "all"):
+        chosen = None
+    elif isinstance(prompts, str):
+        chosen = (prompts,)
+    elif isinstance(prompts, Sequence) and all(isinstance(p, str) for p in prompts):
+        chosen = tuple(prompts)
+    else:
+        raise ValueError(f"{where}: prompts is 'all' or a list of template ids")
+    options = raw.get("options") or {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"{where}: options is a mapping")
+    return MemberSpec(
+        provider=str(raw["provider"]).lower(),
+        model=str(raw["model"]),
+        base_url=str(raw["base_url"]) if raw.get("base_url") else None,
+        prompts=chosen,
+        options=dict(options),
+    )
+
+
+def member_specs_from_config(path: str | Path) -> list[MemberSpec]:
+    """Parse a YAML members file into model entries (no provider is built)."""
+    path = Path(path)
+    data = yaml.safe_load(path.read_text("utf-8"))
+    if isinstance(data, Mapping) and "members" in data:
+        data = data["members"]
+    if not isinstance(data, list) or not data:
+        raise ValueError(f"{path}: expected a non-empty list of members (or a 'members:' list)")
+    return [_entry_from_mapping(raw, f"{path}: member {n}") for n, raw in enumerate(data, start=1)]
+
+
+def members_from_config(path: str | Path, spec: TaskSpec, *, provider_factory=None) -> list[Member]:
+    """Members described by a YAML file (see the module docstring)."""
+    return build_members(member_specs_from_config(path), spec, provider_factory=provider_factory)
+
+
+def members_from_args(args: Sequence[str], spec: TaskSpec, *, provider_factory=None) -> list[Member]:
+    """Members for ``--member`` arguments: each model with all of the family's prompts."""
+    return build_members([parse_member_arg(a) for a in args], spec, provider_factory=provider_factory)
+
+
+def default_members(spec: TaskSpec, *, provider_factory=None) -> list[Member]:
+    """The embedded default: SmolLM2-135M in-process with every prompt of the family."""
+    return members_from_args([DEFAULT_MEMBER], spec, provider_factory=provider_factory)
+
+
+def ensemble_fingerprint(members: Sequence[Member], spec: TaskSpec) -> str:
+    """A short stable hash of what decides the ensemble's answers (members, their parameters, task).
+
+    Used as the Label Studio ``model_version``: it changes exactly when a re-score could change.
+    Member order does not matter.
+    """
+    payload = {
+        "task": {"name": spec.name, "family": spec.family, "labels": list(spec.labels), "fields": dict(spec.fields)},
+        "params": spec_params(spec),
+        "members": sorted(
+            [m.id, json.dumps(dict(m.provider.cache_params()), sort_keys=True, default=str)] for m in members
+        ),
+    }
+    blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]

@@ -1,0 +1,102 @@
+"""The end-of-run summary of `label-audit score`: counts, errors by reason, the top suspects.
+
+Kept apart from the command so the demo, the score command and anything else that runs the engine
+print and save the same summary (a table on the terminal, a JSON object with ``--summary-json``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from backend.engine import EngineStats
+from backend.results import ItemResult
+
+
+@dataclass
+class SuspectList:
+    """Keeps the flagged items of a run (only those: a run may have millions of items)."""
+
+    flagged: list[ItemResult] = field(default_factory=list)
+
+    def add(self, result: ItemResult) -> None:
+        if result.flagged:
+            self.flagged.append(result)
+
+    def top(self, n: int) -> list[ItemResult]:
+        """The ``n`` most confident suspects (confidence descending, then input order)."""
+        return sorted(self.flagged, key=lambda r: -(r.confidence or 0.0))[:n]
+
+
+def _suspect_row(result: ItemResult) -> dict[str, Any]:
+    return {
+        "id": result.id,
+        "line": result.line,
+        "original": result.original,
+        "prediction": result.prediction,
+        "confidence": None if result.confidence is None else round(result.confidence, 4),
+        "suspicious_text": result.suspicious_text,
+    }
+
+
+def build_summary(
+    stats: EngineStats,
+    *,
+    task: str,
+    members: Sequence[str],
+    model_version: str,
+    threshold: float,
+    delta: int,
+    suspects: SuspectList,
+    top: int = 10,
+) -> dict[str, Any]:
+    """One JSON-able summary: the stats of the run plus what was run and its top suspects."""
+    out = stats.to_dict()
+    out.update(
+        {
+            "task": task,
+            "members": list(members),
+            "model_version": model_version,
+            "threshold": threshold,
+            "delta": delta,
+            "top_suspects": [_suspect_row(r) for r in suspects.top(top)],
+        }
+    )
+    return out
+
+
+def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
+    """Print the counts table, errors by reason, and the top suspects."""
+    console = console or Console()
+    counts = Table(title=f"label-audit score: {summary['task']} ({len(summary['members'])} members)", show_header=False)
+    counts.add_column("what")
+    counts.add_column("count", justify="right")
+    for name in ("items", "scored", "flagged", "llm_calls", "cache_hits"):
+        counts.add_row(name, str(summary[name]))
+    errors = summary.get("errors") or {}
+    counts.add_row("errors", str(sum(errors.values())))
+    for reason, n in errors.items():
+        counts.add_row(f"  {reason}", str(n))
+    if summary.get("suspicious"):
+        counts.add_row("instruction-like text", str(summary["suspicious"]))
+    if summary.get("seconds_per_item") is not None:
+        counts.add_row("seconds per item (fresh calls)", f"{summary['seconds_per_item']:.3f}")
+    counts.add_row("model_version", summary["model_version"])
+    console.print(counts)
+    suspects = summary.get("top_suspects") or []
+    if not suspects:
+        console.print(f"No item flagged (threshold {summary['threshold']}).")
+        return
+    table = Table(title=f"Top suspects (confidence >= {summary['threshold']})")
+    for column in ("id", "line", "original", "prediction", "confidence", "note"):
+        table.add_column(column, justify="right" if column in ("line", "confidence") else "left")
+    for row in suspects:
+        table.add_row(
+            str(row["id"]), "" if row["line"] is None else str(row["line"]), str(row["original"]),
+            str(row["prediction"]), f"{row['confidence']:.3f}",
+            "instruction-like text" if row["suspicious_text"] else "",
+        )
+    console.print(table)
