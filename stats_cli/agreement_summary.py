@@ -1,0 +1,125 @@
+"""Every agreement figure for one ratings table, as ``audit-stats agreement`` and the report show it.
+
+One call gives raw agreement beside κ, α and AC1, and for binary labels the positive- and
+negative-class agreement that separates real disagreement from the kappa paradox. Undefined
+figures are None in JSON with their reason under ``undefined``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from stats_cli.agreement import (
+    Level,
+    cohen_kappa,
+    fleiss_kappa,
+    gwet_ac1,
+    krippendorff_alpha,
+    observed_agreement,
+    specific_agreement,
+)
+from stats_cli.coefficient import Coefficient
+from stats_cli.labels import normalize_label
+from stats_cli.ratings import RatingsTable
+
+__all__ = ["AgreementSummary", "agreement_summary", "POSITIVE_NAMES", "pick_positive"]
+
+POSITIVE_NAMES = ("1", "true", "yes", "y", "positive", "pos", "consistent")
+COEFFICIENTS = ("pct_agreement", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1", "cohen_kappa",
+                "positive_agreement", "negative_agreement")
+
+
+@dataclass(frozen=True)
+class AgreementSummary:
+    """Counts and coefficients; ``positive_label`` is set only for binary data."""
+
+    n_items: int
+    n_annotators: int
+    n_ratings: int
+    n_pairable_items: int
+    level: str
+    categories: tuple[str, ...]
+    coefficients: dict[str, Coefficient]
+    positive_label: str | None = None
+    negative_label: str | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    def value(self, name: str) -> float | None:
+        coefficient = self.coefficients.get(name)
+        return coefficient.value if coefficient is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "n_items": self.n_items,
+            "n_annotators": self.n_annotators,
+            "n_ratings": self.n_ratings,
+            "n_pairable_items": self.n_pairable_items,
+            "level": self.level,
+            "categories": list(self.categories),
+        }
+        for name in COEFFICIENTS:
+            if name in self.coefficients:
+                out[name] = self.coefficients[name].value
+        if self.positive_label is not None:
+            out["positive_label"] = self.positive_label
+            out["negative_label"] = self.negative_label
+        out["undefined"] = {k: c.reason for k, c in self.coefficients.items() if c.value is None}
+        out["notes"] = list(self.notes)
+        return out
+
+
+def pick_positive(categories: list[str], positive: str | None) -> str:
+    """The positive label of a binary label set: ``positive`` if given, a conventional name
+    ("1", "true", "yes", ...) if one is present, else the later label in natural order."""
+    if positive is not None:
+        label = normalize_label(positive)
+        if label not in categories:
+            raise ValueError(f"positive label {positive!r} is not one of the labels {categories}")
+        return label
+    for name in POSITIVE_NAMES:
+        for category in categories:
+            if category.casefold() == name:
+                return category
+    return categories[-1]
+
+
+def agreement_summary(
+    table: RatingsTable, *, level: Level = "nominal", positive: str | None = None
+) -> AgreementSummary:
+    """Compute the summary; ``positive`` names the positive class for binary data."""
+    table = table.drop_unrated()
+    counts = table.counts()
+    notes: list[str] = []
+    n_pairable = int((counts.sum(axis=1) >= 2).sum())
+    if n_pairable < len(table.items):
+        notes.append(f"{len(table.items) - n_pairable} item(s) with a single rating left out of agreement")
+    coefficients: dict[str, Coefficient] = {
+        "pct_agreement": observed_agreement(counts),
+        "fleiss_kappa": fleiss_kappa(counts),
+        "krippendorff_alpha": krippendorff_alpha(table, level=level),
+        "gwet_ac1": gwet_ac1(counts),
+        "cohen_kappa": cohen_kappa(table),
+    }
+    positive_label = negative_label = None
+    if positive is not None and normalize_label(positive) not in table.categories:
+        notes.append(f"positive label {positive!r} never used; positive/negative agreement not computed")
+    elif len(table.categories) == 2:
+        positive_label = pick_positive(table.categories, positive)
+        negative_label = next(c for c in table.categories if c != positive_label)
+        coefficients["positive_agreement"] = specific_agreement(counts, table.categories.index(positive_label))
+        coefficients["negative_agreement"] = specific_agreement(counts, table.categories.index(negative_label))
+    else:
+        notes.append(f"{len(table.categories)} labels: positive/negative agreement needs exactly two")
+    return AgreementSummary(
+        n_items=len(table.items),
+        n_annotators=len(table.annotators),
+        n_ratings=table.n_ratings,
+        n_pairable_items=n_pairable,
+        level=level,
+        categories=tuple(table.categories),
+        coefficients=coefficients,
+        positive_label=positive_label,
+        negative_label=negative_label,
+        notes=tuple(notes),
+    )

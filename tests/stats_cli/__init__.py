@@ -1,0 +1,1 @@
+"""Tests for stats_cli (the audit-stats library and offline commands)."""
