@@ -1,0 +1,86 @@
+"""Agreement of a group of raters (experts, ensemble members, crowd) as one report row.
+
+The coefficients are H3's (:mod:`stats_cli.agreement`); this module only builds their ratings
+table from ``item -> rater -> label`` maps and writes the plain-words note that keeps a reader from
+trusting a lone raw-agreement number (the kappa paradox, "Why is annotation hard?").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from backend.taskspec import TaskSpec
+from stats_cli.agreement_summary import AgreementSummary, agreement_summary
+from stats_cli.ratings import RatingsTable, ratings_from_long
+from stats_cli.rows import Row
+
+#: κ at or below this, beside raw agreement at or above ``HIGH_RAW``, earns the paradox note.
+LOW_KAPPA = 0.4
+HIGH_RAW = 0.8
+#: positive-class agreement at or above this means the rare class is agreed on: a true paradox.
+GOOD_POSITIVE = 0.7
+
+AGREEMENT_COLUMNS = ("raters", "items", "annotators", "Fleiss κ", "% agreement", "Cohen κ",
+                     "positive agreement", "Gwet AC1", "Krippendorff α")
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    """One rater group's :class:`~stats_cli.agreement_summary.AgreementSummary`, named for the report."""
+
+    name: str
+    summary: AgreementSummary
+
+    @property
+    def n_items(self) -> int:
+        return self.summary.n_pairable_items
+
+    @property
+    def n_raters(self) -> int:
+        return self.summary.n_annotators
+
+    def value(self, coefficient: str) -> float | None:
+        return self.summary.value(coefficient)
+
+    def cells(self) -> tuple:
+        pct = self.value("pct_agreement")
+        return (self.name, self.n_items, self.n_raters, self.value("fleiss_kappa"),
+                None if pct is None else 100.0 * pct, self.value("cohen_kappa"),
+                self.value("positive_agreement"), self.value("gwet_ac1"), self.value("krippendorff_alpha"))
+
+    def values(self) -> dict:
+        return self.summary.to_json()
+
+
+def ratings_table(answers: Mapping[str, Mapping[str, str]]) -> RatingsTable:
+    """Items × raters table of the items that at least two raters labelled."""
+    rows = [Row(0, {"item": item, "annotator": rater, "label": label})
+            for item, by_rater in answers.items() if len(by_rater) >= 2
+            for rater, label in by_rater.items()]
+    return ratings_from_long(rows)
+
+
+def rater_agreement(name: str, answers: Mapping[str, Mapping[str, str]], *, spec: TaskSpec) -> AgreementRow:
+    """H3's agreement summary (κ, % agreement, Cohen κ, positive agreement, AC1, α) of one rater group."""
+    level = "ordinal" if spec.family == "ordinal" else "nominal"
+    table = ratings_table(answers)
+    positive = spec.positive_label if spec.family == "binary" and spec.positive_label in table.categories else None
+    return AgreementRow(name, agreement_summary(table, level=level, positive=positive))
+
+
+def paradox_note(row: AgreementRow) -> str | None:
+    """Plain words when κ is low but raw agreement is high: real disagreement, or the kappa paradox?"""
+    kappa, raw = row.value("fleiss_kappa"), row.value("pct_agreement")
+    if kappa is None or raw is None or kappa > LOW_KAPPA or raw < HIGH_RAW:
+        return None
+    head = (f"{row.name}: raw agreement is {100 * raw:.0f}% but Fleiss κ is only {kappa:.2f}. "
+            "One label dominates, so raters would match this often by chance alone.")
+    pos = row.value("positive_agreement")
+    if pos is None:
+        return head + " Read κ (and Gwet AC1) rather than the raw percentage."
+    if pos >= GOOD_POSITIVE:
+        return (head + f" Agreement on the positive class is {pos:.2f}, which is good: this is the kappa "
+                "paradox, prevalence alone pulls κ down; Gwet AC1 is the fairer summary here.")
+    return (head + f" Agreement on the positive class is only {pos:.2f}: the raters genuinely disagree "
+            "about the rare class, and the low κ is right.")

@@ -1,0 +1,58 @@
+"""One self-contained HTML file: inline CSS, tables, and plots embedded as base64 PNG.
+
+No external scripts, fonts or images, so the file can be mailed, attached to a ticket, or opened
+offline and still show every number and figure.
+"""
+
+from __future__ import annotations
+
+import base64
+from html import escape
+
+from .fmt import format_cell, sizes_line, status_line
+from .model import Report, Section, Status
+from .plots import figure_png
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1000px;margin:2em auto;
+color:#1b1b1b;padding:0 1em}
+h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
+table{border-collapse:collapse;margin:.6em 0 1em;font-size:.9em}
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th{background:#f3f3f3}
+td:first-child,th:first-child{text-align:left}caption{font-weight:600;text-align:left;padding:.3em 0}
+.sizes{color:#555;font-size:.9em}.status{padding:.5em .8em;border-radius:4px;background:#fff4d6}
+.status.not-applicable{background:#eee}.note{border-left:4px solid #4a7bd0;padding:.3em .8em;background:#f2f6fd}
+img{max-width:100%;display:block;margin:.5em 0}
+"""
+
+
+def render_html(report: Report) -> str:
+    body = [f"<h1>Label audit report — project {escape(report.project)}</h1>",
+            f"<p class='sizes'>Generated {escape(report.generated_at)}</p>"]
+    body += [_section(sec) for sec in report.sections]
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            f"<title>Label audit — {escape(report.project)}</title><style>{_CSS}</style></head>"
+            f"<body>{''.join(body)}</body></html>")
+
+
+def _section(sec: Section) -> str:
+    parts = [f"<section id='{escape(sec.key)}'><h2>{escape(sec.title)}</h2>"]
+    if line := sizes_line(sec):
+        parts.append(f"<p class='sizes'>Sample sizes: {escape(line)}</p>")
+    if sec.status is not Status.OK:
+        css = sec.status.value.replace(" ", "-")
+        parts.append(f"<p class='status {css}'>{escape(status_line(sec))}</p></section>")
+        return "".join(parts)
+    for table in sec.tables:
+        head = "".join(f"<th>{escape(c)}</th>" for c in table.columns)
+        rows = "".join("<tr>" + "".join(f"<td>{escape(format_cell(c))}</td>" for c in row) + "</tr>"
+                       for row in table.rows)
+        parts.append(f"<table><caption>{escape(table.title)}</caption><tr>{head}</tr>{rows}</table>")
+    for note in sec.notes:
+        parts.append(f"<p class='note'>{escape(note)}</p>")
+    for fig in sec.figures:
+        data = base64.b64encode(figure_png(fig)).decode("ascii")
+        parts.append(f"<img alt='{escape(fig.title)}' data-figure='{escape(fig.key)}' "
+                     f"src='data:image/png;base64,{data}'>")
+    parts.append("</section>")
+    return "".join(parts)

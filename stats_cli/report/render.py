@@ -1,0 +1,81 @@
+"""Text renderers: a rich table for the terminal, JSON for machines, Markdown for issues and wikis."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from .fmt import format_cell, sizes_line, status_line
+from .model import Report, Status
+
+FORMATS = ("table", "json", "md", "html")
+
+
+def render(report: Report, *, fmt: str = "table") -> str:
+    """Render ``report`` in one of :data:`FORMATS`."""
+    if fmt == "table":
+        return render_table(report)
+    if fmt == "json":
+        return render_json(report)
+    if fmt == "md":
+        return render_markdown(report)
+    if fmt == "html":
+        from .html import render_html  # matplotlib is only imported when HTML is asked for
+
+        return render_html(report)
+    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report.to_json(), indent=2, ensure_ascii=False)
+
+
+def render_table(report: Report, *, width: int = 120) -> str:
+    """The terminal view; rich writes into a string so the CLI decides where it goes."""
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, force_terminal=False, color_system=None)
+    console.print(f"[bold]Label audit report — project {report.project}[/bold]  ({report.generated_at})")
+    for sec in report.sections:
+        console.rule(sec.title)
+        if line := sizes_line(sec):
+            console.print(f"sample sizes: {line}", highlight=False)
+        if sec.status is not Status.OK:
+            console.print(status_line(sec), highlight=False)
+            continue
+        for table in sec.tables:
+            grid = RichTable(title=table.title, show_lines=False)
+            for col in table.columns:
+                grid.add_column(col)
+            for row in table.rows:
+                grid.add_row(*(format_cell(c) for c in row))
+            console.print(grid)
+        for note in sec.notes:
+            console.print(f"note: {note}", highlight=False)
+    return buf.getvalue()
+
+
+def render_markdown(report: Report) -> str:
+    out = [f"# Label audit report — project {report.project}", "", f"_Generated {report.generated_at}_", ""]
+    for sec in report.sections:
+        out += [f"## {sec.title}", ""]
+        if line := sizes_line(sec):
+            out += [f"Sample sizes: {line}", ""]
+        if sec.status is not Status.OK:
+            out += [f"**{status_line(sec)}**", ""]
+            continue
+        for table in sec.tables:
+            out += [f"**{_md(table.title)}**", "", "| " + " | ".join(_md(c) for c in table.columns) + " |",
+                    "|" + "---|" * len(table.columns)]
+            out += ["| " + " | ".join(_md(format_cell(c)) for c in row) + " |" for row in table.rows]
+            out.append("")
+        out += [f"> {note}" for note in sec.notes]
+        if sec.notes:
+            out.append("")
+    return "\n".join(out)
+
+
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")

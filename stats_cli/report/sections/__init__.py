@@ -1,0 +1,1 @@
+"""One module per report section; each is a pure function ``AuditData -> Section``."""

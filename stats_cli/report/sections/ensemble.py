@@ -1,0 +1,153 @@
+"""The ensemble itself: agreement among models and among prompts, each member on gold, and Fig. 3.
+
+Member ids are ``provider:model/prompt`` (:func:`backend.members.member_id`); the model is what
+comes before the last slash. Like Nahum Table 3, "among prompts" is one model's prompts, and
+"among models" compares each model's prompt-averaged label.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+from sklearn.metrics import f1_score
+
+from backend.ensemble import resolve_threshold
+
+from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement
+from ..inputs import AuditData
+from ..model import Figure, Section, Series, Status, Table, pending
+
+KEY, TITLE = "ensemble", "The ensemble"
+MAX_SUBSETS = 20  # random member subsets per ensemble size when there are more combinations
+
+
+def split_member(member_id: str) -> tuple[str, str]:
+    """``("provider:model", "prompt")``; a member id without a slash is its own model with one prompt."""
+    model, sep, prompt = member_id.rpartition("/")
+    return (model, prompt) if sep else (member_id, "default")
+
+
+def member_tensor(data: AuditData) -> tuple[list[str], np.ndarray]:
+    """Member ids and an items × members × labels array of probabilities (NaN where a member failed)."""
+    labels = list(data.spec.labels)
+    ids = sorted({m.member_id for it in data.items for m in it.members if m.ok})
+    index = {m: j for j, m in enumerate(ids)}
+    probs = np.full((len(data.items), len(ids), len(labels)), np.nan)
+    for i, it in enumerate(data.items):
+        for m in it.members:
+            if m.ok:
+                row = np.array([float(m.probs.get(lab, 0.0)) for lab in labels])
+                if row.sum() > 0:
+                    probs[i, index[m.member_id]] = row / row.sum()
+    return ids, probs
+
+
+def _labels_of(probs: np.ndarray, labels: list[str]) -> list[str | None]:
+    ok = ~np.isnan(probs).any(axis=-1)
+    return [labels[int(np.argmax(p))] if good else None for p, good in zip(probs, ok)]
+
+
+def _answers(item_ids: list[str], columns: dict[str, list[str | None]]) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for name, col in columns.items():
+        for item, label in zip(item_ids, col):
+            if label is not None:
+                out.setdefault(item, {})[name] = label
+    return out
+
+
+def ensemble_section(data: AuditData, *, seed: int = 0) -> Section:
+    """κ among prompts and models, member accuracy on gold, and detection F1 by ensemble size."""
+    labels = list(data.spec.labels)
+    ids, probs = member_tensor(data)
+    if not ids:
+        return pending(KEY, TITLE, "no member probabilities stored yet", sizes={"items": len(data.items)})
+    item_ids = [str(it.id) for it in data.items]
+    models: dict[str, list[int]] = {}
+    for j, mid in enumerate(ids):
+        models.setdefault(split_member(mid)[0], []).append(j)
+    rows, notes = [], []
+    for model, cols in models.items():
+        if len(cols) >= 2:
+            answers = _answers(item_ids, {split_member(ids[j])[1]: _labels_of(probs[:, j], labels) for j in cols})
+            row = rater_agreement(f"{model} (different prompts)", answers, spec=data.spec)
+            rows.append(row.cells())
+            if note := paradox_note(row):
+                notes.append(note)
+    if len(models) >= 2:
+        per_model = {m: _labels_of(np.nanmean(probs[:, cols], axis=1), labels) for m, cols in models.items()}
+        row = rater_agreement("different models (prompt-averaged)", _answers(item_ids, per_model), spec=data.spec)
+        rows.append(row.cells())
+    tables = []
+    if rows:
+        tables.append(Table.build("Agreement among ensemble members (Nahum Table 3)", AGREEMENT_COLUMNS, rows))
+    gold = [data.gold(it)[0] for it in data.items]
+    original = [it.original for it in data.items]
+    acc_rows = []
+    for j, mid in enumerate(ids):
+        pred = _labels_of(probs[:, j], labels)
+        on_orig = [(p, o) for p, o in zip(pred, original) if p is not None and o is not None]
+        on_gold = [(p, g) for p, g in zip(pred, gold) if p is not None and g is not None]
+        acc_rows.append((mid, len(on_orig), _acc(on_orig), len(on_gold), _acc(on_gold)))
+    tables.append(Table.build("Each member's accuracy", ("member", "n (original)", "accuracy vs original",
+                                                          "n (gold)", "accuracy vs gold"), acc_rows))
+    figures, values = [], {"members": len(ids), "models": len(models)}
+    curve = size_curve(data, probs, seed=seed)
+    if curve is None:
+        notes.append("Detection F1 by ensemble size: pending — needs items with a settled expert decision.")
+    else:
+        sizes, mean, low, high = curve
+        tables.append(Table.build("Error detection F1 by ensemble size (Nahum Fig. 3)",
+                                  ("members", "mean F1", "min F1", "max F1"),
+                                  list(zip(sizes, mean, low, high))))
+        figures.append(Figure("ensemble_size", "Error-detection F1 vs ensemble size (Fig. 3)", "line",
+                              (Series("F1 (min–max band)", tuple(sizes), tuple(mean), tuple(low), tuple(high)),),
+                              xlabel="members in the ensemble", ylabel="F1 on settled items"))
+        values["f1_by_size"] = dict(zip(sizes, mean))
+    return Section(KEY, TITLE, Status.OK, sizes={"members": len(ids), "models": len(models), "items": len(data.items),
+                                                  "items with gold": sum(g is not None for g in gold)},
+                   tables=tuple(tables), figures=tuple(figures), notes=tuple(notes), values=values)
+
+
+def _acc(pairs: list[tuple[str, str]]) -> float | None:
+    return sum(a == b for a, b in pairs) / len(pairs) if pairs else None
+
+
+def size_curve(data: AuditData, probs: np.ndarray, *, seed: int = 0):
+    """Mean/min/max F1 of flags vs confirmed errors over member subsets of each size, on settled items."""
+    if not data.reviewed():
+        return None
+    labels = list(data.spec.labels)
+    threshold = resolve_threshold(data.spec, data.threshold)
+    rows = [(i, it, data.gold(it)[0]) for i, it in enumerate(data.items)]
+    rows = [(i, it, g) for i, it, g in rows if g is not None and it.original is not None]
+    idx = np.array([i for i, _, _ in rows])
+    truth = np.array([g != it.original for _, it, g in rows])
+    if not truth.any():
+        return None
+    orig_idx = np.array([labels.index(it.original) if it.original in labels else -1 for _, it, _ in rows])
+    sub = probs[idx]
+    n_members = sub.shape[1]
+    rng = random.Random(seed)
+    sizes, mean, low, high = [], [], [], []
+    for size in range(1, n_members + 1):
+        combos = list(itertools.combinations(range(n_members), size))
+        if len(combos) > MAX_SUBSETS:
+            combos = rng.sample(combos, MAX_SUBSETS)
+        scores = []
+        for combo in combos:
+            avg = np.nanmean(sub[:, list(combo)], axis=1)
+            known = ~np.isnan(avg).any(axis=1)
+            pred = np.where(known, np.nanargmax(np.nan_to_num(avg, nan=-1.0), axis=1), -1)
+            conf = np.where(known, np.nan_to_num(avg).max(axis=1), 0.0)
+            dist = np.abs(pred - orig_idx)
+            disagree = dist > (0 if data.spec.family == "binary" else 1)
+            flag = known & disagree & (conf >= threshold) & (orig_idx >= 0)
+            scores.append(f1_score(truth, flag, zero_division=0.0))
+        sizes.append(size)
+        mean.append(float(np.mean(scores)))
+        low.append(float(np.min(scores)))
+        high.append(float(np.max(scores)))
+    return sizes, mean, low, high

@@ -1,0 +1,45 @@
+"""Expert agreement before and after reconciliation (Nahum Table 3), with the kappa-paradox note."""
+
+from __future__ import annotations
+
+from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement
+from ..inputs import AuditData
+from ..model import Section, Status, Table, pending
+
+KEY, TITLE = "experts", "Expert agreement"
+
+
+def experts_section(data: AuditData) -> Section:
+    """Round-1 answers give "before"; each expert's last word gives "after" once reconciliation is done.
+
+    "After" is only reported when every item the experts split on has been reconciled: a partial
+    round 2 would mix settled and open items and overstate agreement.
+    """
+    before = {i: dict(r.round1) for i, r in data.reviews.items() if len(r.round1) >= 2}
+    if not before:
+        return pending(KEY, TITLE, "no item has answers from two experts yet",
+                       sizes={"routed": len(data.routed), "items with one answer": sum(1 for r in data.reviews.values() if r.round1)})
+    split = [i for i, ans in before.items() if len(set(ans.values())) > 1]
+    reconciled = [i for i in split if data.reviews[i].round2]
+    row_before = rater_agreement("before reconciliation", before, spec=data.spec)
+    rows = [row_before.cells()]
+    values = {"before": row_before.values(), "disagreed": len(split), "reconciled": len(reconciled)}
+    notes = []
+    if split and len(reconciled) < len(split):
+        notes.append(f"after reconciliation: pending — {len(reconciled)} of {len(split)} items the experts "
+                     "split on are reconciled so far.")
+        values["after"] = None
+    else:
+        after = {i: data.reviews[i].final_answers for i in before}
+        row_after = rater_agreement("after reconciliation", after, spec=data.spec)
+        rows.append(row_after.cells())
+        values["after"] = row_after.values()
+    if split:
+        split_only = rater_agreement("before, on the split items only", {i: before[i] for i in split}, spec=data.spec)
+        rows.append(split_only.cells())
+    if note := paradox_note(row_before):
+        notes.append(note)
+    sizes = {"items with ≥2 expert answers": len(before), "experts": row_before.n_raters,
+             "split in round 1": len(split), "reconciled": len(reconciled)}
+    table = Table.build("Inter-expert agreement (Nahum Table 3)", AGREEMENT_COLUMNS, rows)
+    return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=tuple(notes), values=values)

@@ -1,0 +1,22 @@
+"""The latest gullibility-probe results per ensemble member (seed 003), when probes were run."""
+
+from __future__ import annotations
+
+from ..inputs import AuditData
+from ..model import Section, Status, Table, not_applicable
+
+KEY, TITLE = "probes", "Gullibility probes"
+
+
+def probes_section(data: AuditData) -> Section:
+    """One row per member and condition: items probed and mean absolute error (expected label: 0)."""
+    if not data.probes:
+        return not_applicable(KEY, TITLE, "no probe results stored (run `label-audit probe` to add them)")
+    rows = sorted(((p.member_id, p.condition, p.n, p.mae, p.detail) for p in data.probes), key=lambda r: (r[0], r[1]))
+    table = Table.build("Latest probe results (lower MAE = less gullible)",
+                        ("member", "condition", "n", "MAE", "detail"), rows)
+    worst = max((p for p in data.probes if p.mae is not None), key=lambda p: p.mae, default=None)
+    notes = (f"Most gullible: {worst.member_id} under '{worst.condition}' (MAE {worst.mae:.2f}).",) if worst else ()
+    return Section(KEY, TITLE, Status.OK, sizes={"members": len({p.member_id for p in data.probes}),
+                                                  "rows": len(data.probes)},
+                   tables=(table,), notes=notes)

@@ -1,0 +1,65 @@
+"""Test-built audit inputs: planted truths, flips, member probabilities and expert answers.
+
+Everything here is constructed on purpose so the tests know the right answer independently of the
+report code; the statistics the report computes on it are real.
+"""
+
+from __future__ import annotations
+
+from backend.results import ItemResult, MemberResult
+from backend.taskspec import load_spec
+from stats_cli.report.inputs import AuditData, ExpertReview
+
+SPEC = load_spec("factual-consistency")
+MEMBERS = ("local:a/p1", "local:a/p2", "local:b/p1", "local:b/p2")
+
+
+def planted_items(n: int = 40, *, flipped: set[int], false_alarms: set[int], seed_conf: float = 0.6):
+    """Items whose truth is ``i % 3 != 0 -> "1"``; originals flipped on ``flipped``.
+
+    The ensemble predicts the truth everywhere except ``false_alarms`` (where it contradicts a
+    correct original); confidence grows with the index so bins have distinct confidences.
+    """
+    items, truth = [], {}
+    for i in range(n):
+        t = "1" if i % 3 else "0"
+        truth[f"t{i}"] = t
+        original = ("0" if t == "1" else "1") if i in flipped else t
+        pred = ("0" if t == "1" else "1") if i in false_alarms else t
+        conf = round(seed_conf + (0.39 * i / max(n - 1, 1)), 4)
+        members = []
+        for j, mid in enumerate(MEMBERS):
+            c = min(0.99, max(0.51, conf + (0.05 if j % 2 else -0.05)))
+            probs = {pred: c, ("0" if pred == "1" else "1"): 1 - c}
+            members.append(MemberResult(mid, probs=probs, method="logprobs"))
+        flagged = pred != original and conf >= 0.5
+        items.append(ItemResult(id=f"t{i}", original=original, prediction=pred, confidence=conf,
+                                probs={pred: conf, ("0" if pred == "1" else "1"): 1 - conf},
+                                flagged=flagged, members=tuple(members)))
+    return items, truth
+
+
+def planted_audit(*, n: int = 40, flipped=frozenset({2, 5, 11, 17, 23, 29, 35}),
+                  false_alarms=frozenset({8, 31}), split: str | None = "t11", reviewed_share: float = 1.0,
+                  reconcile: bool = True, crowd: bool = False) -> tuple[AuditData, dict[str, str]]:
+    """A reviewed project: experts A and B answer the truth, except B on ``split`` (reconciled to truth)."""
+    items, truth = planted_items(n, flipped=set(flipped), false_alarms=set(false_alarms))
+    flagged = [it for it in items if it.flagged]
+    n_rev = int(round(len(flagged) * reviewed_share))
+    reviews = {}
+    for it in flagged[:n_rev]:
+        t = truth[str(it.id)]
+        b = ("0" if t == "1" else "1") if str(it.id) == split else t
+        r2 = {"A": t, "B": t} if (str(it.id) == split and reconcile) else {}
+        gold = t if (b == t or r2) else None
+        reviews[str(it.id)] = ExpertReview(str(it.id), round1={"A": t, "B": b}, round2=r2, gold=gold)
+    crowd_map = {}
+    if crowd:
+        for it in items:
+            i = int(str(it.id)[1:])
+            t = truth[str(it.id)]
+            other = "0" if t == "1" else "1"
+            crowd_map[str(it.id)] = {"w1": t, "w2": t if i % 4 else other, "w3": other if i % 5 == 0 else t}
+    data = AuditData(project="planted", spec=SPEC, items=tuple(items),
+                     routed=frozenset(str(it.id) for it in flagged), reviews=reviews, crowd=crowd_map)
+    return data, truth
