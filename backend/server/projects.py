@@ -1,0 +1,70 @@
+"""Per-project task spec and model version, derived from the project's label config and cached.
+
+Label Studio sends the label config with /setup and /predict, and PROJECT_UPDATED webhooks carry the
+new one; the spec (and so the ``model_version``) is re-derived whenever it changes. Building the
+ensemble for its fingerprint is not free (a local provider loads its model), hence the cache keyed by
+the label config text.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from backend.ledger import Ledger
+from backend.taskspec import TaskSpec
+from backend.worker.config import EnsembleConfig
+
+
+@dataclass(frozen=True)
+class ProjectContext:
+    """What /predict and the webhooks need for one project."""
+
+    project: str
+    label_config: str
+    spec: TaskSpec
+    model_version: str
+
+
+def project_id(raw: object) -> str:
+    """LS sends ``"<id>.<timestamp>"`` in /setup and /predict, an object in webhooks, an int elsewhere."""
+    if isinstance(raw, dict):
+        raw = raw.get("id")
+    text = str(raw if raw is not None else "").strip()
+    head = text.split(".", 1)[0]
+    if not head.isdigit():
+        raise ValueError(f"not a Label Studio project id: {text!r}")
+    return head
+
+
+class ProjectSpecs:
+    """Cache of label config -> (spec, model_version), remembering each project's latest config."""
+
+    def __init__(self, ledger: Ledger, config: EnsembleConfig) -> None:
+        self.ledger = ledger
+        self.config = config
+        self._by_config: dict[str, tuple[TaskSpec, str]] = {}
+        self._lock = threading.Lock()
+
+    def context(self, project: str, label_config: str | None = None) -> ProjectContext:
+        """The project's context; a new ``label_config`` is stored (raises ValueError if unusable)."""
+        if label_config:
+            known = self.ledger.project(project)
+            if known is None or known["label_config"] != label_config:
+                self.ledger.set_project(project, label_config=label_config, label_field=self.config.label_field)
+        else:
+            known = self.ledger.project(project)
+            if not known or not known["label_config"]:
+                raise ValueError(f"project {project}: no label config known yet (connect the backend first)")
+            label_config = known["label_config"]
+        spec, version = self._derive(label_config)
+        return ProjectContext(project=project, label_config=label_config, spec=spec, model_version=version)
+
+    def _derive(self, label_config: str) -> tuple[TaskSpec, str]:
+        with self._lock:
+            hit = self._by_config.get(label_config)
+            if hit is None:
+                spec = self.config.spec(label_config)
+                hit = (spec, self.config.model_version(spec))
+                self._by_config[label_config] = hit
+            return hit

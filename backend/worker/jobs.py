@@ -1,0 +1,111 @@
+"""The RQ job: score a batch of Label Studio tasks, record them in the ledger, import predictions.
+
+Safe to run twice: tasks already in the ledger for this ``model_version`` are skipped, every write
+is an upsert, and predictions are imported only for results not yet marked imported. A worker
+killed mid-job therefore loses at most the batch's unsaved tail; the retried job (rq ``Retry``,
+also applied to abandoned jobs) scores only what is missing and stores no duplicate.
+
+Transient provider failures (server down, timeouts, rate limits) are not verdicts: items with such a
+member error are left unrecorded and the job raises :class:`TransientScoringError`, so rq retries it
+with backoff once the LLM server is back.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Mapping, Sequence
+
+from backend.cache import CallCache
+from backend.engine import Engine, EngineConfig
+from backend.labelstudio.tasks import error_result, tasks_to_items
+from backend.ledger import Ledger
+from backend.results import ItemResult
+from backend.worker.config import EnsembleConfig
+from backend.worker.predictions import import_predictions, ls_client, prediction_requests
+
+log = logging.getLogger(__name__)
+
+#: Member error reasons that say "try again later", not "this item cannot be judged".
+TRANSIENT_REASONS = frozenset({"connection", "timeout", "rate_limited", "server_error", "provider_down"})
+SAVE_EVERY = 8
+
+
+class TransientScoringError(RuntimeError):
+    """Some items could not be scored for a passing reason; rq retries the job with backoff."""
+
+
+def is_transient(result: ItemResult) -> bool:
+    """True when a member failed for a reason that a later retry can fix."""
+    return any(m.error in TRANSIENT_REASONS for m in result.members)
+
+
+def score_tasks(
+    *,
+    project: str,
+    tasks: Sequence[Mapping[str, Any]],
+    label_config: str,
+    config: Mapping[str, Any],
+    model_version: str,
+    job_key: str,
+) -> dict[str, int]:
+    """Score ``tasks`` of ``project`` and bulk-import their predictions; returns counts."""
+    ledger = Ledger()
+    cfg = EnsembleConfig.from_dict(config)
+    attempt = ledger.jobs.started(job_key, project=project, model_version=model_version, n_tasks=len(tasks))
+    try:
+        spec = cfg.spec(label_config)
+    except ValueError as exc:  # an unusable label config fails every task the same way: no retry helps
+        ledger.record_many(project, model_version, [error_result(str(t.get("id")), f"label_config: {exc}")
+                                                     for t in tasks if isinstance(t, Mapping)])
+        ledger.jobs.finish(job_key, status="failed", n_errors=len(tasks), error=f"label config: {exc}")
+        return {"scored": 0, "errors": len(tasks), "deferred": 0, "imported": 0}
+    converted = tasks_to_items(tasks, spec, label_field=cfg.label_field)
+    ledger.record_crowd(project, converted.crowd)
+    ledger.record_many(project, model_version, converted.errors)
+    todo_ids = set(ledger.pending(project, [it.id for it in converted.items], model_version))
+    items = [it for it in converted.items if it.id in todo_ids]
+    log.info("job %s attempt %d: %d tasks, %d to score", job_key, attempt, len(tasks), len(items))
+
+    counts = {"scored": 0, "errors": len(converted.errors), "deferred": 0, "imported": 0}
+    if items:
+        members = cfg.build(spec)
+        own_version = cfg.model_version(spec, members)
+        if own_version != model_version:
+            log.warning("job %s: worker ensemble is %s, job says %s", job_key, own_version, model_version)
+        engine = Engine(spec, members, cache=CallCache(), config=EngineConfig(threshold=cfg.threshold))
+        buffer: list[ItemResult] = []
+        for result in engine.score(items):
+            if is_transient(result):
+                counts["deferred"] += 1
+                continue
+            buffer.append(result)
+            counts["scored" if result.error is None else "errors"] += 1
+            if len(buffer) >= SAVE_EVERY:
+                ledger.record_many(project, model_version, buffer)
+                buffer = []
+        ledger.record_many(project, model_version, buffer)
+
+    counts["imported"] = _import(ledger, project, spec, model_version, [str(t.get("id")) for t in tasks
+                                                                         if isinstance(t, Mapping)])
+    if counts["deferred"]:
+        ledger.jobs.finish(job_key, status="failed", n_scored=counts["scored"], n_errors=counts["errors"],
+                           error=f"{counts['deferred']} items deferred: LLM provider unavailable")
+        raise TransientScoringError(f"{counts['deferred']} items hit a transient provider error; retrying later")
+    ledger.jobs.finish(job_key, status="finished", n_scored=counts["scored"], n_errors=counts["errors"])
+    return counts
+
+
+def _import(ledger: Ledger, project: str, spec, model_version: str, task_ids: list[str]) -> int:
+    """Import this batch's not-yet-imported predictions in one bulk call, then mark them."""
+    wanted = set(task_ids)
+    results = [r for r in ledger.unimported(project, model_version) if str(r.id) in wanted]
+    if not results:
+        return 0
+    client = ls_client()
+    if client is None:
+        log.warning("LABEL_STUDIO_URL/LABEL_STUDIO_API_KEY not set: predictions stay in the ledger")
+        return 0
+    requests = prediction_requests(results, spec, model_version)
+    import_predictions(client, project, requests)
+    ledger.mark_imported(project, model_version, [str(r.id) for r in results])
+    return len(requests)

@@ -1,0 +1,70 @@
+"""Ensemble results -> Label Studio predictions, imported in bulk.
+
+One prediction per task, at the ensemble level: the Data Manager averages the scores of all
+predictions carrying the connected backend's ``model_version``, so per-member predictions would
+blur the confidence column. One ``import_predictions`` call per batch (≈60x faster than one
+``predictions.create`` per task on LS 1.23.2, see DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable
+
+from backend.results import ItemResult
+from backend.taskspec import TaskSpec
+
+
+def prediction_result(label: str, spec: TaskSpec) -> list[dict[str, Any]]:
+    """The ``result`` list selecting ``label`` in the project's ``<Choices>`` control."""
+    return [
+        {
+            "from_name": spec.extra.get("from_name", "label"),
+            "to_name": spec.extra.get("to_name", "text"),
+            "type": "choices",
+            "value": {"choices": [label]},
+        }
+    ]
+
+
+def prediction_for(result: ItemResult, spec: TaskSpec, model_version: str) -> dict[str, Any] | None:
+    """The ``/predict`` answer for one scored task, or None when the ensemble gave no prediction."""
+    if result.prediction is None or result.confidence is None:
+        return None
+    return {
+        "result": prediction_result(result.prediction, spec),
+        "score": float(result.confidence),
+        "model_version": model_version,
+    }
+
+
+def prediction_requests(results: Iterable[ItemResult], spec: TaskSpec, model_version: str) -> list[dict[str, Any]]:
+    """``import_predictions`` payload: one entry per task that got a prediction (errors are skipped)."""
+    out = []
+    for res in results:
+        pred = prediction_for(res, spec, model_version)
+        if pred is not None and str(res.id).isdigit():
+            out.append({"task": int(res.id), **pred})
+    return out
+
+
+def ls_client(url: str | None = None, token: str | None = None):
+    """A Label Studio SDK client from arguments or ``LABEL_STUDIO_URL``/``LABEL_STUDIO_API_KEY``.
+
+    Returns None when either is missing (results then stay in the ledger only, and a later
+    ``label-audit audit`` run imports them).
+    """
+    url = url or os.environ.get("LABEL_STUDIO_URL")
+    token = token or os.environ.get("LABEL_STUDIO_API_KEY")
+    if not url or not token:
+        return None
+    from label_studio_sdk import LabelStudio
+
+    return LabelStudio(base_url=url.rstrip("/"), api_key=token, timeout=60)
+
+
+def import_predictions(client: Any, project: str, requests: list[dict[str, Any]], *, chunk: int = 500) -> int:
+    """Bulk-import prediction requests into a project; returns how many were sent."""
+    for start in range(0, len(requests), chunk):
+        client.projects.import_predictions(id=int(project), request=requests[start:start + chunk])
+    return len(requests)

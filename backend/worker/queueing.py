@@ -1,0 +1,107 @@
+"""Put scoring work on the RQ queue: batches keyed by (project, task ids, model_version).
+
+The key makes enqueueing idempotent: the same batch enqueued twice (a webhook and a /predict for the
+same new tasks, or a re-run ``audit``) maps to one RQ job id, and a job still queued or running is
+not enqueued again. Retries use rq's ``Retry`` with backoff; a job abandoned by a killed worker is
+retried the same way (see :mod:`backend.worker.recovery`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any, Mapping, Sequence
+
+from redis import Redis
+from rq import Queue, Retry
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
+
+from backend.ledger import Ledger
+from backend.worker.config import EnsembleConfig
+
+DEFAULT_QUEUE = "label-audit"
+JOB_FUNC = "backend.worker.jobs.score_tasks"
+RETRY_INTERVALS = (5, 20, 60)
+JOB_TIMEOUT = 3600
+ACTIVE = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.SCHEDULED, JobStatus.DEFERRED}
+
+
+def queue_name() -> str:
+    """``LABEL_AUDIT_QUEUE`` or ``label-audit``."""
+    return os.environ.get("LABEL_AUDIT_QUEUE", DEFAULT_QUEUE)
+
+
+def redis_connection(url: str | None = None) -> Redis:
+    """A Redis connection from ``url`` or ``REDIS_URL`` (default the local server)."""
+    return Redis.from_url(url or os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+
+
+def job_key(project: str, task_ids: Sequence[str], model_version: str) -> str:
+    """Stable id of a batch: the same tasks and version always give the same key."""
+    blob = json.dumps([str(project), sorted(str(t) for t in task_ids), model_version])
+    return f"la-{project}-{hashlib.sha256(blob.encode()).hexdigest()[:20]}"
+
+
+def enqueue_scoring(
+    queue: Queue,
+    ledger: Ledger,
+    project: str,
+    tasks: Sequence[Mapping[str, Any]],
+    *,
+    label_config: str,
+    config: EnsembleConfig,
+    model_version: str,
+) -> list[str]:
+    """Enqueue the tasks without a ledger result, in batches; returns the job ids (new or active).
+
+    Tasks are the dicts Label Studio sends (``id``, ``data``, ``annotations``); they travel in the job
+    so the worker needs no extra read from Label Studio.
+    """
+    by_id = {str(t.get("id")): t for t in tasks if isinstance(t, Mapping)}
+    todo = ledger.pending(project, list(by_id), model_version)
+    job_ids = []
+    for start in range(0, len(todo), config.batch_size):
+        batch_ids = todo[start:start + config.batch_size]
+        key = job_key(project, batch_ids, model_version)
+        job_ids.append(key)
+        if _active(queue, key):
+            continue
+        batch = [_slim(by_id[t]) for t in batch_ids]
+        ledger.jobs.queued(key, project=project, model_version=model_version, n_tasks=len(batch))
+        queue.enqueue(
+            JOB_FUNC,
+            kwargs={
+                "project": str(project),
+                "tasks": batch,
+                "label_config": label_config,
+                "config": config.to_dict(),
+                "model_version": model_version,
+                "job_key": key,
+            },
+            job_id=key,
+            retry=Retry(max=len(RETRY_INTERVALS), interval=list(RETRY_INTERVALS)),
+            job_timeout=JOB_TIMEOUT,
+            result_ttl=3600,
+            failure_ttl=7 * 24 * 3600,
+            description=f"label-audit score project {project}: {len(batch)} tasks",
+        )
+    return job_ids
+
+
+def _active(queue: Queue, key: str) -> bool:
+    try:
+        job = Job.fetch(key, connection=queue.connection)
+    except NoSuchJobError:
+        return False
+    return job.get_status(refresh=True) in ACTIVE
+
+
+def _slim(task: Mapping[str, Any]) -> dict[str, Any]:
+    """Only what scoring needs: id, data, annotations (keeps Redis small, drops LS bookkeeping)."""
+    anns = []
+    for ann in task.get("annotations") or ():
+        if isinstance(ann, Mapping):
+            anns.append({k: ann.get(k) for k in ("id", "result", "completed_by", "was_cancelled")})
+    return {"id": task.get("id"), "data": task.get("data"), "annotations": anns}
