@@ -1,0 +1,108 @@
+"""Scores stratified by ground-truth certainty p_d, each beside its expected value (Elangovan 2026).
+
+An overall F1 mixes items everyone agrees on with items where even experts split. Elangovan et al.
+show that comparisons are only reliable within p_d strata, and that the coin-toss expectation
+(:mod:`stats_cli.expected`) says what a perfect majority-follower would score there. Following
+the paper, the expectation for the p_d = 1 stratum uses p_d = 0.97 (``certain_as``): a labeller
+who always follows the majority is not a useful reference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+from sklearn.metrics import accuracy_score, f1_score
+
+from stats_cli.agreement_summary import pick_positive
+from stats_cli.expected import expected_scores
+from stats_cli.labels import normalize_label, sort_labels
+
+__all__ = ["Stratum", "stratify"]
+
+
+@dataclass(frozen=True)
+class Stratum:
+    """Observed and expected scores of the items whose p_d rounds to ``p_d`` (None = all items)."""
+
+    p_d: float | None
+    n: int
+    m: float | None
+    accuracy: float
+    f1: float | None
+    expected_accuracy: float | None
+    expected_f1: float | None
+
+    @property
+    def name(self) -> str:
+        return "all" if self.p_d is None else f"{self.p_d:g}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "p_d": self.name if self.p_d is None else self.p_d,
+            "n": self.n,
+            "m": self.m,
+            "accuracy": self.accuracy,
+            "f1": self.f1,
+            "expected_accuracy": self.expected_accuracy,
+            "expected_f1": self.expected_f1,
+        }
+
+
+def stratify(
+    truth: Sequence[Any],
+    prediction: Sequence[Any],
+    p_d: Sequence[float],
+    *,
+    positive: str | None = None,
+    decimals: int = 2,
+    certain_as: float = 0.97,
+) -> tuple[list[Stratum], str | None]:
+    """Per-stratum accuracy and F1 (scikit-learn) with sample size, positive ratio m and expectation.
+
+    Returns the strata in increasing p_d followed by an ``all`` row, and the positive label used
+    (None when the labels are not binary: then F1 is macro-averaged and has no expectation).
+    The ``all`` row's expectations are the n-weighted means of the strata's.
+    """
+    if not len(truth) == len(prediction) == len(p_d):
+        raise ValueError("truth, prediction and p_d must have the same length")
+    if not 0.0 < certain_as <= 1.0:
+        raise ValueError("certain_as must be in (0, 1]")
+    y_true = np.array([normalize_label(x) for x in truth], dtype=object)
+    y_pred = np.array([normalize_label(x) for x in prediction], dtype=object)
+    certainty = np.round(np.asarray(p_d, dtype=float), decimals)
+    if len(certainty) and (np.isnan(certainty).any() or certainty.min() < 0 or certainty.max() > 1):
+        raise ValueError("p_d values must be in [0, 1]")
+    labels = sort_labels([x for x in y_true if x is not None] + [x for x in y_pred if x is not None])
+    pos = pick_positive(labels, positive) if len(labels) <= 2 and labels else None
+    if positive is not None and pos is None:
+        raise ValueError(f"positive label given but the data has {len(labels)} labels, not two")
+    strata = [
+        _stratum(float(level), y_true[certainty == level], y_pred[certainty == level], pos, certain_as)
+        for level in np.unique(certainty)
+    ]
+    overall = _stratum(None, y_true, y_pred, pos, certain_as)
+    if strata and pos is not None:
+        weights = np.array([s.n for s in strata], dtype=float)
+        overall = Stratum(
+            p_d=None, n=overall.n, m=overall.m, accuracy=overall.accuracy, f1=overall.f1,
+            expected_accuracy=float(np.average([s.expected_accuracy for s in strata], weights=weights)),
+            expected_f1=float(np.average([s.expected_f1 for s in strata], weights=weights)),
+        )
+    return strata + [overall], pos
+
+
+def _stratum(level: float | None, y_true: np.ndarray, y_pred: np.ndarray, pos: str | None,
+             certain_as: float) -> Stratum:
+    n = len(y_true)
+    accuracy = float(accuracy_score(list(y_true), list(y_pred))) if n else 0.0
+    if pos is None:
+        f1 = float(f1_score(list(y_true), list(y_pred), average="macro", zero_division=0)) if n else None
+        return Stratum(level, n, None, accuracy, f1, level, None)
+    m = float((y_true == pos).mean()) if n else 0.0
+    f1 = float(f1_score(list(y_true), list(y_pred), pos_label=pos, average="binary", zero_division=0)) if n else None
+    if level is None:
+        return Stratum(None, n, m, accuracy, f1, None, None)
+    expect = expected_scores(certain_as if level >= 1.0 else level, m)
+    return Stratum(level, n, m, accuracy, f1, expect.accuracy, expect.f1)

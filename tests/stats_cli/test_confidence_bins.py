@@ -1,0 +1,46 @@
+"""Equal-size confidence bins with seeded bootstrap intervals (Nahum Fig. 2, App. G.2)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from stats_cli.confidence_bins import confidence_bins
+
+
+def sample(n: int = 200, seed: int = 1):
+    rng = np.random.default_rng(seed)
+    conf = rng.uniform(0.5, 1.0, n)
+    original = np.where(rng.random(n) < 0.5, "0", "1")
+    prediction = np.where(original == "0", "1", "0")  # every item is a disagreement
+    sides_with_llm = rng.random(n) < conf  # experts side with the LLM more at high confidence
+    gold = np.where(sides_with_llm, prediction, original)
+    return original, prediction, conf, gold
+
+
+def test_bins_are_equal_size_ordered_and_shares_sum_to_one() -> None:
+    original, prediction, conf, gold = sample()
+    out = confidence_bins(original, prediction, conf, gold, bins=4, resamples=200)
+    assert [b.n for b in out] == [50, 50, 50, 50]
+    assert all(a.conf_max <= b.conf_min for a, b in zip(out, out[1:]))
+    for b in out:
+        total = sum(s.value for s in b.shares.values())
+        assert total == pytest.approx(1.0)
+        for s in b.shares.values():
+            assert s.low <= s.value <= s.high
+    assert out[-1].shares["llm"].value > out[0].shares["llm"].value
+
+
+def test_seed_makes_intervals_reproducible() -> None:
+    args = sample()
+    a = confidence_bins(*args, resamples=200, seed=3)
+    b = confidence_bins(*args, resamples=200, seed=3)
+    c = confidence_bins(*args, resamples=200, seed=4)
+    assert [x.to_json() for x in a] == [x.to_json() for x in b]
+    assert [x.to_json() for x in a] != [x.to_json() for x in c]
+
+
+def test_agreeing_items_are_left_out_and_tiny_bins_have_no_interval() -> None:
+    out = confidence_bins(["1", "1", "0"], ["1", "0", "1"], [0.9, 0.8, 0.7], ["1", "0", "0"], bins=5)
+    assert sum(b.n for b in out) == 2 and len(out) == 2
+    assert out[0].shares["original"].value == 1.0 and out[0].shares["llm"].low is None

@@ -1,0 +1,39 @@
+"""Stratification by p_d with expectations beside each stratum."""
+
+from __future__ import annotations
+
+import pytest
+from sklearn.metrics import f1_score
+
+from stats_cli.expected import expected_scores
+from stats_cli.stratify import stratify
+
+
+def test_strata_scores_and_expectations() -> None:
+    truth = ["1", "0", "1", "1", "0", "0", "1", "0"]
+    pred = [1, 0, 0, 1, 1, 0, 1, 0]
+    p_d = [0.6, 0.6, 0.6, 0.6, 1.0, 1.0, 1.0, 1.0]
+    strata, positive = stratify(truth, pred, p_d)
+    assert positive == "1"
+    low, high, overall = strata
+    assert (low.p_d, low.n, low.m) == (0.6, 4, 0.75)
+    assert low.accuracy == pytest.approx(0.75)
+    assert low.f1 == pytest.approx(f1_score([1, 0, 1, 1], [1, 0, 0, 1]))
+    assert low.expected_f1 == pytest.approx(expected_scores(0.6, 0.75).f1)
+    # p_d = 1 uses the paper's 0.97 stand-in for the expectation
+    assert high.expected_accuracy == pytest.approx(0.97)
+    assert high.expected_f1 == pytest.approx(expected_scores(0.97, 0.25).f1)
+    assert overall.name == "all" and overall.n == 8
+    assert overall.expected_f1 == pytest.approx((low.expected_f1 + high.expected_f1) / 2)
+
+
+def test_multiclass_uses_macro_f1_without_expectation() -> None:
+    strata, positive = stratify(["a", "b", "c"], ["a", "b", "b"], [1, 1, 1])
+    assert positive is None and strata[0].expected_f1 is None
+    with pytest.raises(ValueError):
+        stratify(["a", "b", "c"], ["a", "b", "b"], [1, 1, 1], positive="a")
+
+
+def test_bad_p_d_raises() -> None:
+    with pytest.raises(ValueError):
+        stratify(["1"], ["1"], [1.5])
