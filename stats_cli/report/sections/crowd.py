@@ -9,10 +9,11 @@ from __future__ import annotations
 from sklearn.metrics import f1_score
 
 from stats_cli.aggregate import aggregate
+from stats_cli.stratify import stratify
 
 from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement, ratings_table
 from ..inputs import AuditData
-from ..model import Section, Status, Table, not_applicable
+from ..model import Section, Status, Table, not_applicable, pending
 
 KEY, TITLE = "crowd", "Crowd annotations"
 
@@ -73,4 +74,34 @@ def crowd_section(data: AuditData) -> Section:
 
 
 def stratified_section(data: AuditData) -> Section:
-    return not_applicable("stratified", "Stratified by annotator certainty (p_d)", "not wired yet")
+    """The ensemble (and the gold labels) against the crowd majority, per p_d stratum with expectations.
+
+    Elangovan et al.: where annotators split (low p_d) even an expert scores near a random labeller,
+    so a score means something only beside its stratum's expected value.
+    """
+    key, title = "stratified", "Stratified by annotator certainty (p_d)"
+    if not multi_annotated(data):
+        return not_applicable(key, title, "p_d needs several original annotations per item; the source has one")
+    majority = crowd_labels(data, method="majority" if data.spec.family == "binary" else "median")
+    by_id = {str(it.id): it for it in data.items}
+    positive = data.spec.positive_label if data.spec.family == "binary" else None
+    tables, values = [], {}
+    predictors = {"LLM ensemble": lambda it: it.prediction, "gold labels": lambda it: data.gold(it)[0]}
+    for name, pick in predictors.items():
+        rows = [(lab, pick(by_id[i]), p_d) for i, (lab, p_d) in majority.items()
+                if i in by_id and lab is not None and p_d is not None and pick(by_id[i]) is not None]
+        if not rows:
+            continue
+        strata, pos = stratify([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], positive=positive)
+        tables.append(Table.build(f"{name} vs crowd majority, by p_d (expected = a majority-follower)",
+                                  ("p_d", "n", "positive ratio m", "accuracy", "expected accuracy", "F1",
+                                   "expected F1"),
+                                  [(s.name, s.n, s.m, s.accuracy, s.expected_accuracy, s.f1, s.expected_f1)
+                                   for s in strata]))
+        values[name] = [s.to_json() for s in strata]
+    if not tables:
+        return pending(key, title, "no item has both a crowd majority and an ensemble verdict yet")
+    notes = ("Expected scores follow Elangovan et al.: accuracy = p_d, F1 from p_d and the positive ratio m; "
+             "the p_d = 1 stratum uses p_d = 0.97.",)
+    return Section(key, title, Status.OK, sizes={"items with ≥2 annotations": len(majority)},
+                   tables=tuple(tables), notes=notes, values=values)

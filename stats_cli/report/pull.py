@@ -1,0 +1,185 @@
+"""Pull everything the report needs: source tasks through the SDK (paged, cached), ledger, reviews, probes.
+
+Label Studio is read only through ``label_studio_sdk`` via H5's helpers
+(:mod:`backend.labelstudio.client`); verdicts come from H4's ledger, expert answers from H5's review
+store and probe scores from H6's probe store. Nothing here recomputes what those modules own.
+The token is passed to the SDK and never printed, logged or cached.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Mapping
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from backend.labelstudio.client import field as sdk_field
+from backend.labelstudio.client import iter_tasks
+from backend.labelstudio.labelconfig import spec_from_label_config
+from backend.labelstudio.tasks import crowd_labels
+from backend.ledger import Ledger
+from backend.taskspec import TaskSpec
+
+from .cache import STAMP_FIELDS, TaskCache, stamp_of
+from .inputs import AuditData
+from .sources import load_models, probe_rows, review_records
+
+PAGE_SIZE = 500
+BY_ID_CHUNK = 200  # ids per filtered listing: keeps the query string well under URL limits
+GOLD_USER_EMAIL = "gold@label-audit.local"
+
+
+@dataclass
+class PullStats:
+    """What one pull did, for the report's metadata and the benchmark."""
+
+    tasks: int = 0
+    fetched: int = 0
+    from_cache: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _as_dict(task: Any) -> dict[str, Any]:
+    dump = getattr(task, "model_dump", None)
+    return dump(mode="json") if callable(dump) else dict(task)
+
+
+def _progress(enabled: bool) -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=None if enabled else _null_console(), transient=True, disable=not enabled)
+
+
+def _null_console():
+    from rich.console import Console
+
+    return Console(file=sys.stderr, quiet=True)
+
+
+def list_stamps(client: Any, project: int) -> dict[str, dict[str, Any]]:
+    """Id and version fields of every task (a light listing: no data, no annotations)."""
+    pager = client.tasks.list(project=project, page_size=PAGE_SIZE * 2, include=",".join(("id", *STAMP_FIELDS)))
+    out = {}
+    for task in pager:
+        row = _as_dict(task)
+        out[str(row["id"])] = row
+    return out
+
+
+def pull_tasks(client: Any, project: int, *, cache: TaskCache | None = None, progress: bool = False,
+               stats: PullStats | None = None) -> list[dict[str, Any]]:
+    """Every task of ``project`` with annotations, fetching only what changed since the cached pull."""
+    stats = stats if stats is not None else PullStats()
+    light = list_stamps(client, project)
+    stamps = {tid: stamp_of(row) for tid, row in light.items()}
+    cached = cache.stamps() if cache is not None else {}
+    fresh = [tid for tid, st in stamps.items() if cached.get(tid) != st]
+    tasks: dict[str, dict[str, Any]] = cache.get_many([t for t in stamps if t not in set(fresh)]) if cache else {}
+    stats.tasks, stats.from_cache = len(stamps), len(tasks)
+    with _progress(progress) as bar:
+        job = bar.add_task(f"project {project}: tasks", total=len(stamps), completed=len(tasks))
+        got: list[dict[str, Any]] = []
+        for task in _fetch(client, project, fresh, whole=len(fresh) > len(stamps) // 2):
+            row = _as_dict(task)
+            tid = str(row["id"])
+            if tid in stamps:
+                got.append(row)
+                tasks[tid] = row
+                bar.advance(job)
+    stats.fetched = len(got)
+    if cache is not None:
+        cache.put_many((str(r["id"]), stamps[str(r["id"])], r) for r in got)
+        cache.forget_except(stamps)
+    return [tasks[tid] for tid in stamps if tid in tasks]
+
+
+def _fetch(client: Any, project: int, ids: list[str], *, whole: bool) -> Iterator[Any]:
+    if not ids:
+        return
+    if whole:  # most tasks changed: one paged listing beats many filtered ones
+        yield from iter_tasks(client, project, page_size=PAGE_SIZE, with_annotations=True)
+        return
+    for start in range(0, len(ids), BY_ID_CHUNK):
+        chunk = [int(t) for t in ids[start:start + BY_ID_CHUNK]]
+        yield from iter_tasks(client, project, page_size=PAGE_SIZE, with_annotations=True, task_ids=chunk)
+
+
+def project_spec(client: Any, project: int, *, control: str | None = None) -> TaskSpec:
+    """The task spec of the source project, from its label config (H5's parser)."""
+    config = sdk_field(client.projects.get(id=project), "label_config")
+    return spec_from_label_config(config, control=control)
+
+
+def is_gold_annotation(annotation: Mapping[str, Any], gold_user_id: int | None) -> bool:
+    """Annotations written by `sync-gold` (ground truth by the gold user) are not crowd labels."""
+    by = annotation.get("completed_by")
+    by = by.get("id") if isinstance(by, Mapping) else by
+    return bool(annotation.get("ground_truth")) and gold_user_id is not None and by is not None and int(by) == gold_user_id
+
+
+def source_crowd(tasks: list[dict[str, Any]], spec: TaskSpec, *, gold_user_id: int | None) -> dict[str, dict[str, str]]:
+    """Item id -> annotator -> label from the source annotations (gold annotations left out)."""
+    out: dict[str, dict[str, str]] = {}
+    for task in tasks:
+        kept = dict(task, annotations=[a for a in task.get("annotations") or () if not is_gold_annotation(a, gold_user_id)])
+        for lab in crowd_labels(kept, spec):
+            if lab.label is not None:
+                out.setdefault(lab.task_id, {})[lab.annotator or f"annotation {lab.annotation_id}"] = lab.label
+    return out
+
+
+def find_gold_user(client: Any, *, email: str = GOLD_USER_EMAIL) -> int | None:
+    """Id of the dedicated gold user if `sync-gold` created one, else None."""
+    from backend.labelstudio.client import find_user
+
+    user = find_user(client, email)
+    return None if user is None else int(user.id)
+
+
+def pull_audit(
+    project: int,
+    *,
+    client: Any,
+    db_url: str | None = None,
+    cache: TaskCache | None = None,
+    progress: bool = False,
+    models_file: str | None = None,
+    model_version: str | None = None,
+    stats: PullStats | None = None,
+    on_note: Callable[[str], None] | None = None,
+) -> AuditData:
+    """Everything one report needs about ``project``, as :class:`AuditData`.
+
+    Parameters
+    ----------
+    project : int
+        Source project id in Label Studio (also the ledger's project key).
+    client : LabelStudio
+        Connected SDK client (see :func:`backend.labelstudio.client.connect`).
+    db_url : str, optional
+        Ledger / review store URL (default ``DATABASE_URL`` or the local SQLite file).
+    cache : TaskCache, optional
+        Reuse unchanged tasks from an earlier pull.
+    """
+    stats = stats if stats is not None else PullStats()
+    spec = project_spec(client, project)
+    tasks = pull_tasks(client, project, cache=cache, progress=progress, stats=stats)
+    ledger = Ledger(db_url)
+    items = tuple(ledger.results(str(project), model_version=model_version))
+    if not items:
+        stats.notes.append("the ledger holds no scored items for this project yet")
+    crowd = source_crowd(tasks, spec, gold_user_id=find_gold_user(client))
+    known = {str(it.id) for it in items}
+    routed, reviews = review_records(str(project), db_url=db_url, known=known, client=client, spec=spec)
+    threshold = None
+    return AuditData(
+        project=str(project),
+        spec=spec,
+        items=items,
+        routed=routed,
+        reviews=reviews,
+        crowd={k: v for k, v in crowd.items() if k in known},
+        probes=probe_rows(db_url=db_url),
+        models=load_models(models_file, spec=spec) if models_file else None,
+        threshold=threshold,
+    )

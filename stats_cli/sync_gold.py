@@ -1,0 +1,162 @@
+"""Gold labels out: to a file (JSONL/CSV) and, on request, into Label Studio as ground truth.
+
+Modes for the file (Nahum §7.1): ``correct`` writes the gold label where one is settled and the
+original elsewhere; ``flip`` and ``filter`` build training sets by flipping or dropping items the
+ensemble flagged above a confidence threshold *that no expert reviewed* (expert decisions always win).
+Writing to Label Studio adds one ground-truth annotation per expert-settled task, by a dedicated
+"gold" user, and never edits or deletes anybody else's annotation; re-running updates that one
+annotation instead of adding another.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterable, Literal, Mapping
+
+from backend.ensemble import resolve_threshold
+from backend.labelstudio.client import ensure_user, organization_id
+
+from stats_cli.report.inputs import GOLD_EXPERTS, AuditData
+from stats_cli.report.pull import GOLD_USER_EMAIL
+
+Mode = Literal["correct", "flip", "filter"]
+MODES = ("correct", "flip", "filter")
+COLUMNS = ("id", "original", "gold", "source", "label", "action", "prediction", "confidence", "flagged")
+
+
+@dataclass(frozen=True)
+class GoldRow:
+    """One item of the gold file; ``label`` is what a training set should use (``action`` says why)."""
+
+    id: str
+    original: str | None
+    gold: str | None
+    source: str
+    label: str | None
+    action: str  # kept | corrected | flipped | dropped | no label
+    prediction: str | None
+    confidence: float | None
+    flagged: bool
+
+
+def gold_rows(data: AuditData, *, mode: Mode = "correct", threshold: float | None = None) -> list[GoldRow]:
+    """One row per audited item, dropped ones included (``action="dropped"``) so nothing vanishes silently.
+
+    Parameters
+    ----------
+    mode : {"correct", "flip", "filter"}
+        What to do with flagged items nobody reviewed (only ``flip``/``filter`` touch them).
+    threshold : float, optional
+        Confidence at or above which an unreviewed flagged item is flipped or dropped; default the
+        project's flag threshold (0.5 binary, 0.2 ordinal).
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    cut = resolve_threshold(data.spec, threshold if threshold is not None else data.threshold)
+    rows = []
+    for it in data.items:
+        gold, source = data.gold(it)
+        label, action = it.original, "kept"
+        if gold is not None and source == GOLD_EXPERTS:
+            label, action = gold, "corrected" if gold != it.original else "kept"
+        elif mode != "correct" and it.flagged and it.prediction is not None and (it.confidence or 0.0) >= cut:
+            label, action = (it.prediction, "flipped") if mode == "flip" else (None, "dropped")
+        if label is None and action != "dropped":
+            action = "no label"
+        rows.append(GoldRow(str(it.id), it.original, gold, source, label, action, it.prediction,
+                            it.confidence, bool(it.flagged)))
+    return rows
+
+
+def write_gold_file(rows: Iterable[GoldRow], path: str | Path) -> int:
+    """Write ``.jsonl`` or ``.csv`` (by suffix); dropped rows are left out of the file. Returns rows written."""
+    path = Path(path)
+    kept = [r for r in rows if r.action != "dropped"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".csv":
+        with path.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+            writer.writeheader()
+            writer.writerows(asdict(r) for r in kept)
+    elif path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
+        with path.open("w", encoding="utf-8") as handle:
+            for r in kept:
+                handle.write(json.dumps(asdict(r), ensure_ascii=False) + "\n")
+    else:
+        raise ValueError(f"gold file must end in .jsonl or .csv, not {path.name!r}")
+    return len(kept)
+
+
+def choice_values(label_config: str, *, control: str) -> dict[str, str]:
+    """Label (alias or value) -> the ``value`` Label Studio stores for that ``<Choice>``."""
+    root = ET.fromstring(label_config)
+    out = {}
+    for elem in root.iter("Choices"):
+        if elem.get("name") == control:
+            for choice in elem.iter("Choice"):
+                value = choice.get("value")
+                if value is not None:
+                    out[choice.get("alias") or value] = value
+    return out
+
+
+@dataclass
+class SyncCounts:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+
+def _gold_annotations(tasks: Iterable[Mapping[str, Any]], gold_user: int) -> dict[str, Mapping[str, Any]]:
+    out = {}
+    for task in tasks:
+        for ann in task.get("annotations") or ():
+            by = ann.get("completed_by")
+            by = by.get("id") if isinstance(by, Mapping) else by
+            if by is not None and int(by) == gold_user and not ann.get("was_cancelled"):
+                out[str(task["id"])] = ann
+    return out
+
+
+def sync_to_labelstudio(client: Any, data: AuditData, tasks: list[Mapping[str, Any]], *,
+                        label_config: str, include_agreed: bool = False) -> SyncCounts:
+    """Write each settled gold label as a ground-truth annotation by the gold user (idempotent).
+
+    Only expert-settled items by default (the decisions the review produced); ``include_agreed``
+    also writes items whose gold is the original because the ensemble agreed.
+    """
+    control, to_name = str(data.spec.extra.get("from_name", "")), str(data.spec.extra.get("to_name", ""))
+    if not control or not to_name:
+        raise ValueError("the project's spec does not name its <Choices> control")
+    values = choice_values(label_config, control=control)
+    gold_user = ensure_user(client, GOLD_USER_EMAIL, org_id=organization_id(client))
+    existing = _gold_annotations(tasks, gold_user)
+    counts = SyncCounts()
+    for it in data.items:
+        gold, source = data.gold(it)
+        if gold is None or (source != GOLD_EXPERTS and not include_agreed):
+            continue
+        result = [{"from_name": control, "to_name": to_name, "type": "choices",
+                   "value": {"choices": [values.get(gold, gold)]}}]
+        old = existing.get(str(it.id))
+        if old is None:
+            client.annotations.create(id=int(it.id), result=result, completed_by=gold_user, ground_truth=True)
+            counts.created += 1
+        elif _choice_of(old) == values.get(gold, gold) and old.get("ground_truth"):
+            counts.unchanged += 1
+        else:
+            client.annotations.update(id=int(old["id"]), result=result, ground_truth=True)
+            counts.updated += 1
+    return counts
+
+
+def _choice_of(annotation: Mapping[str, Any]) -> str | None:
+    for res in annotation.get("result") or ():
+        choices = (res.get("value") or {}).get("choices") or []
+        if choices:
+            return str(choices[0])
+    return None
