@@ -14,7 +14,7 @@ from sqlalchemy import Engine, select, update
 from backend.ledger import schema
 from backend.ledger.upsert import upsert
 
-STATUSES = ("queued", "started", "finished", "failed")
+STATUSES = ("queued", "started", "retrying", "finished", "failed")
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ class JobLog:
 
     def finish(self, job_key: str, *, status: str, n_scored: int = 0, n_errors: int = 0,
                error: str | None = None) -> None:
-        """Close a job as ``finished`` or ``failed`` with its counts."""
+        """Record a job's outcome (``finished``, ``failed``, or ``retrying`` after a transient error)."""
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
         with self.engine.begin() as conn:

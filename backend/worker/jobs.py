@@ -88,7 +88,7 @@ def score_tasks(
     counts["imported"] = _import(ledger, project, spec, model_version, [str(t.get("id")) for t in tasks
                                                                          if isinstance(t, Mapping)])
     if counts["deferred"]:
-        ledger.jobs.finish(job_key, status="failed", n_scored=counts["scored"], n_errors=counts["errors"],
+        ledger.jobs.finish(job_key, status="retrying", n_scored=counts["scored"], n_errors=counts["errors"],
                            error=f"{counts['deferred']} items deferred: LLM provider unavailable")
         raise TransientScoringError(f"{counts['deferred']} items hit a transient provider error; retrying later")
     ledger.jobs.finish(job_key, status="finished", n_scored=counts["scored"], n_errors=counts["errors"])

@@ -8,7 +8,6 @@ blur the confidence column. One ``import_predictions`` call per batch (≈60x fa
 
 from __future__ import annotations
 
-import os
 from typing import Any, Iterable
 
 from backend.results import ItemResult
@@ -54,13 +53,12 @@ def ls_client(url: str | None = None, token: str | None = None):
     Returns None when either is missing (results then stay in the ledger only, and a later
     ``label-audit audit`` run imports them).
     """
-    url = url or os.environ.get("LABEL_STUDIO_URL")
-    token = token or os.environ.get("LABEL_STUDIO_API_KEY")
-    if not url or not token:
-        return None
-    from label_studio_sdk import LabelStudio
+    from backend.labelstudio.client import connect
 
-    return LabelStudio(base_url=url.rstrip("/"), api_key=token, timeout=60)
+    try:
+        return connect(url, token, timeout=60)
+    except ValueError:
+        return None
 
 
 def import_predictions(client: Any, project: str, requests: list[dict[str, Any]], *, chunk: int = 500) -> int:

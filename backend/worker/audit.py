@@ -1,0 +1,140 @@
+"""``label-audit audit``: score a whole existing Label Studio project through the RQ queue.
+
+The same path as the backend's /predict and webhooks (same jobs, same ledger, same bulk prediction
+import), so a project audited from the command line and one scored from the Label Studio UI end in
+the same state. The summary is rebuilt from the ledger (not from one process's counters) because
+the scoring happened in the workers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from rq import Queue
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
+
+from backend.engine import EngineStats
+from backend.labelstudio.client import iter_tasks
+from backend.ledger import Ledger
+from backend.results import ItemResult
+from backend.summary import SuspectList, build_summary
+from backend.worker.config import EnsembleConfig
+from backend.worker.predictions import import_predictions, prediction_requests
+from backend.worker.queueing import enqueue_scoring
+
+
+@dataclass(frozen=True)
+class AuditRun:
+    """What one ``audit`` enqueued."""
+
+    project: str
+    model_version: str
+    task_ids: list[str]
+    jobs: list[str]
+    label_config: str
+
+
+def task_dict(task: Any) -> dict[str, Any]:
+    """An SDK task (pydantic) or dict -> the plain dict the jobs carry."""
+    data = task.model_dump() if hasattr(task, "model_dump") else dict(task)
+    return {"id": data.get("id"), "data": data.get("data"), "annotations": data.get("annotations") or []}
+
+
+def start_audit(client: Any, project: int, *, queue: Queue, ledger: Ledger, config: EnsembleConfig) -> AuditRun:
+    """Read the project's config and tasks (paged), then enqueue the tasks not yet in the ledger."""
+    label_config = client.projects.get(id=project).label_config
+    spec = config.spec(label_config)
+    version = config.model_version(spec)
+    ledger.set_project(str(project), label_config=label_config, label_field=config.label_field)
+    tasks = [task_dict(t) for t in iter_tasks(client, project, with_annotations=True)]
+    jobs = enqueue_scoring(queue, ledger, str(project), tasks, label_config=label_config, config=config,
+                           model_version=version)
+    return AuditRun(str(project), version, [str(t["id"]) for t in tasks], jobs, label_config)
+
+
+def wait_for(ledger: Ledger, queue: Queue, run: AuditRun, *, timeout: float, poll: float = 1.0,
+             on_progress: Callable[[int, int], None] | None = None) -> bool:
+    """Poll the ledger until every task has a result, every job is over, or ``timeout`` s passed.
+
+    "Over" is rq's view (finished, or failed with no retry left), so waiting survives retries.
+    """
+    deadline = time.monotonic() + timeout
+    total = len(run.task_ids)
+    while True:
+        left = len(ledger.pending(run.project, run.task_ids, run.model_version))
+        if on_progress is not None:
+            on_progress(total - left, total)
+        if left == 0:
+            return True
+        if run.jobs and all(_over(queue, j) for j in run.jobs):
+            return False
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll)
+
+
+def _over(queue: Queue, job_id: str) -> bool:
+    try:
+        job = Job.fetch(job_id, connection=queue.connection)
+    except NoSuchJobError:
+        return True
+    return job.get_status(refresh=True) in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED,
+                                            JobStatus.STOPPED)
+
+
+def import_missing(client: Any, ledger: Ledger, run: AuditRun, config: EnsembleConfig) -> int:
+    """Import predictions the workers could not (e.g. started without Label Studio credentials)."""
+    results = ledger.unimported(run.project, run.model_version)
+    if not results:
+        return 0
+    spec = config.spec(run.label_config)
+    sent = import_predictions(client, run.project, prediction_requests(results, spec, run.model_version))
+    ledger.mark_imported(run.project, run.model_version, [r.id for r in results])
+    return sent
+
+
+def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig) -> dict[str, Any]:
+    """The ``label-audit score`` summary, computed from the ledger's results for this run."""
+    wanted = set(run.task_ids)
+    results = [r for r in ledger.results(run.project, model_version=run.model_version) if str(r.id) in wanted]
+    stats = stats_from_results(results)
+    suspects = SuspectList()
+    for res in results:
+        suspects.add(res)
+    spec = config.spec(run.label_config)
+    members = sorted({m.member_id for r in results for m in r.members}) or [
+        f"{m['provider']}:{m['model']}" for m in config.members
+    ]
+    from backend.ensemble import DEFAULT_DELTA, resolve_threshold
+
+    return build_summary(stats, task=spec.name, members=members, model_version=run.model_version,
+                         threshold=resolve_threshold(spec, config.threshold), delta=DEFAULT_DELTA,
+                         suspects=suspects)
+
+
+def stats_from_results(results: list[ItemResult]) -> EngineStats:
+    """Engine-style counters rebuilt from stored results (calls vs cache hits from each member)."""
+    stats = EngineStats()
+    errors: Counter = Counter()
+    for res in results:
+        stats.items += 1
+        if res.error is None:
+            stats.scored += 1
+        else:
+            errors[res.error.split(":", 1)[0]] += 1
+        stats.flagged += bool(res.flagged)
+        stats.suspicious += bool(res.suspicious_text)
+        for member in res.members:
+            if member.cached:
+                stats.cache_hits += 1
+            elif member.error is None:
+                stats.llm_calls += 1
+            if member.error:
+                errors[member.error] += 1
+                stats.member_errors.setdefault(member.member_id, Counter())[member.error] += 1
+    stats.errors = errors
+    return stats
