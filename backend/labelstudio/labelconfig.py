@@ -1,0 +1,270 @@
+"""Read a Label Studio label config: the task spec it implies, and the blind configs derived from it.
+
+The project's label config is the one description of the task the project lead already wrote, so the
+spec (inputs, label set, binary vs ordinal) is derived from it instead of asking for it twice. The
+review configs keep only what an expert needs to judge: the item's inputs and the label choices —
+every header, instruction, extra control and pre-selected choice is dropped because any of them can
+carry a hint (or the original label itself, when it was imported as a data field).
+
+The stdlib parser is enough: Python >= 3.11 ships expat >= 2.4.1 (entity-expansion limits) and
+ElementTree never fetches external entities.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+
+from backend.taskspec import BUILTIN_SPECS, TaskSpec, load_spec
+
+# Object tags whose ``value="$field"`` shows an item input (text-like data this tool judges).
+INPUT_TAGS = frozenset({"Text", "HyperText", "Paragraphs", "Markdown", "Table"})
+# Attributes of an input tag that only say how to render it (kept); everything else is dropped.
+INPUT_ATTRS = ("name", "value", "valueType", "layout", "nameKey", "textKey", "granularity")
+CHOICE_ATTRS = ("value", "alias", "hotkey")
+EXPERT_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass(frozen=True)
+class ChoiceControl:
+    """The one ``<Choices>`` control a spec is read from.
+
+    ``labels`` are what Label Studio stores in a result (the alias when set, else the value);
+    ``shown`` is what the annotator sees for each of them.
+    """
+
+    name: str
+    to_name: str
+    labels: tuple[str, ...]
+    shown: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class InputObject:
+    """An object tag showing one data field."""
+
+    tag: str
+    name: str
+    field: str
+    attrs: tuple[tuple[str, str], ...]
+
+
+def _parse(xml: str) -> ET.Element:
+    if not xml or not xml.strip():
+        raise ValueError("the label config is empty")
+    try:
+        return ET.fromstring(xml)
+    except ET.ParseError as exc:
+        raise ValueError(f"the label config is not well-formed XML: {exc}") from exc
+
+
+def _field_of(value: str | None) -> str | None:
+    """``"$text"`` -> ``"text"``; static values (no leading ``$``) are not data fields."""
+    if value and value.startswith("$") and len(value) > 1:
+        return value[1:]
+    return None
+
+
+def find_inputs(root: ET.Element) -> list[InputObject]:
+    """The input objects bound to a data field, in document order."""
+    found = []
+    for elem in root.iter():
+        field = _field_of(elem.get("value"))
+        if elem.tag in INPUT_TAGS and field and elem.get("name"):
+            attrs = tuple((k, elem.get(k, "")) for k in INPUT_ATTRS if elem.get(k) is not None)
+            found.append(InputObject(tag=elem.tag, name=elem.get("name", ""), field=field, attrs=attrs))
+    return found
+
+
+def find_choice_control(root: ET.Element, *, control: str | None = None) -> ChoiceControl:
+    """The single-choice ``<Choices>`` control to judge, picked by name when there are several."""
+    controls = [c for c in root.iter("Choices") if c.get("name")]
+    if control is not None:
+        controls = [c for c in controls if c.get("name") == control]
+        if not controls:
+            raise ValueError(f"the label config has no <Choices name={control!r}>")
+    if not controls:
+        raise ValueError("the label config has no <Choices> control: only classification projects can be audited")
+    if len(controls) > 1:
+        names = ", ".join(c.get("name", "") for c in controls)
+        raise ValueError(f"the label config has several <Choices> controls ({names}): name the one to audit")
+    elem = controls[0]
+    if elem.get("choice", "single") not in ("single", "single-radio"):
+        raise ValueError(f"<Choices name={elem.get('name')!r}> allows several choices: multi-label is not supported")
+    if elem.get("perRegion", "false").lower() == "true":
+        raise ValueError(f"<Choices name={elem.get('name')!r}> is per region: only per-item labels are supported")
+    shown, labels = [], []
+    for choice in elem.iter("Choice"):
+        value = choice.get("value")
+        if value is None:
+            raise ValueError("a <Choice> has no value attribute")
+        shown.append(value)
+        labels.append(choice.get("alias") or value)
+    return ChoiceControl(
+        name=elem.get("name", ""), to_name=elem.get("toName", ""), labels=tuple(labels), shown=tuple(shown)
+    )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def spec_from_label_config(
+    xml: str,
+    *,
+    label_field: str | None = None,
+    name: str | None = None,
+    control: str | None = None,
+) -> TaskSpec:
+    """Derive the task spec from a project's label config.
+
+    Parameters
+    ----------
+    xml : str
+        The project's label config.
+    label_field : str, optional
+        Data field holding the original label, for projects imported with the label as data (it is
+        then never treated as an input). Default ``"label"``.
+    name : str, optional
+        Spec name. A built-in spec name (``factual-consistency``...) also borrows that spec's prompt
+        folder and template variables when the config shows the same data fields.
+    control : str, optional
+        Name of the ``<Choices>`` control to audit when the config has several.
+
+    Returns
+    -------
+    TaskSpec
+        Two choices -> binary; more, all numeric -> ordinal (ascending). ``extra`` holds
+        ``from_name``/``to_name`` (where predictions go) and ``source: labelstudio``.
+
+    Raises
+    ------
+    ValueError
+        With the reason, for a config this tool cannot audit.
+    """
+    root = _parse(xml)
+    choices = find_choice_control(root, control=control)
+    label_field = label_field or "label"
+    labels = list(choices.labels)
+    if len(labels) < 2:
+        raise ValueError(f"<Choices name={choices.name!r}> needs at least two choices, found {len(labels)}")
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"<Choices name={choices.name!r}> repeats a choice: {labels}")
+    if len(labels) == 2:
+        family = "binary"
+        if all(_is_number(lab) for lab in labels):
+            labels.sort(key=float)
+    elif all(_is_number(lab) for lab in labels):
+        family = "ordinal"
+        labels.sort(key=float)
+    else:
+        raise ValueError(
+            f"<Choices name={choices.name!r}> has {len(labels)} non-numeric choices: only binary or "
+            "numeric ordinal label sets can be audited"
+        )
+    inputs = [obj for obj in find_inputs(root) if obj.field != label_field]
+    if not inputs:
+        raise ValueError("the label config shows no text input bound to a data field (value=\"$field\")")
+    data_fields = list(dict.fromkeys(obj.field for obj in inputs))
+    fields = {f: f for f in data_fields}
+    spec_name = name or "labelstudio"
+    prompt_dir = spec_name.replace("-", "_")
+    if spec_name in BUILTIN_SPECS:
+        builtin = load_spec(spec_name)
+        prompt_dir = builtin.prompt_dir
+        if set(builtin.fields.values()) <= set(data_fields):
+            fields = dict(builtin.fields)
+    return TaskSpec(
+        name=spec_name,
+        family=family,  # type: ignore[arg-type]
+        prompt_dir=prompt_dir,
+        fields=fields,
+        labels=tuple(labels),
+        label_field=label_field,
+        negative_label=labels[0],
+        extra={"from_name": choices.name, "to_name": choices.to_name, "source": "labelstudio"},
+    )
+
+
+def _review_root(xml: str, *, control: str | None, exclude_fields: tuple[str, ...]):
+    root = _parse(xml)
+    choices = find_choice_control(root, control=control)
+    choice_elems = {c.get("alias") or c.get("value"): c for c in root.iter("Choice")}
+    inputs = [obj for obj in find_inputs(root) if obj.field not in exclude_fields]
+    if not inputs:
+        raise ValueError("the label config shows no input left to review")
+    view = ET.Element("View")
+    for obj in inputs:
+        ET.SubElement(view, obj.tag, dict(obj.attrs))
+    return view, choices, choice_elems, inputs
+
+
+def _append_choices(view: ET.Element, choices: ChoiceControl, choice_elems, inputs) -> None:
+    to_name = choices.to_name if choices.to_name in {o.name for o in inputs} else inputs[-1].name
+    ctrl = ET.SubElement(
+        view, "Choices", {"name": choices.name, "toName": to_name, "choice": "single", "showInline": "true",
+                          "required": "true"}
+    )
+    for label in choices.labels:
+        src = choice_elems[label]
+        ET.SubElement(ctrl, "Choice", {k: src.get(k, "") for k in CHOICE_ATTRS if src.get(k) is not None})
+
+
+def review_label_config(
+    source_xml: str, *, control: str | None = None, exclude_fields: tuple[str, ...] = ("label",)
+) -> str:
+    """The blind round-1 config: the item's inputs and the label choices, nothing else.
+
+    Headers, instructions, other controls, ``hint``/``selected`` attributes and any input showing one of
+    ``exclude_fields`` (the original label imported as data) are dropped.
+    """
+    view, choices, choice_elems, inputs = _review_root(source_xml, control=control, exclude_fields=exclude_fields)
+    _append_choices(view, choices, choice_elems, inputs)
+    return ET.tostring(view, encoding="unicode")
+
+
+def expert_field(index: int) -> str:
+    """Data field holding expert ``index``'s round-1 answer in a reconciliation task."""
+    return f"expert_{EXPERT_LETTERS[index].lower()}"
+
+
+def expert_name(index: int) -> str:
+    """Display name of the index-th expert: "Expert A", "Expert B"..."""
+    if not 0 <= index < len(EXPERT_LETTERS):
+        raise ValueError(f"at most {len(EXPERT_LETTERS)} experts, got index {index}")
+    return f"Expert {EXPERT_LETTERS[index]}"
+
+
+def reconcile_label_config(
+    source_xml: str,
+    *,
+    n_experts: int,
+    control: str | None = None,
+    exclude_fields: tuple[str, ...] = ("label",),
+) -> str:
+    """The round-2 config: the inputs, each expert's round-1 answer as "Expert A", "Expert B"..., the choices."""
+    if n_experts < 2:
+        raise ValueError("reconciliation needs at least two experts")
+    view, choices, choice_elems, inputs = _review_root(source_xml, control=control, exclude_fields=exclude_fields)
+    ET.SubElement(view, "Header", {"value": "Round 1 answers"})
+    for i in range(n_experts):
+        ET.SubElement(view, "Text", {"name": expert_field(i), "value": f"${expert_field(i)}"})
+    ET.SubElement(view, "Header", {"value": "Agreed label"})
+    _append_choices(view, choices, choice_elems, inputs)
+    return ET.tostring(view, encoding="unicode")
+
+
+def choice_from_result(result: list, *, control: str) -> str | None:
+    """The chosen label in an annotation result (list of dicts), or None if the control is absent."""
+    for region in result or ():
+        item = region if isinstance(region, dict) else getattr(region, "__dict__", {})
+        if item.get("from_name") != control or item.get("type") != "choices":
+            continue
+        picked = (item.get("value") or {}).get("choices") or []
+        if picked:
+            return str(picked[0])
+    return None

@@ -1,0 +1,199 @@
+"""Run a private Label Studio 1.23.2 on loopback: for the tests, the benches and local trials.
+
+Label Studio lives in its own virtualenv (its pins would fight ours), so it is driven as a subprocess:
+``label-studio start`` headless, bound to 127.0.0.1, with an admin whose API token we choose, so no
+browser step is ever needed. A busy port makes Label Studio silently pick another one, so readiness is
+checked on the port we asked for *with our token*: another server answering there cannot pass.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+import httpx
+
+DEFAULT_BIN = Path.home() / ".cache" / "label-audit" / "ls-venv-1.23.2" / "bin" / "label-studio"
+# Older machine images installed the same version under an unversioned folder.
+FALLBACK_BINS = (Path.home() / ".cache" / "label-audit" / "ls-venv" / "bin" / "label-studio",)
+
+
+def find_label_studio_bin() -> Path | None:
+    """``$LABEL_STUDIO_BIN`` when set (even if missing: then None), else the cached venvs."""
+    env = os.environ.get("LABEL_STUDIO_BIN")
+    if env:
+        return Path(env) if Path(env).is_file() else None
+    for candidate in (DEFAULT_BIN, *FALLBACK_BINS):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class PostgresSettings:
+    """Where Label Studio keeps its own tables when it runs on PostgreSQL."""
+
+    name: str
+    user: str = "postgres"
+    password: str = ""
+    host: str = "127.0.0.1"
+    port: int = 5432
+
+    def env(self) -> dict[str, str]:
+        return {
+            "DJANGO_DB": "default",
+            "POSTGRE_NAME": self.name,
+            "POSTGRE_USER": self.user,
+            "POSTGRE_PASSWORD": self.password,
+            "POSTGRE_HOST": self.host,
+            "POSTGRE_PORT": str(self.port),
+        }
+
+
+@dataclass
+class LocalLabelStudio:
+    """One Label Studio server process with a known admin and token.
+
+    Parameters
+    ----------
+    binary : Path
+        The ``label-studio`` executable.
+    data_dir : Path
+        ``LABEL_STUDIO_BASE_DATA_DIR``: the SQLite database, uploads and media.
+    port : int
+        Port to bind on 127.0.0.1.
+    postgres : PostgresSettings, optional
+        Run on PostgreSQL instead of SQLite.
+    """
+
+    binary: Path
+    data_dir: Path
+    port: int
+    postgres: PostgresSettings | None = None
+    username: str = "admin@label-audit.local"
+    password: str = field(default_factory=lambda: secrets.token_urlsafe(18))
+    token: str = field(default_factory=lambda: secrets.token_hex(20), repr=False)
+    _proc: subprocess.Popen | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not 0 < self.port < 65536:
+            raise ValueError(f"port out of range: {self.port}")
+        if len(self.token) != 40:
+            raise ValueError("Label Studio user tokens are 40 characters")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir / "label-studio.log"
+
+    def environment(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The process environment: loopback-only, no version check, our admin and token."""
+        env = dict(os.environ if base is None else base)
+        for key in [k for k in env if k.startswith(("POSTGRE_", "DJANGO_DB", "LABEL_STUDIO_"))]:
+            del env[key]
+        env.update(
+            {
+                "LABEL_STUDIO_BASE_DATA_DIR": str(self.data_dir),
+                "LABEL_STUDIO_USERNAME": self.username,
+                "LABEL_STUDIO_PASSWORD": self.password,
+                "LABEL_STUDIO_USER_TOKEN": self.token,
+                "LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN": "true",
+                "LATEST_VERSION_CHECK": "false",
+                "SECRET_KEY": secrets.token_urlsafe(32),
+                # Let LS call ML backends and webhooks served by the tests on 127.0.0.1.
+                "ML_BLOCK_LOCAL_IP": "false",
+                "SSRF_PROTECTION_ENABLED": "false",
+                "COLLECT_ANALYTICS": "false",
+            }
+        )
+        if self.postgres is not None:
+            env.update(self.postgres.env())
+        return env
+
+    def start(self, *, timeout: float = 240.0) -> "LocalLabelStudio":
+        """Start the server and wait until it answers our token on our port (first start runs migrations)."""
+        if self._proc is not None:
+            raise RuntimeError("this Label Studio is already started")
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        cmd = [
+            str(self.binary), "start", "--no-browser",
+            "--internal-host", "127.0.0.1", "--port", str(self.port), "--host", self.url,
+        ]
+        with open(self.log_path, "ab") as log:
+            self._proc = subprocess.Popen(
+                cmd, env=self.environment(), stdout=log, stderr=subprocess.STDOUT,
+                cwd=self.data_dir, start_new_session=True,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise RuntimeError(f"Label Studio exited with code {self._proc.returncode}; log: {self.log_path}")
+            if self.ready():
+                return self
+            time.sleep(1.0)
+        self.stop()
+        raise RuntimeError(f"Label Studio did not answer on {self.url} within {timeout:.0f} s; log: {self.log_path}")
+
+    def ready(self) -> bool:
+        """True when our port serves the API and accepts our token."""
+        try:
+            resp = httpx.get(
+                f"{self.url}/api/current-user/whoami",
+                headers={"Authorization": f"Token {self.token}"}, timeout=3.0,
+            )
+        except httpx.HTTPError:
+            return False
+        return resp.status_code == 200
+
+    def stop(self, *, timeout: float = 20.0) -> None:
+        """Stop the whole process group (LS forks a server child)."""
+        proc, self._proc = self._proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=timeout)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait(timeout=timeout)
+
+    def __enter__(self) -> "LocalLabelStudio":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def signup_user(url: str, email: str, password: str) -> str:
+    """Register a user through Label Studio's sign-up form and return their API token.
+
+    The API cannot set a password nor read another user's token in open-source Label Studio; the
+    sign-up form does both (the new user joins the first organization), which is what a real expert
+    would do. Raises ValueError when the form refuses (e.g. the email already exists).
+    """
+    with httpx.Client(base_url=url, timeout=30.0) as session:
+        session.get("/user/signup/")
+        csrf = session.cookies.get("csrftoken", "")
+        resp = session.post(
+            "/user/signup/",
+            data={"email": email, "password": password, "csrfmiddlewaretoken": csrf},
+            headers={"Referer": f"{url}/user/signup/"},
+        )
+        if resp.status_code != 302:
+            raise ValueError(f"Label Studio refused to sign up {email} (HTTP {resp.status_code})")
+        token = session.get("/api/current-user/token")
+        if token.status_code != 200:
+            raise ValueError(f"no token for {email} after sign-up (HTTP {token.status_code})")
+        return str(token.json()["token"])

@@ -1,0 +1,148 @@
+"""Task specs and blind review configs derived from realistic Label Studio label configs."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from backend.labelstudio.labelconfig import (
+    choice_from_result,
+    expert_field,
+    expert_name,
+    reconcile_label_config,
+    review_label_config,
+    spec_from_label_config,
+)
+
+# The shape of LS's "Text classification" template, with the kind of extras a project lead adds.
+FACTUAL = """
+<View>
+  <Header value="Is the generated text supported by the grounding? Our LLM says: likely 0"/>
+  <Text name="grounding" value="$grounding"/>
+  <Text name="generated_text" value="$generated_text"/>
+  <Text name="original" value="$label"/>
+  <Choices name="consistency" toName="generated_text" choice="single" showInLine="true">
+    <Choice value="Inconsistent" alias="0" hint="pick this if anything contradicts"/>
+    <Choice value="Consistent" alias="1" selected="true"/>
+  </Choices>
+  <TextArea name="comment" toName="generated_text" placeholder="why?"/>
+</View>
+"""
+
+LIKERT = """
+<View>
+  <Text name="source" value="$source"/>
+  <View style="margin-top: 1em">
+    <Text name="summary" value="$summary"/>
+  </View>
+  <Choices name="coherence" toName="summary" choice="single-radio">
+    <Choice value="5"/><Choice value="4"/><Choice value="3"/><Choice value="2"/><Choice value="1"/>
+  </Choices>
+</View>
+"""
+
+
+def test_binary_spec_uses_aliases_in_numeric_order_and_skips_the_label_field():
+    spec = spec_from_label_config(FACTUAL, name="factual-consistency")
+    assert spec.family == "binary"
+    assert spec.labels == ("0", "1")
+    assert spec.negative_label == "0"
+    assert dict(spec.fields) == {"grounding": "grounding", "generated_text": "generated_text"}
+    assert spec.prompt_dir == "factual_consistency"
+    assert spec.extra["from_name"] == "consistency"
+    assert spec.extra["to_name"] == "generated_text"
+
+
+def test_numeric_choices_make_an_ascending_ordinal_spec():
+    spec = spec_from_label_config(
+        LIKERT.replace('choice="single-radio"', 'choice="single"'), name="likert"
+    )
+    assert spec.family == "ordinal"
+    assert spec.labels == ("1", "2", "3", "4", "5")
+    assert dict(spec.fields) == {"source": "source", "summary": "summary"}
+
+
+def test_single_radio_is_a_single_choice_but_multiple_is_refused():
+    assert spec_from_label_config(LIKERT.replace("single-radio", "single")).labels[0] == "1"
+    with pytest.raises(ValueError, match="several choices"):
+        spec_from_label_config(LIKERT.replace("single-radio", "multiple"))
+
+
+@pytest.mark.parametrize(
+    ("xml", "reason"),
+    [
+        ("", "empty"),
+        ("<View><Text name='t' value='$t'/>", "well-formed"),
+        ("<View><Text name='t' value='$t'/></View>", "no <Choices>"),
+        (
+            "<View><Text name='t' value='$t'/><Choices name='c' toName='t'><Choice value='a'/>"
+            "<Choice value='b'/><Choice value='c'/></Choices></View>",
+            "non-numeric",
+        ),
+        ("<View><Choices name='c' toName='t'><Choice value='0'/><Choice value='1'/></Choices></View>", "no text input"),
+        (
+            "<View><Text name='t' value='$t'/><Choices name='c' toName='t'><Choice value='0'/></Choices></View>",
+            "at least two",
+        ),
+        (
+            "<View><Text name='t' value='$t'/><Choices name='a' toName='t'><Choice value='0'/><Choice value='1'/>"
+            "</Choices><Choices name='b' toName='t'><Choice value='0'/><Choice value='1'/></Choices></View>",
+            "several <Choices>",
+        ),
+    ],
+)
+def test_unusable_configs_raise_with_the_reason(xml, reason):
+    with pytest.raises(ValueError, match=reason):
+        spec_from_label_config(xml)
+
+
+def test_control_picks_one_of_several_choices():
+    xml = (
+        "<View><Text name='t' value='$t'/><Choices name='a' toName='t'><Choice value='0'/><Choice value='1'/>"
+        "</Choices><Choices name='b' toName='t'><Choice value='x'/><Choice value='y'/></Choices></View>"
+    )
+    assert spec_from_label_config(xml, control="b").labels == ("x", "y")
+
+
+def test_review_config_keeps_only_inputs_and_choices():
+    xml = review_label_config(FACTUAL)
+    root = ET.fromstring(xml)
+    tags = [el.tag for el in root.iter()]
+    assert tags == ["View", "Text", "Text", "Choices", "Choice", "Choice"]
+    assert [el.get("value") for el in root.iter("Text")] == ["$grounding", "$generated_text"]
+    assert "LLM" not in xml and "hint" not in xml and "selected" not in xml and "$label" not in xml
+    choices = [(c.get("value"), c.get("alias")) for c in root.iter("Choice")]
+    assert choices == [("Inconsistent", "0"), ("Consistent", "1")]
+    # The derived config still yields the same spec (labels and control), so answers map back.
+    again = spec_from_label_config(xml)
+    assert again.labels == ("0", "1") and again.extra["from_name"] == "consistency"
+
+
+def test_review_config_retargets_choices_when_their_object_is_dropped():
+    xml = (
+        "<View><Text name='t' value='$t'/><Text name='orig' value='$gold'/>"
+        "<Choices name='c' toName='orig'><Choice value='0'/><Choice value='1'/></Choices></View>"
+    )
+    root = ET.fromstring(review_label_config(xml, exclude_fields=("gold",)))
+    assert root.find("Choices").get("toName") == "t"
+
+
+def test_reconcile_config_shows_expert_answers_but_nothing_else():
+    root = ET.fromstring(reconcile_label_config(FACTUAL, n_experts=3))
+    values = [el.get("value") for el in root.iter("Text")]
+    assert values == ["$grounding", "$generated_text", "$expert_a", "$expert_b", "$expert_c"]
+    assert [expert_field(i) for i in range(2)] == ["expert_a", "expert_b"]
+    assert expert_name(1) == "Expert B"
+    with pytest.raises(ValueError):
+        reconcile_label_config(FACTUAL, n_experts=1)
+
+
+def test_choice_from_result_reads_the_named_control_only():
+    result = [
+        {"from_name": "comment", "type": "textarea", "value": {"text": ["1"]}},
+        {"from_name": "consistency", "type": "choices", "value": {"choices": ["0"]}},
+    ]
+    assert choice_from_result(result, control="consistency") == "0"
+    assert choice_from_result(result, control="other") is None
+    assert choice_from_result([], control="consistency") is None
