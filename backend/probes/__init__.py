@@ -1,0 +1,8 @@
+"""Gullibility probes (seed 003): test each LLM judge on items that deserve the negative label but
+carry the query's words or a planted instruction, before trusting its flags.
+
+Modules: ``wordlist`` (random-word source), ``layout`` (which field is stuffed, per task family),
+``construct`` (probe items), ``metrics`` (MAE, share positive, p(positive)), ``run`` (scoring through
+the engine), ``undelimited`` (the same members without data fencing), ``store`` (latest results in
+the audit database), ``report`` (JSON and table).
+"""
