@@ -171,7 +171,10 @@ def pull_audit(
     crowd = source_crowd(tasks, spec, gold_user_id=find_gold_user(client))
     known = {str(it.id) for it in items}
     routed, reviews = review_records(str(project), db_url=db_url, known=known, client=client, spec=spec)
-    threshold = None
+    models = None
+    if models_file:
+        models, bad = load_models(models_file)
+        stats.notes += [f"--models {models_file}: skipped {err}" for err in bad]
     return AuditData(
         project=str(project),
         spec=spec,
@@ -180,6 +183,5 @@ def pull_audit(
         reviews=reviews,
         crowd={k: v for k, v in crowd.items() if k in known},
         probes=probe_rows(db_url=db_url),
-        models=load_models(models_file, spec=spec) if models_file else None,
-        threshold=threshold,
+        models=models,
     )

@@ -10,6 +10,8 @@ from typing import Any, Mapping
 
 from backend.taskspec import TaskSpec
 
+from stats_cli.rows import RowError, read_rows
+
 from .inputs import ExpertReview, ProbeRow
 
 
@@ -24,6 +26,23 @@ def probe_rows(*, db_url: str | None) -> tuple[ProbeRow, ...]:
     return ()
 
 
-def load_models(path: str, *, spec: TaskSpec) -> Mapping[str, Mapping[str, Any]]:
-    """``--models FILE``: rows of (id, model, score) -> model -> item id -> score."""
-    return {}
+def load_models(path: str) -> tuple[dict[str, dict[str, float]], list[RowError]]:
+    """``--models FILE`` (CSV/TSV/JSONL with ``id``, ``model``, ``score``) -> model -> item id -> score.
+
+    ``score`` is the model's probability of the positive label. Bad rows are skipped and returned
+    with their line numbers, so the report can list them.
+    """
+    read = read_rows(path)
+    out: dict[str, dict[str, float]] = {}
+    for row in read.rows:
+        item, model, score = row.data.get("id"), row.data.get("model"), row.data.get("score")
+        try:
+            value = float(score)
+        except (TypeError, ValueError):
+            read.errors.append(RowError(row.line, f"score {score!r} is not a number"))
+            continue
+        if item is None or not model:
+            read.errors.append(RowError(row.line, "needs id and model"))
+            continue
+        out.setdefault(str(model), {})[str(item)] = value
+    return out, list(read.errors)

@@ -39,7 +39,7 @@ def planted_items(n: int = 40, *, flipped: set[int], false_alarms: set[int], see
     return items, truth
 
 
-def planted_audit(*, n: int = 40, flipped=frozenset({2, 5, 11, 17, 23, 29, 35}),
+def planted_audit(*, n: int = 40, flipped=frozenset({2, 3, 5, 11, 12, 17, 27, 29, 35}),
                   false_alarms=frozenset({8, 31}), split: str | None = "t11", reviewed_share: float = 1.0,
                   reconcile: bool = True, crowd: bool = False) -> tuple[AuditData, dict[str, str]]:
     """A reviewed project: experts A and B answer the truth, except B on ``split`` (reconciled to truth)."""

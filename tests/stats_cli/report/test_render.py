@@ -1,0 +1,98 @@
+"""Every renderer on one test-built report; HTML is self-contained and opens in headless Chromium."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from stats_cli.report.build import build_report
+from stats_cli.report.model import Section, Status, Table
+from stats_cli.report.render import render
+from tests.stats_cli.report.builders import planted_audit
+
+ARTIFACTS = Path(__file__).resolve().parents[3] / "artifacts"
+CHROMIUM = os.environ.get("LABEL_AUDIT_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def test_model_validates_and_json_has_no_nan():
+    with pytest.raises(ValueError):
+        Section("k", "t", Status.PENDING)  # a pending section must say why
+    with pytest.raises(ValueError):
+        Table.build("t", ("a", "b"), [(1,)])
+    table = Table.build("t", ("a",), [(float("nan"),)])
+    assert table.rows[0][0] is None
+
+
+def test_json_and_markdown_and_table_carry_the_same_numbers():
+    data, _ = planted_audit()
+    report = build_report(data)
+    doc = json.loads(render(report, fmt="json"))
+    assert [s["key"] for s in doc["sections"]][:4] == ["audit", "experts", "errors", "confidence"]
+    errors = next(s for s in doc["sections"] if s["key"] == "errors")
+    assert errors["status"] == "ok" and errors["values"]["reviewed"]["errors"] == 9
+    md = render(report, fmt="md")
+    assert "## Label errors" in md and "| reviewed by experts | 11 | 9 |" in md
+    text = render(report, fmt="table")
+    assert "Label errors" in text and "NOT APPLICABLE: no --models file given" in text
+    with pytest.raises(ValueError):
+        render(report, fmt="pdf")
+
+
+def test_pending_sections_say_why_in_every_format():
+    data, _ = planted_audit(reviewed_share=0.0)
+    report = build_report(data)
+    for fmt in ("table", "md", "html"):
+        assert "PENDING: no expert decision is settled yet" in render(report, fmt=fmt)
+    doc = json.loads(render(report, fmt="json"))
+    assert next(s for s in doc["sections"] if s["key"] == "errors")["status"] == "pending"
+
+
+def _html(tmp_path: Path) -> Path:
+    data, _ = planted_audit(crowd=True)
+    html = render(build_report(data), fmt="html")
+    path = tmp_path / "report.html"
+    path.write_text(html, encoding="utf-8")
+    return path
+
+
+def test_html_is_one_self_contained_file_with_the_three_plots(tmp_path):
+    html = _html(tmp_path).read_text()
+    assert not re.search(r"(src|href)=['\"](https?:|//)", html)  # nothing fetched from anywhere
+    figures = dict(re.findall(r"data-figure='([a-z_]+)' src='data:image/png;base64,([^']+)'", html))
+    assert set(figures) == {"who_is_right", "reliability", "ensemble_size"}
+    for payload in figures.values():
+        assert base64.b64decode(payload)[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_html_opens_in_headless_chromium_and_is_screenshotted(tmp_path):
+    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"Chromium not found at {CHROMIUM}: CI must `apt-get install -y chromium`")
+        pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install -y chromium)")
+    from playwright.sync_api import sync_playwright
+
+    page_path = _html(tmp_path)
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "report-html.png"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 900})
+            page.goto(page_path.as_uri())
+            assert "Label audit report" in page.title() + page.inner_text("h1")
+            sizes = page.eval_on_selector_all("img[data-figure]", "els => els.map(e => [e.naturalWidth, e.complete])")
+            assert len(sizes) == 3 and all(w > 100 and done for w, done in sizes)  # decoded, not broken
+            assert page.locator("section#errors table").count() == 1
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    assert shot.stat().st_size > 10_000
+    print(f"HTML report screenshot: {shot}")

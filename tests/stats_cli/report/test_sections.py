@@ -1,0 +1,170 @@
+"""Report sections on test-built inputs, checked against statistics computed here independently."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+from sklearn.metrics import cohen_kappa_score, f1_score
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+from stats_cli.report.agreement import paradox_note, rater_agreement
+from stats_cli.report.build import build_report
+from stats_cli.report.model import Status
+from stats_cli.report.threshold import threshold_for_precision
+from tests.stats_cli.report.builders import SPEC, planted_audit
+
+
+def _fleiss(pairs):
+    table, _ = aggregate_raters(np.array(pairs))
+    return fleiss_kappa(table, method="fleiss")
+
+
+def test_expert_kappa_before_and_after_match_statsmodels():
+    data, truth = planted_audit()
+    report = build_report(data)
+    sec = report.section("experts")
+    assert sec.status is Status.OK
+    ids = sorted(data.reviews)
+    before = [[int(data.reviews[i].round1["A"]), int(data.reviews[i].round1["B"])] for i in ids]
+    after = [[int(truth[i]), int(truth[i])] for i in ids]  # reconciliation settles the split on the truth
+    assert sec.values["before"]["fleiss_kappa"] == pytest.approx(_fleiss(before))
+    assert sec.values["before"]["cohen_kappa"] == pytest.approx(cohen_kappa_score(*zip(*before)))
+    assert sec.values["before"]["pct_agreement"] == pytest.approx(np.mean([a == b for a, b in before]))
+    assert sec.values["after"]["fleiss_kappa"] == pytest.approx(_fleiss(after)) == pytest.approx(1.0)
+    assert sec.values["disagreed"] == 1 and sec.values["reconciled"] == 1
+    assert sec.sizes["items with ≥2 expert answers"] == len(ids)
+
+
+def test_error_count_and_bounds_match_scipy():
+    data, truth = planted_audit()
+    sec = build_report(data).section("errors")
+    reviewed = [it for it in data.items if str(it.id) in data.reviews]
+    k = sum(truth[str(it.id)] != it.original for it in reviewed)
+    ci = binomtest(k, len(reviewed)).proportion_ci(method="exact")
+    rev = sec.values["reviewed"]
+    assert (rev["errors"], rev["sample"]) == (k, len(reviewed))
+    assert (rev["cp_low"], rev["cp_high"]) == pytest.approx((ci.low, ci.high))
+    # whole project: every item is settled here (all flags reviewed), N = 40
+    proj = sec.values["project"]
+    n_errors = sum(truth[str(it.id)] != it.original for it in data.items if data.gold(it)[0] is not None)
+    assert proj["errors"] == n_errors == 9  # the 9 planted flips, all flagged and confirmed
+    assert proj["population"] == 40
+
+
+def test_fpc_bound_shrinks_toward_the_rate_when_only_part_is_settled():
+    data, _ = planted_audit(reviewed_share=0.5)
+    proj = build_report(data).section("errors").values["project"]
+    n, k, big_n = proj["sample"], proj["errors"], proj["population"]
+    ci = binomtest(k, n).proportion_ci(method="exact")
+    factor = math.sqrt((big_n - n) / (big_n - 1))
+    p = k / n
+    assert proj["fpc_low"] == pytest.approx(max(0.0, p - (p - ci.low) * factor))
+    assert proj["fpc_high"] == pytest.approx(min(1.0, p + (ci.high - p) * factor))
+    assert n < big_n
+
+
+def test_partially_reviewed_project_reports_pending_not_numbers():
+    data, _ = planted_audit(reviewed_share=0.0)
+    report = build_report(data)
+    for key in ("experts", "errors", "confidence"):
+        sec = report.section(key)
+        assert sec.status is Status.PENDING, key
+        assert sec.reason and not sec.tables
+    assert report.section("audit").status is Status.OK
+    assert report.section("crowd").status is Status.NOT_APPLICABLE
+
+
+def test_unreconciled_split_keeps_after_pending():
+    data, _ = planted_audit(reconcile=False)
+    sec = build_report(data).section("experts")
+    assert sec.values["after"] is None
+    assert any("pending" in n for n in sec.notes)
+    errors = build_report(data).section("errors")
+    assert errors.sizes["open reviews"] == 1
+
+
+def test_kappa_paradox_note_on_the_worked_example():
+    # "Why is annotation hard?": 100 items, both toxic on 1, both not on 91, 4 split each way.
+    a = ["1"] * 1 + ["0"] * 91 + ["1"] * 4 + ["0"] * 4
+    b = ["1"] * 1 + ["0"] * 91 + ["0"] * 4 + ["1"] * 4
+    answers = {str(i): {"A": x, "B": y} for i, (x, y) in enumerate(zip(a, b))}
+    row = rater_agreement("raters", answers, spec=SPEC)
+    assert row.value("pct_agreement") == pytest.approx(0.92)
+    assert row.value("cohen_kappa") == pytest.approx(0.16, abs=0.01)
+    assert row.value("positive_agreement") == pytest.approx(0.20)
+    note = paradox_note(row)
+    assert note and "genuinely disagree" in note
+    # The positive class dominates and is agreed on (90 of 92 matches): κ ≈ 0.29 is the paradox proper.
+    a2 = ["1"] * 90 + ["0"] * 2 + ["1"] * 4 + ["0"] * 4
+    b2 = ["1"] * 90 + ["0"] * 2 + ["0"] * 4 + ["1"] * 4
+    row2 = rater_agreement("raters", {str(i): {"A": x, "B": y} for i, (x, y) in enumerate(zip(a2, b2))}, spec=SPEC)
+    assert row2.value("cohen_kappa") == pytest.approx(cohen_kappa_score(a2, b2))
+    assert row2.value("positive_agreement") == pytest.approx(2 * 90 / (2 * 90 + 8))
+    assert "kappa paradox" in paradox_note(row2)
+    # High κ: no note at all.
+    assert paradox_note(rater_agreement("r", {str(i): {"A": x, "B": x} for i, x in enumerate(a2)}, spec=SPEC)) is None
+
+
+def test_threshold_for_precision_scans_from_high_confidence():
+    conf = [0.95, 0.9, 0.85, 0.8, 0.7, 0.6]
+    ok = [True, True, True, False, True, False]
+    observed, assured = threshold_for_precision(conf, ok, target=0.8)
+    assert observed.threshold == 0.7 and observed.kept == 5 and observed.confirmed == 4
+    assert assured is None  # 4 of 5 cannot make 80% certain
+    observed, assured = threshold_for_precision([0.9] * 30, [True] * 30, target=0.8)
+    assert assured is not None and assured.precision_low == pytest.approx(binomtest(30, 30).proportion_ci().low)
+    with pytest.raises(ValueError):
+        threshold_for_precision(conf, ok, target=0)
+
+
+def test_confidence_bins_and_threshold_section():
+    data, truth = planted_audit()
+    sec = build_report(data, target_precision=0.8).section("confidence")
+    assert sec.status is Status.OK
+    bins = sec.values["bins"]
+    assert sum(b["n"] for b in bins) == len(data.reviews)
+    llm_right = sum(truth[i] == data.items[int(i[1:])].prediction for i in data.reviews)
+    assert sum(b["llm"]["share"] * b["n"] for b in bins) == pytest.approx(llm_right)
+    assert {f.key for f in sec.figures} == {"who_is_right", "reliability"}
+
+
+def test_ensemble_f1_for_the_full_ensemble_matches_direct_computation():
+    data, truth = planted_audit()
+    sec = build_report(data).section("ensemble")
+    settled = [(it, data.gold(it)[0]) for it in data.items if data.gold(it)[0] is not None]
+    y_true = [g != it.original for it, g in settled]
+    y_flag = [it.prediction != it.original for it, _ in settled]
+    full = max(sec.values["f1_by_size"])
+    assert sec.values["f1_by_size"][full] == pytest.approx(f1_score(y_true, y_flag))
+
+
+def test_crowd_majority_and_strict_against_gold():
+    data, truth = planted_audit(crowd=True)
+    report = build_report(data)
+    sec = report.section("crowd")
+    assert sec.status is Status.OK
+    rows = {r[0]: r for r in sec.tables[1].rows}
+    majority = {i: max(set(v.values()), key=list(v.values()).count) for i, v in data.crowd.items()}
+    strict = {i: "0" if "0" in v.values() else "1" for i, v in data.crowd.items()}
+    gold = {str(it.id): data.gold(it)[0] for it in data.items}
+    assert rows["crowd majority"][2] == pytest.approx(np.mean([majority[i] == gold[i] for i in gold]))
+    assert rows["crowd strict"][2] == pytest.approx(np.mean([strict[i] == gold[i] for i in gold]))
+    strat = report.section("stratified")
+    assert strat.status is Status.OK
+    assert strat.tables[0].rows[-1][0] == "all" and strat.tables[0].rows[-1][1] == 40
+
+
+def test_one_broken_section_does_not_take_the_report_down(monkeypatch):
+    import stats_cli.report.build as build
+
+    def boom(_data):
+        raise RuntimeError("planted failure")
+
+    monkeypatch.setattr(build, "audit_section", boom)
+    data, _ = planted_audit()
+    report = build.build_report(data)
+    assert "planted failure" in report.section("audit").reason
+    assert report.section("errors").status is Status.OK
