@@ -1,7 +1,179 @@
-"""Placeholder until its owner lands the real commands; registers nothing."""
+"""`label-audit review push|reconcile|status|gold`: the blind expert review in Label Studio.
+
+Connection: ``--url`` (default ``LABEL_STUDIO_URL``) and the token from ``LABEL_STUDIO_API_KEY`` only
+(a token on the command line would show in ``ps``). Scores come from the audit ledger and review state
+goes to the same database (``--db``, default ``DATABASE_URL``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
 
 import typer
+from rich.console import Console
+from rich.table import Table
+
+review_app = typer.Typer(
+    help="Blind expert review in Label Studio: push suspects, reconcile disagreements, gold labels.",
+    no_args_is_help=True,
+)
+
+URL = typer.Option(None, "--url", help="Label Studio URL (default LABEL_STUDIO_URL; token from LABEL_STUDIO_API_KEY).")
+DB = typer.Option(None, "--db", help="Audit database URL (default DATABASE_URL or ./.label-audit/audit.sqlite).")
+PROJECT = typer.Option(..., "--project", help="Source Label Studio project id.")
+JSON = typer.Option(False, "--json", help="Print the result as JSON.")
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True).print(f"[red]error:[/red] {message}")
+    raise typer.Exit(2)
+
+
+def _open(url: Optional[str], db: Optional[str]):
+    from backend.labelstudio.client import connect
+    from backend.ledger import Ledger
+    from backend.review.store import ReviewStore
+
+    client = connect(url)
+    ledger = Ledger(db)
+    return client, ledger, ReviewStore(engine=ledger.engine)
+
+
+def _source(client, ledger, project: int):
+    from backend.review.source import load_source
+
+    settings = ledger.project(str(project)) or {}
+    return load_source(client, project, label_field=settings.get("label_field"))
+
+
+def _refresh(client, ledger, store, project: int):
+    """Collect answers and recompute gold labels; returns the source project."""
+    from backend.review.collect import collect_answers
+    from backend.review.gold import refresh_gold
+
+    source = _source(client, ledger, project)
+    collect_answers(client, store, source)
+    refresh_gold(store, ledger.results(source.key), source.spec, source_project=source.key)
+    return source
+
+
+def _print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, default=str))
+
+
+@review_app.command("push")
+def push(
+    project: int = PROJECT,
+    experts: str = typer.Option(..., "--experts", help="Expert emails, comma-separated (created if missing)."),
+    threshold: Optional[float] = typer.Option(None, help="Keep flagged items with confidence >= T."),
+    budget: Optional[int] = typer.Option(None, help="At most N items under review (highest confidence first)."),
+    order: str = typer.Option("confidence", help="Task order: confidence (default) or shuffled (the paper's)."),
+    seed: int = typer.Option(0, help="Seed of the shuffled order."),
+    label_field: Optional[str] = typer.Option(None, help="Data field holding the original label, never shown."),
+    url: Optional[str] = URL,
+    db: Optional[str] = DB,
+    json_out: bool = JSON,
+) -> None:
+    """Round 1: flagged items -> one blind review project per expert (inputs + opaque ref only)."""
+    from backend.review.push import push_review
+
+    try:
+        client, ledger, store = _open(url, db)
+        report = push_review(
+            client, store, ledger, project_id=project, experts=experts.split(","), threshold=threshold,
+            budget=budget, order=order, seed=seed, label_field=label_field,
+        )
+    except ValueError as exc:
+        _fail(str(exc))
+    if json_out:
+        _print_json(report.to_json())
+        return
+    out = Console()
+    out.print(f"project {project}: {report.items} items under review ({report.added} added now)")
+    for email, pid in report.projects.items():
+        out.print(f"  {email}: review project {pid} (+{report.new_tasks.get(email, 0)} tasks)")
+    for task_id, reason in report.errors.items():
+        out.print(f"  [yellow]skipped[/yellow] task {task_id}: {reason}")
+
+
+@review_app.command("reconcile")
+def reconcile_cmd(
+    project: int = PROJECT,
+    partial: bool = typer.Option(False, "--partial", help="Reconcile the items every expert answered so far."),
+    url: Optional[str] = URL,
+    db: Optional[str] = DB,
+    json_out: bool = JSON,
+) -> None:
+    """Round 2: a reconciliation project with only the items the experts disagreed on."""
+    from backend.review.gold import refresh_gold
+    from backend.review.reconcile import reconcile
+
+    try:
+        client, ledger, store = _open(url, db)
+        source = _source(client, ledger, project)
+        report = reconcile(client, store, source, partial=partial)
+        refresh_gold(store, ledger.results(source.key), source.spec, source_project=source.key)
+    except ValueError as exc:
+        _fail(str(exc))
+    if json_out:
+        _print_json(report.to_json())
+        return
+    out = Console()
+    out.print(f"round 1: {report.agreed} agreed, {report.disagreements} disagreed, {report.incomplete} incomplete")
+    if report.project is not None:
+        out.print(f"reconciliation project {report.project} (+{report.new_tasks} tasks)")
+    for task_id, reason in report.errors.items():
+        out.print(f"  [yellow]skipped[/yellow] task {task_id}: {reason}")
+
+
+@review_app.command("status")
+def status_cmd(project: int = PROJECT, url: Optional[str] = URL, db: Optional[str] = DB, json_out: bool = JSON) -> None:
+    """Progress per expert and round, and where the gold labels stand."""
+    from backend.review.status import review_status
+
+    try:
+        client, ledger, store = _open(url, db)
+        source = _refresh(client, ledger, store, project)
+    except ValueError as exc:
+        _fail(str(exc))
+    status = review_status(store, source.key)
+    if json_out:
+        _print_json(status.to_json())
+        return
+    table = Table(title=f"Review of project {project} ({status.items} items)")
+    for col in ("round", "who", "LS project", "answered"):
+        table.add_column(col)
+    for p in status.progress:
+        who = p.name if not p.expert else f"{p.name} ({p.expert})"
+        table.add_row(str(p.round), who, str(p.project), f"{p.answered}/{p.tasks}")
+    out = Console()
+    out.print(table)
+    if status.round1:
+        out.print("round 1: " + ", ".join(f"{k} {v}" for k, v in status.round1.items()))
+    out.print("gold labels: " + (", ".join(f"{k} {v}" for k, v in sorted(status.gold.items())) or "none yet"))
+
+
+@review_app.command("gold")
+def gold_cmd(project: int = PROJECT, url: Optional[str] = URL, db: Optional[str] = DB, json_out: bool = JSON) -> None:
+    """Recompute and list the gold labels (original where the ensemble agrees, else the experts')."""
+    try:
+        client, ledger, store = _open(url, db)
+        source = _refresh(client, ledger, store, project)
+    except ValueError as exc:
+        _fail(str(exc))
+    labels = store.gold_labels(source.key)
+    if json_out:
+        _print_json([g.__dict__ for g in labels])
+        return
+    table = Table(title=f"Gold labels of project {project}")
+    for col in ("task", "original", "ensemble", "gold", "decided by", "status"):
+        table.add_column(col)
+    for g in labels:
+        table.add_row(g.task_id, str(g.original), str(g.prediction), str(g.gold or "-"), str(g.decided_by or "-"), g.status)
+    Console().print(table)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to app."""
+    """Add the ``review`` command group to the ``label-audit`` app."""
+    app.add_typer(review_app, name="review")

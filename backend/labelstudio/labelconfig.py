@@ -139,7 +139,8 @@ def spec_from_label_config(
     -------
     TaskSpec
         Two choices -> binary; more, all numeric -> ordinal (ascending). ``extra`` holds
-        ``from_name``/``to_name`` (where predictions go) and ``source: labelstudio``.
+        ``from_name``/``to_name`` (where predictions go), ``source: labelstudio`` and
+        ``choice_labels``/``choice_shown`` (stored label -> what the annotator sees).
 
     Raises
     ------
@@ -186,7 +187,13 @@ def spec_from_label_config(
         labels=tuple(labels),
         label_field=label_field,
         negative_label=labels[0],
-        extra={"from_name": choices.name, "to_name": choices.to_name, "source": "labelstudio"},
+        extra={
+            "from_name": choices.name,
+            "to_name": choices.to_name,
+            "source": "labelstudio",
+            "choice_labels": choices.labels,
+            "choice_shown": choices.shown,
+        },
     )
 
 

@@ -1,0 +1,205 @@
+"""Round 1: copy the flagged items into one blind review project per expert.
+
+Nahum et al. (§4.2, App. C.2): every expert labels every suspect independently, seeing neither the
+original label nor the LLM's. In open-source Label Studio any annotator of a project sees the Data
+Manager (every column, prediction and other annotation), so blindness is enforced by what is *in*
+the project: one project per expert, holding only the inputs and an opaque reference, with no
+predictions and no ML backend. Re-running adds what is missing (new items within the budget, new
+experts) and never duplicates a task: an import that died half-way is matched back by its refs.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from label_studio_sdk import LabelStudio
+
+from backend.labelstudio.client import create_project, ensure_user, import_tasks, iter_tasks, organization_id
+from backend.labelstudio.labelconfig import expert_name
+from backend.results import ItemResult
+from backend.review.source import REF_FIELD, SourceProject, fetch_inputs, load_source
+from backend.review.store import ROUND_REVIEW, Assignment, ReviewItem, ReviewProject, ReviewStore
+
+ORDERS = ("confidence", "shuffled")
+# Project settings that keep a review project blind and single-annotator.
+BLIND_SETTINGS: dict[str, Any] = {
+    "show_collab_predictions": False,
+    "evaluate_predictions_automatically": False,
+    "show_annotation_history": False,
+    "show_instruction": False,
+    "maximum_annotations": 1,
+    "sampling": "Sequential sampling",
+}
+
+
+@dataclass
+class PushReport:
+    """What ``review push`` did: review project per expert, tasks created, items skipped and why."""
+
+    source_project: int
+    projects: dict[str, int] = field(default_factory=dict)
+    new_tasks: dict[str, int] = field(default_factory=dict)
+    items: int = 0
+    added: int = 0
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source_project": self.source_project,
+            "round": ROUND_REVIEW,
+            "projects": dict(self.projects),
+            "new_tasks": dict(self.new_tasks),
+            "items": self.items,
+            "added": self.added,
+            "errors": dict(self.errors),
+        }
+
+
+def parse_experts(text: str | Sequence[str]) -> list[str]:
+    """``"a@x,b@y"`` -> normalised, de-duplicated emails (ValueError on an empty list or a non-email)."""
+    raw = text.split(",") if isinstance(text, str) else list(text)
+    experts = list(dict.fromkeys(e.strip().lower() for e in raw if e and e.strip()))
+    if not experts:
+        raise ValueError("name at least one expert email")
+    bad = [e for e in experts if "@" not in e]
+    if bad:
+        raise ValueError(f"not an email address: {', '.join(bad)}")
+    return experts
+
+
+def _pick_items(
+    client: LabelStudio, source: SourceProject, candidates: list[ItemResult], room: int | None
+) -> tuple[list[ItemResult], dict[str, dict[str, Any]], dict[str, str]]:
+    """The first ``room`` candidates whose inputs can be read (others are skipped with a reason)."""
+    chosen: list[ItemResult] = []
+    inputs: dict[str, dict[str, Any]] = {}
+    errors: dict[str, str] = {}
+    pos = 0
+    while pos < len(candidates) and (room is None or len(chosen) < room):
+        step = len(candidates) if room is None else max(room - len(chosen), 1)
+        batch = candidates[pos:pos + step]
+        pos += len(batch)
+        got, bad = fetch_inputs(client, source, [str(r.id) for r in batch])
+        inputs.update(got)
+        errors.update(bad)
+        chosen.extend(r for r in batch if str(r.id) in got)
+    if room is not None:
+        chosen = chosen[:room]
+    return chosen, inputs, errors
+
+
+def _expert_project(
+    client: LabelStudio, store: ReviewStore, source: SourceProject, email: str, index: int, org_id: int
+) -> ReviewProject:
+    user_id = ensure_user(client, email, org_id=org_id)
+    project_id = create_project(
+        client,
+        title=f"Blind review · {expert_name(index)} · {email}",
+        label_config=source.review_config(),
+        description="Label each item from its content alone.",
+        **BLIND_SETTINGS,
+    )
+    project = ReviewProject(source.key, ROUND_REVIEW, email, index, user_id, project_id)
+    store.add_project(project)
+    return project
+
+
+def recover_task_ids(client: LabelStudio, store: ReviewStore, ls_project_id: int, pending: Sequence[Assignment]) -> None:
+    """Match assignments whose import was not confirmed to tasks already in Label Studio, by ref."""
+    if not pending:
+        return
+    wanted = {a.ref for a in pending}
+    found = {}
+    for task in iter_tasks(client, ls_project_id):
+        ref = (task.data or {}).get(REF_FIELD)
+        if ref in wanted:
+            found[ref] = int(task.id)
+    store.set_task_ids(found)
+
+
+def import_assignments(
+    client: LabelStudio,
+    store: ReviewStore,
+    ls_project_id: int,
+    assignments: Sequence[Assignment],
+    data_of: dict[str, dict[str, Any]],
+) -> int:
+    """Bulk-import one task per assignment (inputs + ref) and record the created task ids."""
+    ready = [a for a in assignments if a.task_id in data_of]
+    if not ready:
+        return 0
+    tasks = [{"data": {**data_of[a.task_id], REF_FIELD: a.ref}} for a in ready]
+    ids = import_tasks(client, ls_project_id, tasks)
+    store.set_task_ids({a.ref: t for a, t in zip(ready, ids)})
+    return len(ready)
+
+
+def push_review(
+    client: LabelStudio,
+    store: ReviewStore,
+    ledger: Any,
+    *,
+    project_id: int,
+    experts: Sequence[str],
+    threshold: float | None = None,
+    budget: int | None = None,
+    order: str = "confidence",
+    seed: int = 0,
+    label_field: str | None = None,
+) -> PushReport:
+    """Send the flagged items of ``project_id`` (highest confidence first, up to ``budget``) to the experts.
+
+    ``ledger`` is an :class:`backend.ledger.Ledger` (``flagged``, ``latest_version``, ``project``).
+    ``order="shuffled"`` shuffles each expert's tasks (seeded by ``seed`` and the expert), as in the
+    paper; the default keeps confidence order so a partial review covers the strongest suspects first.
+    """
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
+    if budget is not None and budget < 0:
+        raise ValueError("budget must be >= 0")
+    experts = parse_experts(experts)
+    settings = ledger.project(str(project_id)) or {}
+    source = load_source(client, project_id, label_field=label_field or settings.get("label_field"))
+    report = PushReport(source_project=project_id)
+
+    existing = store.items(source.key)
+    have = {i.task_id for i in existing}
+    candidates = [r for r in ledger.flagged(source.key, threshold=threshold) if str(r.id) not in have]
+    candidates = [r for r in candidates if r.prediction is not None]
+    room = None if budget is None else max(budget - len(existing), 0)
+    chosen, inputs, report.errors = _pick_items(client, source, candidates, room)
+    version = ledger.latest_version(source.key)
+    new_items = [
+        ReviewItem(str(r.id), len(existing) + k, r.original, r.prediction, r.confidence, version)
+        for k, r in enumerate(chosen)
+    ]
+    store.add_items(source.key, new_items)
+    items = existing + new_items
+    report.items, report.added = len(items), len(new_items)
+
+    projects = {p.expert: p for p in store.projects(source.key, round=ROUND_REVIEW)}
+    org_id = organization_id(client)
+    for email in experts:
+        if email not in projects:
+            projects[email] = _expert_project(client, store, source, email, len(projects), org_id)
+    missing_inputs = [i.task_id for i in items if i.task_id not in inputs]
+    if missing_inputs:
+        got, bad = fetch_inputs(client, source, missing_inputs)
+        inputs.update(got)
+        report.errors.update(bad)
+
+    for email in experts:
+        project = projects[email]
+        assigned = store.assignments(source.key, round=ROUND_REVIEW, expert=email)
+        recover_task_ids(client, store, project.ls_project_id, [a for a in assigned if a.ls_task_id is None])
+        assigned = store.assignments(source.key, round=ROUND_REVIEW, expert=email)
+        unconfirmed = [a for a in assigned if a.ls_task_id is None]
+        todo = [i.task_id for i in items if i.task_id in inputs]
+        if order == "shuffled":
+            random.Random(f"{seed}:{email}").shuffle(todo)
+        fresh = store.assign(source.key, todo, round=ROUND_REVIEW, expert=email, ls_project_id=project.ls_project_id)
+        report.new_tasks[email] = import_assignments(client, store, project.ls_project_id, unconfirmed + fresh, inputs)
+        report.projects[email] = project.ls_project_id
+    return report

@@ -1,0 +1,120 @@
+"""Round 2: a reconciliation project holding only the items the experts disagreed on.
+
+Each task shows the inputs and every expert's round-1 answer as "Expert A: ...", "Expert B: ..."
+(never the original label nor the ensemble's), so the experts can discuss and settle it (Nahum et
+al. App. C.2). Every expert may record their post-discussion answer; the item is resolved when the
+round-2 answers agree. Re-running adds newly found disagreements only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from label_studio_sdk import LabelStudio
+
+from backend.labelstudio.client import create_project
+from backend.labelstudio.labelconfig import expert_field, expert_name
+from backend.review.collect import collect_answers
+from backend.review.push import BLIND_SETTINGS, import_assignments, recover_task_ids
+from backend.review.source import SourceProject, fetch_inputs
+from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, SHARED, ReviewProject, ReviewStore
+
+
+class RoundIncomplete(ValueError):
+    """Round 1 still has unanswered tasks (pass ``partial=True`` to reconcile what is complete)."""
+
+
+@dataclass
+class ReconcileReport:
+    source_project: int
+    project: int | None = None
+    disagreements: int = 0
+    agreed: int = 0
+    incomplete: int = 0
+    new_tasks: int = 0
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source_project": self.source_project, "round": ROUND_RECONCILE, "project": self.project,
+            "disagreements": self.disagreements, "agreed": self.agreed, "incomplete": self.incomplete,
+            "new_tasks": self.new_tasks, "errors": dict(self.errors),
+        }
+
+
+def split_round1(store: ReviewStore, source_key: str) -> tuple[list[str], list[str], list[str]]:
+    """Reviewed items as (disagreed, agreed, incomplete) task ids, in push order."""
+    experts = store.experts(source_key)
+    answers = store.answers_by_task(source_key, round=ROUND_REVIEW)
+    disagreed, agreed, incomplete = [], [], []
+    for item in store.items(source_key):
+        got = answers.get(item.task_id, {})
+        if not experts or any(e not in got or got[e] is None for e in experts):
+            incomplete.append(item.task_id)
+        elif len({got[e] for e in experts}) > 1:
+            disagreed.append(item.task_id)
+        else:
+            agreed.append(item.task_id)
+    return disagreed, agreed, incomplete
+
+
+def _reconcile_project(client: LabelStudio, store: ReviewStore, source: SourceProject, n_experts: int) -> ReviewProject:
+    found = store.projects(source.key, round=ROUND_RECONCILE)
+    if found:
+        return found[0]
+    settings = {**BLIND_SETTINGS, "maximum_annotations": n_experts}
+    project_id = create_project(
+        client,
+        title="Reconciliation · " + " / ".join(expert_name(i) for i in range(n_experts)),
+        label_config=source.reconcile_config(n_experts),
+        description="Items the experts labelled differently: discuss, then record the agreed label.",
+        **settings,
+    )
+    project = ReviewProject(source.key, ROUND_RECONCILE, SHARED, None, None, project_id)
+    store.add_project(project)
+    return project
+
+
+def reconcile(
+    client: LabelStudio, store: ReviewStore, source: SourceProject, *, partial: bool = False
+) -> ReconcileReport:
+    """Collect round-1 answers and put every disagreement into the reconciliation project.
+
+    Raises
+    ------
+    RoundIncomplete
+        When some round-1 task is unanswered and ``partial`` is False.
+    ValueError
+        When nothing was pushed for review, or only one expert reviewed.
+    """
+    experts = store.experts(source.key)
+    if not experts:
+        raise ValueError(f"project {source.project_id} has no review yet: run `label-audit review push` first")
+    if len(experts) < 2:
+        raise ValueError("reconciliation needs at least two experts")
+    collect_answers(client, store, source)
+    disagreed, agreed, incomplete = split_round1(store, source.key)
+    report = ReconcileReport(source.project_id, None, len(disagreed), len(agreed), len(incomplete))
+    if incomplete and not partial:
+        raise RoundIncomplete(
+            f"round 1 is not complete: {len(incomplete)} of {len(store.items(source.key))} items still lack "
+            "an answer from every expert (pass --partial to reconcile the complete ones)"
+        )
+    if not disagreed:
+        return report
+    project = _reconcile_project(client, store, source, len(experts))
+    report.project = project.ls_project_id
+    assigned = store.assignments(source.key, round=ROUND_RECONCILE)
+    recover_task_ids(client, store, project.ls_project_id, [a for a in assigned if a.ls_task_id is None])
+    unconfirmed = [a for a in store.assignments(source.key, round=ROUND_RECONCILE) if a.ls_task_id is None]
+    fresh = store.assign(source.key, disagreed, round=ROUND_RECONCILE, expert=SHARED,
+                         ls_project_id=project.ls_project_id)
+    todo = unconfirmed + fresh
+    inputs, report.errors = fetch_inputs(client, source, [a.task_id for a in todo])
+    answers = store.answers_by_task(source.key, round=ROUND_REVIEW)
+    for task_id, data in inputs.items():
+        for i, email in enumerate(experts):
+            data[expert_field(i)] = f"{expert_name(i)}: {source.shown_label(answers.get(task_id, {}).get(email))}"
+    report.new_tasks = import_assignments(client, store, project.ls_project_id, todo, inputs)
+    return report

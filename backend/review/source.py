@@ -1,0 +1,110 @@
+"""What the review needs from the source project: its label config, spec, and the items' inputs only.
+
+Inputs are re-read from Label Studio (never from the ledger's copy of the item) and filtered to the
+fields the blind config shows, so a label imported as a data field, a hidden column or any extra
+metadata cannot leak into a review task.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from label_studio_sdk import LabelStudio
+
+from backend.labelstudio.client import field, iter_tasks
+from backend.labelstudio.labelconfig import (
+    find_inputs,
+    reconcile_label_config,
+    review_label_config,
+    spec_from_label_config,
+)
+from backend.taskspec import TaskSpec
+
+REF_FIELD = "review_ref"  # the one non-input field of a review task: the opaque reference
+
+
+@dataclass(frozen=True)
+class SourceProject:
+    """A source project as the review sees it."""
+
+    project_id: int
+    label_config: str
+    spec: TaskSpec
+    label_field: str
+
+    @property
+    def key(self) -> str:
+        """The project key of the ledger and the review store."""
+        return str(self.project_id)
+
+    @property
+    def control(self) -> str:
+        return str(self.spec.extra["from_name"])
+
+    def review_config(self) -> str:
+        return review_label_config(self.label_config, control=self.control, exclude_fields=(self.label_field,))
+
+    def reconcile_config(self, n_experts: int) -> str:
+        return reconcile_label_config(
+            self.label_config, n_experts=n_experts, control=self.control, exclude_fields=(self.label_field,)
+        )
+
+    def input_fields(self) -> list[str]:
+        """The data fields a reviewer sees (those of the blind config)."""
+        import xml.etree.ElementTree as ET
+
+        root = ET.fromstring(self.review_config())
+        return list(dict.fromkeys(obj.field for obj in find_inputs(root)))
+
+    def shown_label(self, label: str | None) -> str:
+        """What an annotator saw for a stored label (the choice's value when it has an alias)."""
+        if label is None:
+            return "(no answer)"
+        shown = dict(zip(self.spec.extra.get("choice_labels", ()), self.spec.extra.get("choice_shown", ())))
+        return str(shown.get(label, label))
+
+
+def load_source(
+    client: LabelStudio, project_id: int, *, label_field: str | None = None, control: str | None = None
+) -> SourceProject:
+    """Read the source project's label config and derive its spec (ValueError when unusable)."""
+    config = client.projects.get(id=project_id).label_config
+    if not config:
+        raise ValueError(f"project {project_id} has no label config")
+    spec = spec_from_label_config(config, label_field=label_field, control=control)
+    return SourceProject(project_id=project_id, label_config=config, spec=spec, label_field=spec.label_field)
+
+
+def fetch_inputs(
+    client: LabelStudio, source: SourceProject, task_ids: Sequence[str]
+) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The shown inputs of each source task, and an error per task that cannot be reviewed.
+
+    Returns
+    -------
+    inputs : dict
+        task id -> ``{field: value}`` restricted to the blind config's fields.
+    errors : dict
+        task id -> reason (deleted task, missing input, non-integer id).
+    """
+    fields = source.input_fields()
+    errors: dict[str, str] = {}
+    numeric = []
+    for task_id in task_ids:
+        try:
+            numeric.append(int(task_id))
+        except (TypeError, ValueError):
+            errors[str(task_id)] = "not a Label Studio task id"
+    found: dict[str, dict[str, Any]] = {}
+    for task in iter_tasks(client, source.project_id, task_ids=numeric):
+        data = field(task, "data", None) or {}
+        missing = [f for f in fields if f not in data or data[f] is None]
+        if missing:
+            errors[str(field(task, "id"))] = f"missing input field(s): {', '.join(missing)}"
+            continue
+        found[str(field(task, "id"))] = {f: data[f] for f in fields}
+    for task_id in numeric:
+        if str(task_id) not in found and str(task_id) not in errors:
+            errors[str(task_id)] = "source task not found in Label Studio"
+    return found, errors

@@ -1,0 +1,303 @@
+"""The review store: review projects, assignments (source task -> opaque ref), answers, gold labels.
+
+One class over the ``review_*`` tables so the commands, the reports (``audit-stats report``) and
+``sync-gold`` read the review the same way. Writes are idempotent (upserts by natural keys), so a
+re-run of ``review push`` or ``reconcile`` never duplicates a row.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Iterable, Mapping, Sequence
+
+from sqlalchemy import Engine, and_, delete, func, select, update
+
+from backend.db import make_engine
+from backend.labelstudio.labelconfig import expert_name
+from backend.ledger.upsert import upsert
+from backend.review import schema
+
+ROUND_REVIEW = 1
+ROUND_RECONCILE = 2
+SHARED = ""  # the "expert" of the shared reconciliation project
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def new_ref() -> str:
+    """An opaque reference: 128 random bits, unrelated to any id."""
+    return secrets.token_urlsafe(16)
+
+
+@dataclass(frozen=True)
+class ReviewProject:
+    source_project: str
+    round: int
+    expert: str
+    expert_index: int | None
+    expert_user_id: int | None
+    ls_project_id: int
+
+    @property
+    def display_name(self) -> str:
+        """"Expert A"... for round-1 projects, "Reconciliation" for the shared one."""
+        return "Reconciliation" if self.expert_index is None else expert_name(self.expert_index)
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    task_id: str
+    rank: int
+    original: str | None
+    prediction: str | None
+    confidence: float | None
+    model_version: str | None = None
+
+
+@dataclass(frozen=True)
+class Assignment:
+    ref: str
+    task_id: str
+    round: int
+    expert: str
+    ls_project_id: int
+    ls_task_id: int | None
+
+
+@dataclass(frozen=True)
+class Answer:
+    ref: str
+    task_id: str
+    round: int
+    expert: str
+    annotation_id: int
+    label: str | None
+
+
+@dataclass(frozen=True)
+class GoldLabel:
+    """The gold label of one item; ``gold`` is None unless ``status == "final"``."""
+
+    task_id: str
+    original: str | None
+    prediction: str | None
+    confidence: float | None
+    gold: str | None
+    decided_by: str | None
+    status: str
+
+
+class ReviewStore:
+    """Review state in the audit database.
+
+    Parameters
+    ----------
+    url : str, optional
+        Database URL; default ``DATABASE_URL`` or the SQLite file of :func:`backend.db.default_url`.
+    engine : Engine, optional
+        An engine to share with the ledger (then ``url`` must be None).
+    """
+
+    def __init__(self, url: str | None = None, *, engine: Engine | None = None) -> None:
+        if url is not None and engine is not None:
+            raise ValueError("give either url or engine, not both")
+        self.engine: Engine = engine if engine is not None else make_engine(url)
+        schema.metadata.create_all(self.engine)
+
+    # ---- review projects -------------------------------------------------------------------
+    def projects(self, source_project: str, *, round: int | None = None) -> list[ReviewProject]:
+        """Review projects of a source project, round-1 experts in letter order first."""
+        cols = schema.projects.c
+        query = select(schema.projects).where(cols.source_project == str(source_project))
+        if round is not None:
+            query = query.where(cols.round == round)
+        query = query.order_by(cols.round, cols.expert_index, cols.id)
+        with self.engine.connect() as conn:
+            return [
+                ReviewProject(r.source_project, r.round, r.expert, r.expert_index, r.expert_user_id, r.ls_project_id)
+                for r in conn.execute(query)
+            ]
+
+    def add_project(self, project: ReviewProject) -> None:
+        row = {
+            "source_project": str(project.source_project), "round": project.round, "expert": project.expert,
+            "expert_index": project.expert_index, "expert_user_id": project.expert_user_id,
+            "ls_project_id": project.ls_project_id, "created_at": _now(),
+        }
+        with self.engine.begin() as conn:
+            upsert(conn, schema.projects, [row], keys=("source_project", "round", "expert"))
+
+    def experts(self, source_project: str) -> list[str]:
+        """The round-1 experts' emails in letter order (A, B, ...)."""
+        return [p.expert for p in self.projects(source_project, round=ROUND_REVIEW)]
+
+    # ---- items -----------------------------------------------------------------------------
+    def items(self, source_project: str) -> list[ReviewItem]:
+        """The items under review, in push order."""
+        cols = schema.items.c
+        query = select(schema.items).where(cols.source_project == str(source_project)).order_by(cols.rank)
+        with self.engine.connect() as conn:
+            return [
+                ReviewItem(r.task_id, r.rank, r.original, r.prediction, r.confidence, r.model_version)
+                for r in conn.execute(query)
+            ]
+
+    def add_items(self, source_project: str, items: Sequence[ReviewItem]) -> None:
+        rows = [
+            {
+                "source_project": str(source_project), "task_id": str(i.task_id), "rank": i.rank,
+                "original": i.original, "prediction": i.prediction, "confidence": i.confidence,
+                "model_version": i.model_version, "pushed_at": _now(),
+            }
+            for i in items
+        ]
+        with self.engine.begin() as conn:
+            upsert(conn, schema.items, rows, keys=("source_project", "task_id"))
+
+    # ---- assignments -----------------------------------------------------------------------
+    def assignments(
+        self, source_project: str, *, round: int | None = None, expert: str | None = None
+    ) -> list[Assignment]:
+        cols = schema.assignments.c
+        query = select(schema.assignments).where(cols.source_project == str(source_project))
+        if round is not None:
+            query = query.where(cols.round == round)
+        if expert is not None:
+            query = query.where(cols.expert == expert)
+        with self.engine.connect() as conn:
+            return [
+                Assignment(r.ref, r.task_id, r.round, r.expert, r.ls_project_id, r.ls_task_id)
+                for r in conn.execute(query.order_by(cols.created_at, cols.ref))
+            ]
+
+    def assign(
+        self, source_project: str, task_ids: Sequence[str], *, round: int, expert: str, ls_project_id: int
+    ) -> list[Assignment]:
+        """New assignments (fresh refs) for tasks that have none yet in this round for this expert."""
+        have = {a.task_id for a in self.assignments(source_project, round=round, expert=expert)}
+        fresh = [
+            Assignment(new_ref(), str(t), round, expert, ls_project_id, None)
+            for t in dict.fromkeys(str(t) for t in task_ids) if t not in have
+        ]
+        now = _now()
+        rows = [
+            {"ref": a.ref, "source_project": str(source_project), "task_id": a.task_id, "round": round,
+             "expert": expert, "ls_project_id": ls_project_id, "ls_task_id": None, "created_at": now}
+            for a in fresh
+        ]
+        if rows:
+            with self.engine.begin() as conn:
+                conn.execute(schema.assignments.insert(), rows)
+        return fresh
+
+    def set_task_ids(self, ls_task_ids: Mapping[str, int]) -> None:
+        """Record the Label Studio task created for each ref."""
+        if not ls_task_ids:
+            return
+        cols = schema.assignments.c
+        with self.engine.begin() as conn:
+            for ref, task in ls_task_ids.items():
+                conn.execute(update(schema.assignments).where(cols.ref == ref).values(ls_task_id=int(task)))
+
+    # ---- answers ---------------------------------------------------------------------------
+    def replace_answers(self, ls_project_id: int, answers: Iterable[Answer], *, source_project: str) -> int:
+        """Make the stored answers of one review project exactly ``answers`` (deleted annotations vanish)."""
+        refs = select(schema.assignments.c.ref).where(schema.assignments.c.ls_project_id == int(ls_project_id))
+        now = _now()
+        rows = [
+            {"ref": a.ref, "source_project": str(source_project), "task_id": a.task_id, "round": a.round,
+             "expert": a.expert, "annotation_id": int(a.annotation_id), "label": a.label, "updated_at": now}
+            for a in answers
+        ]
+        with self.engine.begin() as conn:
+            conn.execute(delete(schema.answers).where(schema.answers.c.ref.in_(refs)))
+            if rows:
+                conn.execute(schema.answers.insert(), rows)
+        return len(rows)
+
+    def answers(self, source_project: str, *, round: int | None = None) -> list[Answer]:
+        cols = schema.answers.c
+        query = select(schema.answers).where(cols.source_project == str(source_project))
+        if round is not None:
+            query = query.where(cols.round == round)
+        with self.engine.connect() as conn:
+            return [
+                Answer(r.ref, r.task_id, r.round, r.expert, r.annotation_id, r.label)
+                for r in conn.execute(query.order_by(cols.task_id, cols.annotation_id))
+            ]
+
+    def answers_by_task(self, source_project: str, *, round: int) -> dict[str, dict[str, str | None]]:
+        """``{task_id: {expert: label}}``; an expert with several annotations keeps the latest."""
+        out: dict[str, dict[str, str | None]] = {}
+        for ans in self.answers(source_project, round=round):
+            out.setdefault(ans.task_id, {})[ans.expert] = ans.label
+        return out
+
+    def expert_labels(self, source_project: str, *, stage: str = "before") -> dict[str, dict[str, str | None]]:
+        """Each expert's label per reviewed item, keyed "Expert A", "Expert B"... (agreement statistics).
+
+        ``stage="before"``: round-1 answers. ``"after"``: an expert's round-2 answer where they gave
+        one, else the round-2 consensus where there was one, else their round-1 answer.
+        """
+        if stage not in ("before", "after"):
+            raise ValueError(f"stage must be 'before' or 'after', got {stage!r}")
+        names = {p.expert: p.display_name for p in self.projects(source_project, round=ROUND_REVIEW)}
+        first = self.answers_by_task(source_project, round=ROUND_REVIEW)
+        out = {t: {names.get(e, e): lab for e, lab in by.items()} for t, by in first.items()}
+        if stage == "before":
+            return out
+        for task_id, by in self.answers_by_task(source_project, round=ROUND_RECONCILE).items():
+            labels = {lab for lab in by.values() if lab is not None}
+            consensus = labels.pop() if len(labels) == 1 else None
+            row = out.setdefault(task_id, {})
+            for expert in names.values():
+                if consensus is not None:
+                    row[expert] = consensus
+            for email, lab in by.items():
+                if email in names:
+                    row[names[email]] = lab
+        return out
+
+    # ---- gold labels -----------------------------------------------------------------------
+    def set_gold(self, source_project: str, labels: Sequence[GoldLabel]) -> None:
+        now = _now()
+        rows = [
+            {"source_project": str(source_project), "task_id": g.task_id, "original": g.original,
+             "prediction": g.prediction, "confidence": g.confidence, "gold": g.gold,
+             "decided_by": g.decided_by, "status": g.status, "updated_at": now}
+            for g in labels
+        ]
+        with self.engine.begin() as conn:
+            upsert(conn, schema.gold, rows, keys=("source_project", "task_id"))
+
+    def gold_labels(self, source_project: str, *, status: str | None = None) -> list[GoldLabel]:
+        """Stored gold labels of a project (``status="final"`` for the decided ones only)."""
+        cols = schema.gold.c
+        query = select(schema.gold).where(cols.source_project == str(source_project))
+        if status is not None:
+            query = query.where(cols.status == status)
+        with self.engine.connect() as conn:
+            return [
+                GoldLabel(r.task_id, r.original, r.prediction, r.confidence, r.gold, r.decided_by, r.status)
+                for r in conn.execute(query.order_by(cols.id))
+            ]
+
+    def gold_counts(self, source_project: str) -> dict[str, int]:
+        """``{status: n}`` plus ``{"decided_by:<source>": n}`` for final labels."""
+        cols = schema.gold.c
+        query = (
+            select(cols.status, cols.decided_by, func.count())
+            .where(and_(cols.source_project == str(source_project)))
+            .group_by(cols.status, cols.decided_by)
+        )
+        out: dict[str, int] = {}
+        with self.engine.connect() as conn:
+            for status, decided_by, n in conn.execute(query):
+                out[status] = out.get(status, 0) + int(n)
+                if decided_by:
+                    out[f"decided_by:{decided_by}"] = out.get(f"decided_by:{decided_by}", 0) + int(n)
+        return out

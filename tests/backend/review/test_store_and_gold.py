@@ -1,0 +1,111 @@
+"""The review store (SQLite and PostgreSQL) and the gold-label rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from backend.results import ItemResult
+from backend.review.gold import FINAL, NOT_SCORED, PENDING, UNRESOLVED, gold_label, refresh_gold
+from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, Answer, ReviewItem, ReviewProject, ReviewStore
+from backend.taskspec import load_spec
+
+BINARY = load_spec("factual-consistency")
+LIKERT = load_spec("likert")
+EXPERTS = ["a@x.org", "b@x.org"]
+
+
+def result(task_id: str, original: str | None, prediction: str | None, *, error: str | None = None) -> ItemResult:
+    return ItemResult(id=task_id, original=original, prediction=prediction, confidence=0.9 if prediction else None,
+                      probs=None, flagged=prediction is not None and prediction != original, error=error)
+
+
+def test_original_stands_when_the_ensemble_agrees():
+    g = gold_label(result("1", "1", "1"), BINARY, experts=EXPERTS)
+    assert (g.gold, g.decided_by, g.status) == ("1", "original", FINAL)
+
+
+def test_ordinal_agreement_uses_the_flag_distance():
+    assert gold_label(result("1", "3", "4"), LIKERT, experts=EXPERTS).status == FINAL
+    assert gold_label(result("1", "3", "5"), LIKERT, experts=EXPERTS).status == PENDING
+    assert gold_label(result("1", "3", "4"), LIKERT, experts=EXPERTS, delta=0).status == PENDING
+
+
+def test_disagreement_needs_every_expert_then_their_agreement():
+    item = result("7", "1", "0")
+    assert gold_label(item, BINARY, experts=EXPERTS).status == PENDING
+    assert gold_label(item, BINARY, experts=EXPERTS, round1={"a@x.org": "0"}).status == PENDING
+    agreed = gold_label(item, BINARY, experts=EXPERTS, round1={"a@x.org": "1", "b@x.org": "1"})
+    assert (agreed.gold, agreed.decided_by) == ("1", "experts_round1")
+    split = gold_label(item, BINARY, experts=EXPERTS, round1={"a@x.org": "0", "b@x.org": "1"})
+    assert (split.gold, split.status) == (None, PENDING)
+
+
+def test_round_two_overrides_round_one_and_can_stay_unresolved():
+    item = result("7", "1", "0")
+    r1 = {"a@x.org": "0", "b@x.org": "1"}
+    settled = gold_label(item, BINARY, experts=EXPERTS, round1=r1, round2={"a@x.org": "0", "b@x.org": "0"})
+    assert (settled.gold, settled.decided_by, settled.status) == ("0", "experts_round2", FINAL)
+    still = gold_label(item, BINARY, experts=EXPERTS, round1=r1, round2={"a@x.org": "0", "b@x.org": "1"})
+    assert (still.gold, still.status) == (None, UNRESOLVED)
+    blank = gold_label(item, BINARY, experts=EXPERTS, round1=r1, round2={"a@x.org": None})
+    assert blank.status == UNRESOLVED
+
+
+def test_unscored_items_have_no_gold():
+    assert gold_label(result("9", "1", None, error="timeout"), BINARY, experts=EXPERTS).status == NOT_SCORED
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        return ReviewStore(f"sqlite:///{tmp_path}/audit.sqlite")
+    return ReviewStore(request.getfixturevalue("postgres_url"))
+
+
+def test_store_roundtrip_assignments_answers_and_gold(store):
+    for i, email in enumerate(EXPERTS):
+        store.add_project(ReviewProject("5", ROUND_REVIEW, email, i, 10 + i, 100 + i))
+    store.add_project(ReviewProject("5", ROUND_REVIEW, EXPERTS[0], 0, 10, 100))  # idempotent
+    assert store.experts("5") == EXPERTS
+    assert [p.display_name for p in store.projects("5")] == ["Expert A", "Expert B"]
+
+    store.add_items("5", [ReviewItem("11", 0, "1", "0", 0.9), ReviewItem("12", 1, "0", "1", 0.8)])
+    first = store.assign("5", ["11", "12"], round=ROUND_REVIEW, expert=EXPERTS[0], ls_project_id=100)
+    again = store.assign("5", ["11", "12", "11"], round=ROUND_REVIEW, expert=EXPERTS[0], ls_project_id=100)
+    assert len(first) == 2 and again == []
+    refs = [a.ref for a in first]
+    assert len(set(refs)) == 2 and all(len(r) >= 20 for r in refs)
+    store.set_task_ids({refs[0]: 501})
+    by_ref = {a.ref: a for a in store.assignments("5", round=ROUND_REVIEW)}
+    assert by_ref[refs[0]].ls_task_id == 501 and by_ref[refs[1]].ls_task_id is None
+
+    second = store.assign("5", ["11", "12"], round=ROUND_REVIEW, expert=EXPERTS[1], ls_project_id=101)
+    store.replace_answers(100, [Answer(refs[0], "11", 1, EXPERTS[0], 1, "0"), Answer(refs[1], "12", 1, EXPERTS[0], 2, "0")],
+                          source_project="5")
+    store.replace_answers(101, [Answer(second[0].ref, "11", 1, EXPERTS[1], 3, "1")], source_project="5")
+    # Re-collecting one project replaces its answers only (a deleted annotation disappears).
+    store.replace_answers(100, [Answer(refs[0], "11", 1, EXPERTS[0], 1, "0")], source_project="5")
+    assert store.answers_by_task("5", round=ROUND_REVIEW) == {"11": {EXPERTS[0]: "0", EXPERTS[1]: "1"}}
+
+    store.add_project(ReviewProject("5", ROUND_RECONCILE, "", None, None, 102))
+    (rec,) = store.assign("5", ["11"], round=ROUND_RECONCILE, expert="", ls_project_id=102)
+    store.replace_answers(102, [Answer(rec.ref, "11", 2, EXPERTS[1], 9, "0")], source_project="5")
+    assert store.expert_labels("5", stage="before") == {"11": {"Expert A": "0", "Expert B": "1"}}
+    assert store.expert_labels("5", stage="after") == {"11": {"Expert A": "0", "Expert B": "0"}}
+
+    counts = refresh_gold(store, [result("11", "1", "0"), result("12", "0", "1"), result("13", "1", "1")], BINARY,
+                          source_project="5")
+    assert counts == {FINAL: 2, PENDING: 1}
+    gold = {g.task_id: g for g in store.gold_labels("5")}
+    assert (gold["11"].gold, gold["11"].decided_by) == ("0", "experts_round2")
+    assert (gold["13"].gold, gold["13"].decided_by) == ("1", "original")
+    assert gold["12"].gold is None
+    assert store.gold_counts("5") == {FINAL: 2, PENDING: 1, "decided_by:experts_round2": 1, "decided_by:original": 1}
+    # Other source projects are untouched.
+    assert store.gold_labels("6") == [] and store.items("6") == []
+
+
+def test_constructor_refuses_url_and_engine(tmp_path):
+    one = ReviewStore(f"sqlite:///{tmp_path}/a.sqlite")
+    with pytest.raises(ValueError):
+        ReviewStore(f"sqlite:///{tmp_path}/a.sqlite", engine=one.engine)
