@@ -20,7 +20,7 @@ from stats_cli.agreement import (
     specific_agreement,
 )
 from stats_cli.coefficient import Coefficient
-from stats_cli.labels import normalize_label
+from stats_cli.labels import labels_are_numeric, normalize_label
 from stats_cli.ratings import RatingsTable
 
 __all__ = ["AgreementSummary", "agreement_summary", "POSITIVE_NAMES", "pick_positive"]
@@ -92,6 +92,9 @@ def agreement_summary(
     counts = table.counts()
     notes: list[str] = []
     n_pairable = int((counts.sum(axis=1) >= 2).sum())
+    numeric = [c for c in table.categories if labels_are_numeric([c])]
+    if level == "ordinal" and numeric and len(numeric) < len(table.categories):
+        notes.append("labels mix numbers and text: text labels rank after every number in ordinal α")
     if n_pairable < len(table.items):
         notes.append(f"{len(table.items) - n_pairable} item(s) with a single rating left out of agreement")
     coefficients: dict[str, Coefficient] = {

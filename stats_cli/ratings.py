@@ -121,8 +121,12 @@ def ratings_from_long(
     annotator_col: str = "annotator",
     label_col: str = "label",
     errors: Sequence[RowError] = (),
+    numeric_only: bool = False,
 ) -> RatingsTable:
-    """One row per (item, annotator, label). A second label for the same pair is an error (first kept)."""
+    """One row per (item, annotator, label). A second label for the same pair is an error (first kept).
+
+    With ``numeric_only`` a non-numeric label is an error (for interval statistics and medians).
+    """
     errs = list(errors)
     cells: dict[tuple[str, str], str] = {}
     first_line: dict[tuple[str, str], int] = {}
@@ -143,6 +147,9 @@ def ratings_from_long(
         annotators.setdefault(annotator)
         if label is None:  # an explicit blank rating is a missing rating, not an error
             continue
+        if numeric_only and not labels_are_numeric([label]):
+            errs.append(RowError(row.line, f"label {label!r} is not a number"))
+            continue
         key = (item, annotator)
         if key in cells:
             errs.append(
@@ -162,10 +169,12 @@ def ratings_from_wide(
     item_col: str = "item",
     annotator_cols: Sequence[str] | None = None,
     errors: Sequence[RowError] = (),
+    numeric_only: bool = False,
 ) -> RatingsTable:
     """One row per item, one column per annotator; blank cells are missing ratings.
 
-    Without ``item_col`` in the file the item id is the row's line number.
+    Without ``item_col`` in the file the item id is the row's line number. With ``numeric_only``
+    a non-numeric cell is reported (line and column) and treated as missing.
     """
     errs = list(errors)
     has_item = item_col in columns
@@ -187,6 +196,9 @@ def ratings_from_wide(
         items.append(item)
         for annotator in annotators:
             label = normalize_label(row.data.get(annotator))
+            if label is not None and numeric_only and not labels_are_numeric([label]):
+                errs.append(RowError(row.line, f"{annotator!r}: label {label!r} is not a number; treated as missing"))
+                continue
             if label is not None:
                 cells[(item, annotator)] = label
     return _build(cells, items, annotators, errs)
@@ -200,11 +212,14 @@ def read_ratings(
     item_col: str = "item",
     annotator_col: str = "annotator",
     label_col: str = "label",
+    numeric_only: bool = False,
 ) -> RatingsTable:
     """Read a long or wide ratings file (CSV, TSV or JSONL) into a :class:`RatingsTable`."""
     parsed = read_rows(path, fmt=fmt)
     if wide:
-        return ratings_from_wide(parsed.rows, columns=parsed.columns, item_col=item_col, errors=parsed.errors)
+        return ratings_from_wide(parsed.rows, columns=parsed.columns, item_col=item_col, errors=parsed.errors,
+                                 numeric_only=numeric_only)
     return ratings_from_long(
-        parsed.rows, item_col=item_col, annotator_col=annotator_col, label_col=label_col, errors=parsed.errors
+        parsed.rows, item_col=item_col, annotator_col=annotator_col, label_col=label_col, errors=parsed.errors,
+        numeric_only=numeric_only,
     )

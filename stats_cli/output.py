@@ -1,0 +1,78 @@
+"""Terminal output for the offline commands: rich tables on stdout, skipped rows on stderr, or one JSON object.
+
+Kept apart from the commands so every command reports bad rows the same way and ``--json``
+always prints exactly one object on stdout (nothing else), which scripts can parse.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Iterable, Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from stats_cli.rows import RowError
+
+__all__ = ["stdout", "stderr", "fmt", "print_table", "print_errors", "print_json", "errors_json", "MAX_SHOWN_ERRORS"]
+
+stdout = Console(soft_wrap=True)
+stderr = Console(stderr=True, soft_wrap=True)
+MAX_SHOWN_ERRORS = 20
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """A cell: floats to ``digits`` places (scientific when tiny), None as 'undefined'."""
+    if value is None:
+        return "undefined"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if value != 0 and abs(value) < 10 ** -digits:
+            return f"{value:.2e}"
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, caption: str | None = None) -> None:
+    """Print one rich table; numbers right-aligned."""
+    table = Table(title=escape(title), caption=escape(caption) if caption else None, title_justify="left")
+    rows = [list(r) for r in rows]
+    for index, name in enumerate(columns):
+        numeric = bool(rows) and all(isinstance(r[index], (int, float)) or r[index] is None for r in rows)
+        table.add_column(escape(name), justify="right" if numeric else "left")
+    for row in rows:
+        table.add_row(*(escape(fmt(v)) for v in row))
+    stdout.print(table)
+
+
+def print_errors(errors: Sequence[RowError]) -> None:
+    """Report skipped rows on stderr: the first few with line numbers, then a count."""
+    if not errors:
+        return
+    for error in errors[:MAX_SHOWN_ERRORS]:
+        stderr.print(f"[yellow]skipped[/] {error}", markup=True, highlight=False)
+    if len(errors) > MAX_SHOWN_ERRORS:
+        stderr.print(f"… and {len(errors) - MAX_SHOWN_ERRORS} more")
+    stderr.print(f"{len(errors)} bad row(s) skipped")
+
+
+def errors_json(errors: Sequence[RowError]) -> dict[str, Any]:
+    return {"n_skipped": len(errors), "errors": [e.to_json() for e in errors]}
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def print_json(payload: dict[str, Any]) -> None:
+    """Exactly one JSON object on stdout; NaN/inf never leak (they become null)."""
+    print(json.dumps(_clean(payload), ensure_ascii=False, allow_nan=False))
