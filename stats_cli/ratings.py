@@ -104,7 +104,7 @@ def _build(
     codes = np.full((len(items), len(annotators)), -1, dtype=np.int64)
     for (item, annotator), label in cells.items():
         codes[item_index[item], ann_index[annotator]] = cat_index[label]
-    return RatingsTable(items, annotators, categories, codes, errors)
+    return RatingsTable(items, annotators, categories, codes, sorted(errors, key=lambda e: e.line))
 
 
 def _text(value: Any) -> str | None:
