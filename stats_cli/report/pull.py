@@ -10,20 +10,19 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from backend.labelstudio.client import field as sdk_field
-from backend.labelstudio.client import iter_tasks
-from backend.labelstudio.labelconfig import spec_from_label_config
+from backend.labelstudio.client import find_user, iter_tasks
 from backend.labelstudio.tasks import crowd_labels
 from backend.ledger import Ledger
+from backend.review.source import load_source
 from backend.taskspec import TaskSpec
 
 from .cache import STAMP_FIELDS, TaskCache, stamp_of
 from .inputs import AuditData
-from .sources import load_models, probe_rows, review_records
+from .sources import load_models, probe_rows, review_state
 
 PAGE_SIZE = 500
 BY_ID_CHUNK = 200  # ids per filtered listing: keeps the query string well under URL limits
@@ -104,12 +103,6 @@ def _fetch(client: Any, project: int, ids: list[str], *, whole: bool) -> Iterato
         yield from iter_tasks(client, project, page_size=PAGE_SIZE, with_annotations=True, task_ids=chunk)
 
 
-def project_spec(client: Any, project: int, *, control: str | None = None) -> TaskSpec:
-    """The task spec of the source project, from its label config (H5's parser)."""
-    config = sdk_field(client.projects.get(id=project), "label_config")
-    return spec_from_label_config(config, control=control)
-
-
 def is_gold_annotation(annotation: Mapping[str, Any], gold_user_id: int | None) -> bool:
     """Annotations written by `sync-gold` (ground truth by the gold user) are not crowd labels."""
     by = annotation.get("completed_by")
@@ -130,8 +123,6 @@ def source_crowd(tasks: list[dict[str, Any]], spec: TaskSpec, *, gold_user_id: i
 
 def find_gold_user(client: Any, *, email: str = GOLD_USER_EMAIL) -> int | None:
     """Id of the dedicated gold user if `sync-gold` created one, else None."""
-    from backend.labelstudio.client import find_user
-
     user = find_user(client, email)
     return None if user is None else int(user.id)
 
@@ -145,43 +136,48 @@ def pull_audit(
     progress: bool = False,
     models_file: str | None = None,
     model_version: str | None = None,
+    refresh_review: bool = True,
     stats: PullStats | None = None,
-    on_note: Callable[[str], None] | None = None,
 ) -> AuditData:
     """Everything one report needs about ``project``, as :class:`AuditData`.
 
     Parameters
     ----------
     project : int
-        Source project id in Label Studio (also the ledger's project key).
+        Source project id in Label Studio (also the ledger's and review store's project key).
     client : LabelStudio
         Connected SDK client (see :func:`backend.labelstudio.client.connect`).
     db_url : str, optional
-        Ledger / review store URL (default ``DATABASE_URL`` or the local SQLite file).
+        Ledger / review / probe store URL (default ``DATABASE_URL`` or the local SQLite file).
     cache : TaskCache, optional
-        Reuse unchanged tasks from an earlier pull.
+        Reuse unchanged source tasks from an earlier pull.
+    refresh_review : bool
+        Re-read the review projects through the SDK before reporting (H5's ``collect_answers``).
     """
     stats = stats if stats is not None else PullStats()
-    spec = project_spec(client, project)
-    tasks = pull_tasks(client, project, cache=cache, progress=progress, stats=stats)
     ledger = Ledger(db_url)
-    items = tuple(ledger.results(str(project), model_version=model_version))
+    settings = ledger.project(str(project)) or {}
+    source = load_source(client, int(project), label_field=settings.get("label_field"))
+    tasks = pull_tasks(client, project, cache=cache, progress=progress, stats=stats)
+    items = ledger.results(source.key, model_version=model_version)
     if not items:
         stats.notes.append("the ledger holds no scored items for this project yet")
-    crowd = source_crowd(tasks, spec, gold_user_id=find_gold_user(client))
     known = {str(it.id) for it in items}
-    routed, reviews = review_records(str(project), db_url=db_url, known=known, client=client, spec=spec)
+    crowd = source_crowd(tasks, source.spec, gold_user_id=find_gold_user(client))
+    review = review_state(client, ledger, source, items, refresh=refresh_review)
     models = None
     if models_file:
         models, bad = load_models(models_file)
         stats.notes += [f"--models {models_file}: skipped {err}" for err in bad]
     return AuditData(
-        project=str(project),
-        spec=spec,
-        items=items,
-        routed=routed,
-        reviews=reviews,
+        project=source.key,
+        spec=source.spec,
+        items=tuple(items),
+        routed=review.routed,
+        reviews=review.reviews,
+        experts=review.experts,
+        gold_labels=review.gold_labels,
         crowd={k: v for k, v in crowd.items() if k in known},
-        probes=probe_rows(db_url=db_url),
+        probes=probe_rows(engine=ledger.engine),
         models=models,
     )

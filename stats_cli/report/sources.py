@@ -1,29 +1,78 @@
 """Adapters to the stores other parts of label-audit own: H5's review store, H6's probe store, --models files.
 
-Each function only reads through the owner's public API and reshapes the answer into the report's
-inputs; while a store is not installed or empty, it returns nothing and the section says "pending".
+Each function reads through the owner's public API and only reshapes the answer into the report's
+inputs; when nothing was stored yet it returns nothing and the sections say "pending".
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-from backend.taskspec import TaskSpec
-
+from backend.ledger import Ledger
+from backend.probes.store import latest_probe_results
+from backend.results import ItemResult
+from backend.review.collect import collect_answers
+from backend.review.gold import refresh_gold
+from backend.review.source import SourceProject
+from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, GoldLabel, ReviewStore
 from stats_cli.rows import RowError, read_rows
 
 from .inputs import ExpertReview, ProbeRow
 
 
-def review_records(project: str, *, db_url: str | None, known: set[str], client: Any = None,
-                   spec: TaskSpec | None = None) -> tuple[frozenset[str], dict[str, ExpertReview]]:
-    """(items routed to review, reviews by item id) for a source project, from H5's review store."""
-    return frozenset(), {}
+@dataclass
+class ReviewState:
+    """What the report needs from the review: who was routed, the answers, the experts, gold labels."""
+
+    routed: frozenset[str] = frozenset()
+    reviews: dict[str, ExpertReview] = field(default_factory=dict)
+    experts: tuple[str, ...] = ()
+    gold_labels: dict[str, GoldLabel] | None = None
 
 
-def probe_rows(*, db_url: str | None) -> tuple[ProbeRow, ...]:
+def review_state(client: Any, ledger: Ledger, source: SourceProject, items: list[ItemResult], *,
+                 refresh: bool = True) -> ReviewState:
+    """Read the review of ``source`` from H5's store, first refreshing answers and gold through the SDK.
+
+    ``refresh`` re-reads every review and reconciliation project (H5's :func:`collect_answers`) and
+    recomputes gold labels (:func:`refresh_gold`), exactly as ``label-audit review status`` does.
+    """
+    store = ReviewStore(engine=ledger.engine)
+    key = source.key
+    projects = store.projects(key)
+    if not projects:
+        return ReviewState()
+    if refresh:
+        collect_answers(client, store, source)
+        refresh_gold(store, items, source.spec, source_project=key)
+    known = {str(it.id) for it in items}
+    before = store.expert_labels(key, stage="before")
+    after = store.expert_labels(key, stage="after")
+    round2 = store.answers_by_task(key, round=ROUND_RECONCILE)
+    reviews = {t: ExpertReview(t, round1=before.get(t, {}), round2=round2.get(t, {}), after=after.get(t))
+               for t in set(before) | set(round2) if t in known}
+    names = tuple(p.display_name for p in projects if p.round == ROUND_REVIEW)
+    return ReviewState(
+        routed=frozenset(i.task_id for i in store.items(key)),
+        reviews=reviews,
+        experts=names,
+        gold_labels={g.task_id: g for g in store.gold_labels(key)},
+    )
+
+
+def probe_rows(*, db_url: str | None = None, engine: Any = None) -> tuple[ProbeRow, ...]:
     """The latest probe result per member and condition, from H6's probe store."""
-    return ()
+    rows = latest_probe_results(None if engine is not None else db_url, engine=engine)
+    out = []
+    for row in rows:
+        n = row.get("n_ok", row.get("n", 0))
+        out.append(ProbeRow(
+            member_id=str(row["member_id"]), condition=str(row["condition"]) + ("" if row.get("delimit", True) else " (no delimiters)"),
+            n=int(n or 0), mae=row.get("mae"), share_positive=row.get("share_positive"),
+            delta_mae=row.get("delta_mae"), detail=f"{row.get('task', '')} {str(row.get('created_at', ''))[:16]}".strip(),
+        ))
+    return tuple(out)
 
 
 def load_models(path: str) -> tuple[dict[str, dict[str, float]], list[RowError]]:

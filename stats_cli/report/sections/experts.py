@@ -9,13 +9,17 @@ from ..model import Section, Status, Table, pending
 KEY, TITLE = "experts", "Expert agreement"
 
 
+def _answered(answers) -> dict[str, str]:
+    return {e: lab for e, lab in answers.items() if lab is not None}
+
+
 def experts_section(data: AuditData) -> Section:
     """Round-1 answers give "before"; each expert's last word gives "after" once reconciliation is done.
 
     "After" is only reported when every item the experts split on has been reconciled: a partial
     round 2 would mix settled and open items and overstate agreement.
     """
-    before = {i: dict(r.round1) for i, r in data.reviews.items() if len(r.round1) >= 2}
+    before = {i: _answered(r.round1) for i, r in data.reviews.items() if len(_answered(r.round1)) >= 2}
     if not before:
         return pending(KEY, TITLE, "no item has answers from two experts yet",
                        sizes={"routed": len(data.routed), "items with one answer": sum(1 for r in data.reviews.values() if r.round1)})
@@ -30,7 +34,7 @@ def experts_section(data: AuditData) -> Section:
                      "split on are reconciled so far.")
         values["after"] = None
     else:
-        after = {i: data.reviews[i].final_answers for i in before}
+        after = {i: _answered(data.reviews[i].final_answers) for i in before}
         row_after = rater_agreement("after reconciliation", after, spec=data.spec)
         rows.append(row_after.cells())
         values["after"] = row_after.values()

@@ -12,9 +12,10 @@ def probes_section(data: AuditData) -> Section:
     """One row per member and condition: items probed and mean absolute error (expected label: 0)."""
     if not data.probes:
         return not_applicable(KEY, TITLE, "no probe results stored (run `label-audit probe` to add them)")
-    rows = sorted(((p.member_id, p.condition, p.n, p.mae, p.detail) for p in data.probes), key=lambda r: (r[0], r[1]))
-    table = Table.build("Latest probe results (lower MAE = less gullible)",
-                        ("member", "condition", "n", "MAE", "detail"), rows)
+    rows = sorted(((p.member_id, p.condition, p.n, p.mae, p.share_positive, p.delta_mae, p.detail)
+                   for p in data.probes), key=lambda r: (r[0], r[1]))
+    table = Table.build("Latest probe results (expected label 0; lower MAE = less gullible)",
+                        ("member", "condition", "n", "MAE", "share judged relevant", "Δ MAE vs plain", "run"), rows)
     worst = max((p for p in data.probes if p.mae is not None), key=lambda p: p.mae, default=None)
     notes = (f"Most gullible: {worst.member_id} under '{worst.condition}' (MAE {worst.mae:.2f}).",) if worst else ()
     return Section(KEY, TITLE, Status.OK, sizes={"members": len({p.member_id for p in data.probes}),

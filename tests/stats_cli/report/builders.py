@@ -51,8 +51,7 @@ def planted_audit(*, n: int = 40, flipped=frozenset({2, 3, 5, 11, 12, 17, 27, 29
         t = truth[str(it.id)]
         b = ("0" if t == "1" else "1") if str(it.id) == split else t
         r2 = {"A": t, "B": t} if (str(it.id) == split and reconcile) else {}
-        gold = t if (b == t or r2) else None
-        reviews[str(it.id)] = ExpertReview(str(it.id), round1={"A": t, "B": b}, round2=r2, gold=gold)
+        reviews[str(it.id)] = ExpertReview(str(it.id), round1={"A": t, "B": b}, round2=r2)
     crowd_map = {}
     if crowd:
         for it in items:

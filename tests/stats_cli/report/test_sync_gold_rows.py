@@ -34,7 +34,7 @@ def test_flip_and_filter_touch_only_unreviewed_flags_above_threshold():
         assert flip[str(it.id)].label == (it.prediction if above else it.original)
         assert drop[str(it.id)].action == ("dropped" if above else "kept")
     for item_id in data.reviews:  # expert decisions always win
-        assert flip[item_id].label == drop[item_id].label == data.reviews[item_id].gold
+        assert flip[item_id].label == drop[item_id].label == truth[item_id]
     with pytest.raises(ValueError):
         gold_rows(data, mode="shuffle")  # type: ignore[arg-type]
 
