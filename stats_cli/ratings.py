@@ -65,12 +65,15 @@ class RatingsTable:
         return int((self.codes >= 0).sum())
 
     def counts(self) -> np.ndarray:
-        """Items × categories matrix: how many annotators put item i in category k."""
+        """Items × categories matrix: how many annotators put item i in category k.
+
+        One ``bincount`` over every cell, missing ratings landing in a dropped extra column, so it
+        stays linear and allocation-light on millions of items.
+        """
         n_items, n_cat = self.codes.shape[0], len(self.categories)
-        rated = self.codes >= 0
-        rows = np.broadcast_to(np.arange(n_items)[:, None], self.codes.shape)[rated]
-        flat = rows * n_cat + self.codes[rated]
-        return np.bincount(flat, minlength=n_items * n_cat).reshape(n_items, n_cat)
+        width = n_cat + 1
+        flat = (np.arange(n_items, dtype=np.int64)[:, None] * width + (self.codes + 1)).ravel()
+        return np.bincount(flat, minlength=n_items * width).reshape(n_items, width)[:, 1:]
 
     def numeric(self) -> bool:
         """True when every category is a number (so interval statistics and medians apply)."""
