@@ -17,6 +17,7 @@ from stats_cli.agreement import (
     observed_agreement,
     specific_agreement,
 )
+from stats_cli.aggregate import aggregate
 from stats_cli.agreement_summary import agreement_summary
 from stats_cli.ratings import RatingsTable
 
@@ -149,15 +150,19 @@ def test_nahum_table3_expert_after_reconciliation_constructed() -> None:
 def test_nahum_table3_mturk_constructed() -> None:
     # 400 items, 3 workers: 40.8 % unanimous (App. B), 60.5 % agreement and κ 0.074 (Table 3)
     codes = [[1, 1, 1]] * 145 + [[0, 0, 0]] * 18 + [[1, 1, 0]] * 158 + [[1, 0, 0]] * 79
-    summary = agreement_summary(RatingsTable.from_codes(codes, categories=["0", "1"]))
+    table = RatingsTable.from_codes(codes, categories=["0", "1"])
+    summary = agreement_summary(table)
     assert round(summary.value("pct_agreement") * 100, 1) == 60.5
     assert round(summary.value("fleiss_kappa"), 3) == 0.074
+    majority = aggregate(table, method="majority")
+    assert round(100 * sum(a.label == "1" for a in majority) / 400, 1) == 75.8  # App. B: 75.8 % consistent
+    assert round(100 * sum(a.p_d == 1.0 for a in majority) / 400, 1) == 40.8  # unanimous
 
 
 # ---------------------------------------------------------------- properties
 
-label_matrix = st.integers(min_value=2, max_value=12).flatmap(
-    lambda n: st.lists(st.lists(st.integers(0, 3), min_size=3, max_size=3), min_size=n, max_size=n)
+label_matrix = st.integers(min_value=2, max_value=12).flatmap(  # -1 = missing rating
+    lambda n: st.lists(st.lists(st.integers(-1, 3), min_size=3, max_size=3), min_size=n, max_size=n)
 )
 
 

@@ -76,3 +76,15 @@ def test_fpc_interval_shrinks_to_rate_as_sample_reaches_population(case: tuple[i
     assert all(a >= b - 1e-12 for a, b in zip(widths, widths[1:]))
     assert fpc_interval(k, n, n) == pytest.approx((k / n, k / n))
     assert fpc_factor(n, n) == 0.0
+
+
+@pytest.mark.parametrize("rate", [0.05, 0.2, 0.5])
+def test_fpc_width_falls_to_zero_as_sample_grows_to_population(rate: float) -> None:
+    population = 1000
+    widths = []
+    for n in range(100, population + 1, 100):
+        low, high = fpc_interval(round(rate * n), n, population)
+        assert low <= round(rate * n) / n <= high
+        widths.append(high - low)
+    assert all(a > b for a, b in zip(widths, widths[1:]))
+    assert widths[-1] == 0.0
