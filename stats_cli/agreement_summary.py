@@ -8,7 +8,7 @@ figures are None in JSON with their reason under ``undefined``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from stats_cli.agreement import (
     Level,
@@ -85,10 +85,14 @@ def pick_positive(categories: list[str], positive: str | None) -> str:
 
 
 def agreement_summary(
-    table: RatingsTable, *, level: Level = "nominal", positive: str | None = None
+    table: RatingsTable, *, level: Level = "nominal", positive: str | None = None,
+    labels: Sequence[str] | None = None,
 ) -> AgreementSummary:
-    """Compute the summary; ``positive`` names the positive class for binary data."""
+    """Compute the summary; ``positive`` names the positive class for binary data, ``labels``
+    declares the full label set (labels nobody used still count for AC1 and binary detection)."""
     table = table.drop_unrated()
+    if labels:
+        table = table.with_categories(labels)
     counts = table.counts()
     notes: list[str] = []
     n_pairable = int((counts.sum(axis=1) >= 2).sum())

@@ -83,6 +83,17 @@ class RatingsTable:
         """Numeric value of each category; ``ValueError`` when labels are not numbers."""
         return np.array([label_value(c) for c in self.categories], dtype=float)
 
+    def with_categories(self, labels: Iterable[Any]) -> "RatingsTable":
+        """Copy whose label set also holds ``labels`` (declared but perhaps never used), in natural order.
+
+        Chance-corrected coefficients depend on the label set: a binary task where everyone chose
+        "0" still has two labels, which AC1 and positive/negative agreement need to know.
+        """
+        extra = [label for label in (normalize_label(x) for x in labels) if label is not None]
+        categories = sort_labels([*self.categories, *extra])
+        remap = np.array([categories.index(c) for c in self.categories] + [-1], dtype=np.int64)
+        return RatingsTable(list(self.items), list(self.annotators), categories, remap[self.codes], list(self.errors))
+
     def drop_unrated(self) -> "RatingsTable":
         """Copy without items and annotators that have no rating at all."""
         rated = self.codes >= 0

@@ -35,6 +35,7 @@ def agreement(
     file: FileArg,
     level: Annotated[str, typer.Option(help="nominal, ordinal or interval (Krippendorff α).")] = "nominal",
     positive: Annotated[Optional[str], typer.Option(help="Positive label for binary data.")] = None,
+    labels: Annotated[Optional[str], typer.Option(help="Comma-separated full label set, e.g. 0,1 (labels nobody used).")] = None,
     wide: WideOpt = False, item_col: ItemCol = "item", annotator_col: AnnotatorCol = "annotator",
     label_col: LabelCol = "label", format: FormatOpt = None, json_out: JsonOpt = False,
 ) -> None:
@@ -44,7 +45,8 @@ def agreement(
     table = load_ratings(file, wide=wide, fmt_=format, item_col=item_col, annotator_col=annotator_col, label_col=label_col,
                          numeric_only=level == "interval")
     try:
-        summary = agreement_summary(table, level=level, positive=positive)  # type: ignore[arg-type]
+        declared = [x for x in labels.split(",") if x.strip()] if labels else None
+        summary = agreement_summary(table, level=level, positive=positive, labels=declared)  # type: ignore[arg-type]
     except ValueError as exc:
         raise fail(str(exc)) from None
     if json_out:

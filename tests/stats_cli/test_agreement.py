@@ -192,3 +192,14 @@ def test_permutation_invariance(rows: list[list[int]], rnd) -> None:
             assert b[name] is None
         else:
             assert b[name] == pytest.approx(a[name])
+
+
+def test_declared_label_set_covers_unused_labels() -> None:
+    table = RatingsTable.from_codes([[0, 0], [0, 0], [0, 0]], categories=["0"])
+    plain = agreement_summary(table).to_json()
+    assert plain["gwet_ac1"] is None and "positive_agreement" not in plain
+    declared = agreement_summary(table, labels=["0", "1"]).to_json()
+    assert declared["categories"] == ["0", "1"]
+    assert declared["gwet_ac1"] == pytest.approx(1.0)  # P_e = 0 with two labels
+    assert declared["fleiss_kappa"] is None and declared["negative_agreement"] == 1.0
+    assert declared["positive_agreement"] is None and declared["undefined"]["positive_agreement"]
