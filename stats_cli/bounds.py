@@ -74,7 +74,7 @@ class ErrorRateBounds:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "errors": self.errors,
+            "n_errors": self.errors,
             "sample": self.sample,
             "confidence": self.confidence,
             "rate": self.rate,
