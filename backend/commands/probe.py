@@ -1,7 +1,110 @@
-"""Placeholder until its owner lands the real commands; registers nothing."""
+"""`label-audit probe`: test each LLM judge for gullibility before trusting its flags (seed 003).
+
+Builds keyword-stuffing and instruction-injection probes from a labelled file, scores them with every
+member through the engine (cached), prints the probe table, writes the JSON report (``--out``) and
+stores the run in the audit database for `audit-stats report`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
 
 import typer
+from rich.console import Console
+
+from backend.cache import CallCache
+from backend.dataset import read_items
+from backend.engine import EngineConfig
+from backend.members import Member, default_members, members_from_args, members_from_config
+from backend.probes.pipeline import run_probes
+from backend.probes.report import render_report
+from backend.probes.store import save_probe_report
+from backend.taskspec import TaskSpec, load_spec
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True).print(f"[red]error:[/red] {message}")
+    raise typer.Exit(2)
+
+
+def parse_lengths(text: str) -> tuple[int, ...]:
+    """``"100,200,400"`` -> ``(100, 200, 400)``; raises ValueError on anything but positive integers."""
+    try:
+        lengths = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise ValueError(f"--lengths takes comma-separated word counts, got {text!r}") from None
+    if not lengths or any(length < 1 for length in lengths):
+        raise ValueError(f"--lengths takes positive word counts, got {text!r}")
+    return lengths
+
+
+def _members(spec: TaskSpec, members_file: Optional[Path], member: Optional[list[str]]) -> list[Member]:
+    if members_file:
+        return members_from_config(members_file, spec)
+    if member:
+        return members_from_args(member, spec)
+    return default_members(spec)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to app."""
+    """Add ``probe`` to the `label-audit` app."""
+
+    @app.command()
+    def probe(
+        input_path: Path = typer.Argument(..., metavar="INPUT", help="Labelled items (JSONL, or CSV/TSV by suffix): the probes borrow their queries/claims and negative items."),
+        task: str = typer.Option(..., "--task", help="Task spec: factual-consistency, likert, relevance, or a YAML/TOML file."),
+        members_file: Optional[Path] = typer.Option(None, "--members", help="YAML list of members (provider, model, base_url, prompts, options)."),
+        member: Optional[list[str]] = typer.Option(None, "--member", help="PROVIDER:MODEL[@BASE_URL], repeatable."),
+        n: int = typer.Option(20, "--n", help="Items per condition (RandP: sampled items per length; NonRelP: negative items)."),
+        seed: int = typer.Option(0, "--seed", help="Seed of every random choice (same seed, same probes)."),
+        lengths: str = typer.Option("100,200,400", "--lengths", help="Random-passage lengths in words."),
+        compare_delimiting: bool = typer.Option(False, "--compare-delimiting", help="Also score every probe without the data fencing, to measure what it buys."),
+        out: Optional[Path] = typer.Option(None, "--out", help="Write the probe report (JSON) here."),
+        as_json: bool = typer.Option(False, "--json", help="Print the report as JSON instead of tables."),
+        store: bool = typer.Option(True, "--store/--no-store", help="Save the run in the audit database (read by audit-stats report)."),
+        db_url: Optional[str] = typer.Option(None, "--db-url", help="SQL URL of the audit database (default: --cache-url, else DATABASE_URL or ./.label-audit/audit.sqlite)."),
+        cache_url: Optional[str] = typer.Option(None, "--cache-url", help="SQL URL of the call cache."),
+        no_cache: bool = typer.Option(False, "--no-cache", help="Call every member again and store no answer."),
+        concurrency: int = typer.Option(8, "--concurrency", help="Calls in flight at once."),
+        timeout: float = typer.Option(60.0, "--timeout", help="Per-call timeout, seconds."),
+        max_attempts: int = typer.Option(5, "--max-attempts", help="Tries per call (retryable errors only)."),
+        progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: on a terminal)."),
+    ) -> None:
+        """Probe each judge with keyword-stuffed and instruction-injected items that deserve the negative label."""
+        if members_file and member:
+            _fail("use either --members or --member, not both")
+        if not input_path.is_file():
+            _fail(f"no such input file: {input_path}")
+        try:
+            spec = load_spec(task)
+            lengths_t = parse_lengths(lengths)
+            if n < 1:
+                raise ValueError("--n must be at least 1")
+            config = EngineConfig(concurrency=concurrency, timeout=timeout, max_attempts=max_attempts)
+            members = _members(spec, members_file, member)
+        except (ValueError, OSError) as exc:
+            _fail(str(exc))
+        cache = None if no_cache else CallCache(cache_url)
+        show_progress = sys.stderr.isatty() if progress is None else progress
+        try:
+            report = run_probes(
+                read_items(input_path, spec), spec, members, cache=cache, n=n, seed=seed, lengths=lengths_t,
+                config=config, compare_delimiting=compare_delimiting, progress=show_progress,
+            )
+        except ValueError as exc:
+            _fail(str(exc))
+        finally:
+            if cache is not None:
+                cache.close()
+        if out:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        if store:
+            save_probe_report(report, url=db_url or cache_url)
+        if as_json:
+            typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
+        else:
+            render_report(report, Console())

@@ -1,0 +1,58 @@
+"""One probe run end to end: dataset items -> probe set -> scored passes -> report (-> store).
+
+Kept apart from the CLI so the RQ worker or a notebook can run probes the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from backend.cache import CallCache
+from backend.dataset import Item, ItemError
+from backend.engine import EngineConfig
+from backend.members import Member
+from backend.probes.construct import RANDP_LENGTHS, build_probes
+from backend.probes.report import build_report
+from backend.probes.run import score_probes
+from backend.taskspec import TaskSpec
+
+
+def run_probes(
+    entries: Iterable[Item | ItemError],
+    spec: TaskSpec,
+    members: Sequence[Member],
+    *,
+    cache: CallCache | None,
+    n: int = 20,
+    seed: int = 0,
+    lengths: Sequence[int] = RANDP_LENGTHS,
+    config: EngineConfig | None = None,
+    compare_delimiting: bool = False,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Build probes from the good items, score them (fenced, and unfenced too when
+    ``compare_delimiting``) and return the report dict (see :func:`backend.probes.report.build_report`).
+
+    Bad input records are skipped and counted in the report's notes. Raises ValueError when no good
+    item is left or the spec has no probe layout.
+    """
+    items: list[Item] = []
+    bad = 0
+    for entry in entries:
+        if isinstance(entry, ItemError):
+            bad += 1
+        else:
+            items.append(entry)
+    if not items:
+        raise ValueError("no usable item in the input: nothing to build probes from")
+    probe_set = build_probes(items, spec, n=n, seed=seed, lengths=lengths)
+    modes = (True, False) if compare_delimiting else (True,)
+    passes = [
+        score_probes(probe_set, spec, members, cache=cache, config=config, delimit=mode, progress=progress)
+        for mode in modes
+    ]
+    report = build_report(spec=spec, probe_set=probe_set, members=members, passes=passes, seed=seed, n=n,
+                          lengths=lengths)
+    if bad:
+        report["notes"].append(f"{bad} input record(s) could not be read and were skipped")
+    return report
