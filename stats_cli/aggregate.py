@@ -83,8 +83,10 @@ def aggregate(table: RatingsTable, *, method: Method = "majority", negative: str
 
 
 def _majority(table: RatingsTable, counts: np.ndarray, neg_index: int | None) -> list[AggregatedItem]:
+    if counts.shape[1] == 0:  # no rating anywhere
+        return [AggregatedItem(item, None, None, 0, 0) for item in table.items]
     totals = counts.sum(axis=1)
-    top = counts.max(axis=1) if counts.shape[1] else np.zeros(len(totals), dtype=int)
+    top = counts.max(axis=1)
     is_top = (counts == top[:, None]) & (top[:, None] > 0)
     n_top = is_top.sum(axis=1)
     winner = is_top.argmax(axis=1)  # first tied label in natural order
@@ -105,6 +107,8 @@ def _majority(table: RatingsTable, counts: np.ndarray, neg_index: int | None) ->
 
 
 def _median(table: RatingsTable) -> list[AggregatedItem]:
+    if not table.categories:  # no rating anywhere
+        return [AggregatedItem(item, None, None, 0, 0) for item in table.items]
     if not table.numeric():
         raise ValueError("median aggregation needs numeric labels (e.g. a 1-5 scale)")
     values = table.category_values()

@@ -88,16 +88,17 @@ def aggregate(
     if json_out:
         print_json({"method": method, "n_items": len(items), "n_ties": n_ties, "items": records,
                     **errors_json(table.errors)})
-        return
-    print_errors(table.errors)
-    shown = records[:50]
-    print_table(f"Aggregated labels ({method}) — {len(items)} items, {n_ties} tie(s)",
-                ["item", "label", "p_d", "votes", "ratings", "tie"],
-                [[r["item"], r["label"] if r["label"] is not None else "(no ratings)", r["p_d"], r["votes"], r["n_ratings"],
-                  "/".join(r["tied_labels"]) if r["tie"] else ""] for r in shown],
-                caption=f"first 50 of {len(items)}; use --out or --json for all" if len(items) > 50 else None)
-    if out is not None:
-        stdout.print(f"wrote {len(records)} items to {out}", highlight=False)
+    else:
+        print_errors(table.errors)
+        print_table(f"Aggregated labels ({method}) — {len(items)} items, {n_ties} tie(s)",
+                    ["item", "label", "p_d", "votes", "ratings", "tie"],
+                    [[r["item"], r["label"] if r["label"] is not None else "(no ratings)", r["p_d"], r["votes"],
+                      r["n_ratings"], "/".join(r["tied_labels"]) if r["tie"] else ""] for r in records[:50]],
+                    caption=f"first 50 of {len(items)}; use --out or --json for all" if len(items) > 50 else None)
+        if out is not None:
+            stdout.print(f"wrote {len(records)} items to {out}", highlight=False)
+    if table.n_ratings == 0:
+        raise typer.Exit(1)
 
 
 def _write_records(path: Path, records: list[dict[str, Any]]) -> None:

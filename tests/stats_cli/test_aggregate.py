@@ -46,3 +46,9 @@ def test_median_on_numeric_scale_orders_numbers() -> None:
 def test_median_refuses_string_labels() -> None:
     with pytest.raises(ValueError, match="numeric"):
         aggregate(RatingsTable.from_codes([[0, 1]], categories=["a", "b"]), method="median")
+
+
+def test_table_without_any_rating_aggregates_to_nothing() -> None:
+    empty = RatingsTable.from_codes([[-1, -1], [-1, -1]], categories=[])
+    for method in ("majority", "median"):
+        assert [(a.label, a.p_d) for a in aggregate(empty, method=method)] == [(None, None), (None, None)]
