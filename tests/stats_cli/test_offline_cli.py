@@ -136,3 +136,18 @@ def test_real_process_entry_point(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["n_skipped"] == 2
+
+
+def test_confidence_bins_reads_item_result_json(tmp_path: Path) -> None:
+    from backend.results import ItemResult
+
+    lines = []
+    for i in range(6):
+        item = ItemResult(id=str(i), original="0", prediction="1", confidence=0.6 + i / 20,
+                          probs={"0": 0.4 - i / 20, "1": 0.6 + i / 20}, flagged=True, line=i + 1)
+        lines.append(json.dumps({**item.to_json(), "gold": "1" if i % 2 else "0"}))
+    path = tmp_path / "scored.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    out = run_json("confidence-bins", str(path), "--bins", "2", "--resamples", "100")
+    assert [b["n"] for b in out["bins"]] == [3, 3] and out["n_skipped"] == 0
+    assert out["bins"][0]["llm"]["share"] == pytest.approx(1 / 3)
