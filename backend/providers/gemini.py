@@ -1,0 +1,204 @@
+"""Gemini judges through ``google-genai`` (the successor of the deprecated ``google-generativeai``).
+
+``generate_content`` with ``response_logprobs=True`` returns, per generated token, the chosen
+candidate and the top candidates; they are read exactly like OpenAI's logprobs (``logprobs.py``).
+The SDK's own retries are switched off: the engine retries, honouring ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, Sequence
+
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types
+
+from backend.providers.base import ClassDistribution, ProviderError
+from backend.providers.errors import error_for_status, parse_retry_after, redact, status_message
+from backend.providers.logprobs import TokenPosition, check_labels, distribution_from_positions
+from backend.providers.openai_compat import public_url, resolve_api_key
+
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
+
+
+def _transport_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
+    """(timeout, connection) exception classes of whichever httpx flavour the SDK uses."""
+    timeouts: list[type[BaseException]] = []
+    transport: list[type[BaseException]] = []
+    for module_name in ("httpx", "httpx2"):
+        try:
+            module = __import__(module_name)
+        except ImportError:
+            continue
+        timeouts.append(module.TimeoutException)
+        transport.append(module.TransportError)
+    return tuple(timeouts), tuple(transport)
+
+
+_TIMEOUT_ERRORS, _TRANSPORT_ERRORS = _transport_errors()
+
+
+class GeminiProvider:
+    """A Gemini model read through its response logprobs.
+
+    Parameters
+    ----------
+    model : str
+        Model name, e.g. ``gemini-2.0-flash``.
+    base_url : str or None
+        Endpoint override (tests point it at a local replay server); None is Google's API.
+    api_key_env : str
+        Environment variable holding the key; ``GOOGLE_API_KEY`` is tried after the default one.
+    logprobs : int
+        Top candidates requested per token (0-20); 0 asks for the chosen token's logprob only.
+    max_output_tokens : int
+        Tokens generated; the class token is looked for in the first two.
+    temperature : float
+        Sampling temperature (0 for judging).
+    thinking_budget : int or None
+        For thinking models: a budget (0 switches thinking off so the 2 tokens are the answer).
+    system : str or None
+        Optional system instruction.
+    """
+
+    name = "gemini"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "GEMINI_API_KEY",
+        logprobs: int = 20,
+        max_output_tokens: int = 2,
+        temperature: float = 0.0,
+        thinking_budget: int | None = None,
+        system: str | None = None,
+    ):
+        if not model:
+            raise ValueError("model must be a non-empty name")
+        if not 0 <= logprobs <= 20:
+            raise ValueError(f"logprobs must be in 0..20, got {logprobs}")
+        if max_output_tokens < 1 or temperature < 0:
+            raise ValueError("max_output_tokens must be >= 1 and temperature >= 0")
+        self.model = model
+        self.base_url = base_url
+        self.logprobs = logprobs
+        self.max_output_tokens = max_output_tokens
+        self.temperature = temperature
+        self.thinking_budget = thinking_budget
+        self.system = system
+        env_names = (api_key_env, "GOOGLE_API_KEY") if api_key_env == "GEMINI_API_KEY" else (api_key_env,)
+        key = resolve_api_key(env_names, base_url=base_url, provider="gemini")
+        self._secrets = (key,)
+        http = types.HttpOptions(base_url=base_url, retry_options=types.HttpRetryOptions(attempts=1))
+        self._client = genai.Client(api_key=key, vertexai=False, http_options=http)
+
+    def cache_params(self) -> Mapping[str, Any]:
+        """Endpoint, decoding parameters and system instruction; never the key."""
+        return {
+            "base_url": public_url(self.base_url) or DEFAULT_BASE_URL,
+            "logprobs": self.logprobs,
+            "max_output_tokens": self.max_output_tokens,
+            "temperature": self.temperature,
+            "thinking_budget": self.thinking_budget,
+            "system": self.system,
+        }
+
+    def classify(self, prompt: str, labels: Sequence[str], *, timeout: float) -> ClassDistribution:
+        """Class probabilities from the logprobs of the first class token Gemini generates."""
+        labels = check_labels(labels)
+        extra = {"logprobs": self.logprobs} if self.logprobs else {}
+        response = self._generate(prompt, timeout=timeout, temperature=self.temperature,
+                                  max_output_tokens=self.max_output_tokens, response_logprobs=True, **extra)
+        candidate = _first_candidate(response)
+        text = _text(candidate)
+        result = candidate.logprobs_result
+        if result is None or not result.chosen_candidates:
+            raise ProviderError("no_logprobs", f"gemini returned no logprobs (text {text!r}); use the sampling option")
+        tops = list(result.top_candidates or ())
+        positions = []
+        for i, chosen in enumerate(result.chosen_candidates):
+            top = tops[i].candidates or () if i < len(tops) else ()
+            positions.append(TokenPosition(
+                chosen.token or "", chosen.log_probability,
+                tuple((c.token or "", c.log_probability) for c in top if c.log_probability is not None),
+            ))
+        return distribution_from_positions(positions, labels, text=text, usage=_usage(response))
+
+    def sample_texts(
+        self, prompt: str, *, n: int, temperature: float, seed: int | None, max_tokens: int, timeout: float
+    ) -> list[str]:
+        """``n`` sampled answers: ``candidate_count`` per call (at most 8), seed + i per call."""
+        texts: list[str] = []
+        calls = 0
+        while len(texts) < n and calls < n:
+            params: dict[str, Any] = {"candidate_count": min(n - len(texts), 8)}
+            if seed is not None:
+                params["seed"] = seed + calls
+            response = self._generate(prompt, timeout=timeout, temperature=temperature, max_output_tokens=max_tokens,
+                                      **params)
+            texts += [_text(c) for c in (response.candidates or ())][: n - len(texts)]
+            calls += 1
+        return texts
+
+    def _generate(self, prompt: str, *, timeout: float, **config: Any) -> Any:
+        if self.thinking_budget is not None:
+            config["thinking_config"] = types.ThinkingConfig(thinking_budget=self.thinking_budget)
+        if self.system:
+            config["system_instruction"] = self.system
+        cfg = types.GenerateContentConfig(http_options=types.HttpOptions(timeout=max(int(timeout * 1000), 1)), **config)
+        try:
+            return self._client.models.generate_content(model=self.model, contents=prompt, config=cfg)
+        except genai_errors.APIError as exc:
+            raise self._status_error(exc) from None
+        except _TIMEOUT_ERRORS:
+            raise ProviderError("timeout", f"gemini request to {self._where()} timed out", retryable=True) from None
+        except _TRANSPORT_ERRORS as exc:
+            raise ProviderError("connection", redact(f"cannot connect to {self._where()}: {exc}", self._secrets),
+                                retryable=True) from None
+
+    def _where(self) -> str:
+        return public_url(self.base_url) or DEFAULT_BASE_URL
+
+    def _status_error(self, exc: genai_errors.APIError) -> ProviderError:
+        headers = getattr(exc.response, "headers", None)
+        retry_after = parse_retry_after(dict(headers) if headers is not None else None)
+        if retry_after is None:
+            retry_after = _retry_info_delay(exc.details)
+        msg = status_message("gemini", exc.code or 0, exc.message or exc.status or "", self._secrets)
+        return error_for_status(int(exc.code or 0), msg, retry_after=retry_after)
+
+
+def _first_candidate(response: Any) -> Any:
+    if not response.candidates:
+        feedback = getattr(response, "prompt_feedback", None)
+        reason = getattr(feedback, "block_reason", None)
+        raise ProviderError("blocked", f"gemini returned no candidate (block reason: {reason})")
+    return response.candidates[0]
+
+
+def _text(candidate: Any) -> str:
+    content = getattr(candidate, "content", None)
+    parts = getattr(content, "parts", None) or ()
+    return "".join(p.text for p in parts if getattr(p, "text", None))
+
+
+def _retry_info_delay(details: Any) -> float | None:
+    """``retryDelay`` ("38s") of a ``google.rpc.RetryInfo`` detail in a 429 body, in seconds."""
+    error = details.get("error", details) if isinstance(details, dict) else {}
+    for item in error.get("details", ()) if isinstance(error, dict) else ():
+        delay = item.get("retryDelay") if isinstance(item, dict) else None
+        match = re.fullmatch(r"\s*([0-9.]+)s\s*", str(delay)) if delay is not None else None
+        if match:
+            return float(match.group(1))
+    return None
+
+
+def _usage(response: Any) -> dict[str, Any]:
+    meta = getattr(response, "usage_metadata", None)
+    if meta is None:
+        return {}
+    fields = ("prompt_token_count", "candidates_token_count", "total_token_count")
+    return {f: getattr(meta, f) for f in fields if isinstance(getattr(meta, f, None), int)}

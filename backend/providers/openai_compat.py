@@ -1,0 +1,171 @@
+"""Judges behind the OpenAI chat-completions protocol: OpenAI itself, vLLM, Ollama, llama.cpp server.
+
+The official ``openai`` SDK is used as is (its serialization and error types); only ``base_url``
+changes between servers. The client never retries (``max_retries=0``): the engine owns retries so
+that it can count them, honour ``Retry-After`` and resume interrupted runs without double calls.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from typing import Any, Mapping, Sequence
+
+import openai
+
+from backend.providers.base import ClassDistribution, ProviderError
+from backend.providers.errors import error_for_status, parse_retry_after, redact, status_message
+from backend.providers.logprobs import TokenPosition, check_labels, distribution_from_positions
+
+#: Stand-in key for local servers that ignore authentication (the SDK insists on some key).
+PLACEHOLDER_KEY = "no-key-needed"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def resolve_api_key(api_key_env: str | Sequence[str], *, base_url: str | None, provider: str) -> str:
+    """The key from the first set env var; a placeholder for a custom ``base_url``; else ValueError."""
+    names = (api_key_env,) if isinstance(api_key_env, str) else tuple(api_key_env)
+    for name in names:
+        value = os.environ.get(name)
+        if value:
+            return value
+    if base_url:
+        return PLACEHOLDER_KEY
+    raise ValueError(f"{provider} needs an API key in ${' or $'.join(names)} (or a base_url of a local server)")
+
+
+def public_url(url: str | None) -> str | None:
+    """``url`` without user:password, so it can enter cache keys and logs."""
+    if not url:
+        return url
+    parts = urllib.parse.urlsplit(url)
+    if parts.username or parts.password:
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        parts = parts._replace(netloc=netloc)
+    return urllib.parse.urlunsplit(parts)
+
+
+class OpenAIProvider:
+    """A chat model on an OpenAI-protocol server, read through its token logprobs.
+
+    Parameters
+    ----------
+    model : str
+        Model name as the server knows it.
+    base_url : str or None
+        Server URL (e.g. ``http://127.0.0.1:8000/v1``); None means api.openai.com.
+    api_key_env : str
+        Environment variable holding the key; a local ``base_url`` works without it.
+    top_logprobs : int
+        Alternatives requested per token (0-20); 0 asks for the chosen token's logprob only.
+    max_tokens : int
+        Tokens generated; the class token is looked for in the first two.
+    temperature : float
+        Sampling temperature (0 for judging).
+    system : str or None
+        Optional system message.
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        top_logprobs: int = 20,
+        max_tokens: int = 2,
+        temperature: float = 0.0,
+        system: str | None = None,
+    ):
+        if not model:
+            raise ValueError("model must be a non-empty name")
+        if not 0 <= top_logprobs <= 20:
+            raise ValueError(f"top_logprobs must be in 0..20, got {top_logprobs}")
+        if max_tokens < 1 or temperature < 0:
+            raise ValueError("max_tokens must be >= 1 and temperature >= 0")
+        self.model = model
+        self.base_url = base_url
+        self.top_logprobs = top_logprobs
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.system = system
+        key = resolve_api_key(api_key_env, base_url=base_url, provider="openai")
+        self._secrets = (key,)
+        self._client = openai.OpenAI(api_key=key, base_url=base_url, max_retries=0)
+
+    def cache_params(self) -> Mapping[str, Any]:
+        """Server, decoding parameters and system message; never the key."""
+        return {
+            "base_url": public_url(self.base_url) or DEFAULT_BASE_URL,
+            "top_logprobs": self.top_logprobs,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "system": self.system,
+        }
+
+    def classify(self, prompt: str, labels: Sequence[str], *, timeout: float) -> ClassDistribution:
+        """Class probabilities from the logprobs of the first class token the model generates."""
+        labels = check_labels(labels)
+        extra: dict[str, Any] = {"top_logprobs": self.top_logprobs} if self.top_logprobs else {}
+        response = self._create(prompt, timeout=timeout, logprobs=True, max_tokens=self.max_tokens,
+                                temperature=self.temperature, **extra)
+        choice = response.choices[0] if response.choices else None
+        text = choice.message.content if choice is not None else None
+        content = choice.logprobs.content if choice is not None and choice.logprobs is not None else None
+        if content is None:
+            raise ProviderError("no_logprobs", f"server returned no logprobs (text {text!r}); use the sampling option")
+        positions = [
+            TokenPosition(t.token, t.logprob, tuple((a.token, a.logprob) for a in (t.top_logprobs or ())))
+            for t in content
+        ]
+        return distribution_from_positions(positions, labels, text=text, usage=_usage(response))
+
+    def sample_texts(
+        self, prompt: str, *, n: int, temperature: float, seed: int | None, max_tokens: int, timeout: float
+    ) -> list[str]:
+        """``n`` sampled answers; asks for ``n`` choices at once and tops up with calls (seed + i)
+        when the server ignores ``n`` (llama.cpp server does)."""
+        texts: list[str] = []
+        calls = 0
+        while len(texts) < n and calls < n:
+            call_seed = None if seed is None else seed + calls
+            response = self._create(prompt, timeout=timeout, n=n - len(texts), temperature=temperature,
+                                    max_tokens=max_tokens, **({} if call_seed is None else {"seed": call_seed}))
+            texts += [c.message.content or "" for c in response.choices][: n - len(texts)]
+            calls += 1
+        return texts
+
+    def _create(self, prompt: str, *, timeout: float, **params: Any) -> Any:
+        messages = ([{"role": "system", "content": self.system}] if self.system else []) + [
+            {"role": "user", "content": prompt}
+        ]
+        try:
+            return self._client.chat.completions.create(model=self.model, messages=messages, timeout=timeout, **params)
+        except openai.OpenAIError as exc:
+            raise self._provider_error(exc) from None
+
+    def _provider_error(self, exc: openai.OpenAIError) -> ProviderError:
+        """Map SDK exceptions to the engine's reason codes (see ``errors.error_for_status``)."""
+        where = public_url(self.base_url) or DEFAULT_BASE_URL
+        if isinstance(exc, openai.APITimeoutError):
+            return ProviderError("timeout", f"openai request to {where} timed out", retryable=True)
+        if isinstance(exc, openai.APIConnectionError):
+            return ProviderError("connection", f"cannot connect to {where}: {redact(str(exc), self._secrets)}",
+                                 retryable=True)
+        if isinstance(exc, openai.APIStatusError):
+            detail = exc.body.get("error", exc.body) if isinstance(exc.body, dict) else exc.message
+            if isinstance(detail, dict):
+                detail = detail.get("message", detail)
+            msg = status_message("openai", exc.status_code, detail, self._secrets)
+            return error_for_status(exc.status_code, msg, retry_after=parse_retry_after(exc.response.headers))
+        return ProviderError("provider_error", redact(f"openai: {type(exc).__name__}: {exc}", self._secrets))
+
+
+def _usage(response: Any) -> dict[str, Any]:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return {}
+    return {k: v for k, v in usage.model_dump().items() if isinstance(v, (int, float))}
