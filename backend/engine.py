@@ -48,6 +48,10 @@ from backend.taskspec import TaskSpec
 
 log = logging.getLogger(__name__)
 
+#: Per-kind caps applied unless ``per_provider_concurrency`` says otherwise: the in-process model
+#: evaluates one prompt at a time, so more threads would only queue on its lock (and time out there).
+DEFAULT_PROVIDER_CONCURRENCY: Mapping[str, int] = {"local": 1}
+
 
 @dataclass(frozen=True)
 class EngineConfig:
@@ -62,7 +66,8 @@ class EngineConfig:
     concurrency : int
         Calls in flight at once, all providers together.
     per_provider_concurrency : dict, optional
-        Cap per provider kind (``{"openai": 4}``); kinds not named get ``concurrency``.
+        Cap per provider kind (``{"openai": 4}``), over :data:`DEFAULT_PROVIDER_CONCURRENCY`
+        (``local``: 1); kinds not named get ``concurrency``.
     timeout : float
         Per-call timeout in seconds, handed to the provider.
     max_attempts : int
@@ -244,7 +249,7 @@ class Engine:
         self.stats = EngineStats()
         self._params = spec_params(spec)
         self._policy = self.config.retry_policy()
-        caps = dict(self.config.per_provider_concurrency or {})
+        caps = {**DEFAULT_PROVIDER_CONCURRENCY, **(self.config.per_provider_concurrency or {})}
         self._semaphores = {
             kind: threading.BoundedSemaphore(min(caps.get(kind, self.config.concurrency), self.config.concurrency))
             for kind in {m.kind for m in self.members}

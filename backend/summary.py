@@ -71,9 +71,11 @@ def build_summary(
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
     """Print the counts table, errors by reason, and the top suspects."""
     console = console or Console()
-    counts = Table(title=f"label-audit score: {summary['task']} ({len(summary['members'])} members)", show_header=False)
+    counts = Table(title="Summary", show_header=False)
     counts.add_column("what")
     counts.add_column("count", justify="right")
+    counts.add_row("task", summary["task"])
+    counts.add_row("members", str(len(summary["members"])))
     for name in ("items", "scored", "flagged", "llm_calls", "cache_hits"):
         counts.add_row(name, str(summary[name]))
     errors = summary.get("errors") or {}
