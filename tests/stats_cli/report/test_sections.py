@@ -45,19 +45,19 @@ def test_error_count_and_bounds_match_scipy():
     k = sum(truth[str(it.id)] != it.original for it in reviewed)
     ci = binomtest(k, len(reviewed)).proportion_ci(method="exact")
     rev = sec.values["reviewed"]
-    assert (rev["errors"], rev["sample"]) == (k, len(reviewed))
+    assert (rev["n_errors"], rev["sample"]) == (k, len(reviewed))
     assert (rev["cp_low"], rev["cp_high"]) == pytest.approx((ci.low, ci.high))
     # whole project: every item is settled here (all flags reviewed), N = 40
     proj = sec.values["project"]
     n_errors = sum(truth[str(it.id)] != it.original for it in data.items if data.gold(it)[0] is not None)
-    assert proj["errors"] == n_errors == 9  # the 9 planted flips, all flagged and confirmed
+    assert proj["n_errors"] == n_errors == 9  # the 9 planted flips, all flagged and confirmed
     assert proj["population"] == 40
 
 
 def test_fpc_bound_shrinks_toward_the_rate_when_only_part_is_settled():
     data, _ = planted_audit(reviewed_share=0.5)
     proj = build_report(data).section("errors").values["project"]
-    n, k, big_n = proj["sample"], proj["errors"], proj["population"]
+    n, k, big_n = proj["sample"], proj["n_errors"], proj["population"]
     ci = binomtest(k, n).proportion_ci(method="exact")
     factor = math.sqrt((big_n - n) / (big_n - 1))
     p = k / n
