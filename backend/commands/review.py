@@ -30,6 +30,13 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
+def _errors() -> tuple[type[Exception], ...]:
+    """Errors reported as one line (exit 2) instead of a traceback: bad input and Label Studio refusals."""
+    from label_studio_sdk.core.api_error import ApiError
+
+    return (ValueError, ApiError)
+
+
 def _open(url: Optional[str], db: Optional[str]):
     from backend.labelstudio.client import connect
     from backend.ledger import Ledger
@@ -58,6 +65,15 @@ def _refresh(client, ledger, store, project: int):
     return source
 
 
+def _message(exc: Exception) -> str:
+    """The reason of an error; for Label Studio, its status and detail (never request headers)."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        detail = body.get("validation_errors") or body.get("detail") or body
+        return f"Label Studio answered {getattr(exc, 'status_code', '?')}: {detail}"
+    return str(exc)
+
+
 def _print_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, default=str))
 
@@ -84,8 +100,8 @@ def push(
             client, store, ledger, project_id=project, experts=experts.split(","), threshold=threshold,
             budget=budget, order=order, seed=seed, label_field=label_field,
         )
-    except ValueError as exc:
-        _fail(str(exc))
+    except _errors() as exc:
+        _fail(_message(exc))
     if json_out:
         _print_json(report.to_json())
         return
@@ -114,8 +130,8 @@ def reconcile_cmd(
         source = _source(client, ledger, project)
         report = reconcile(client, store, source, partial=partial)
         refresh_gold(store, ledger.results(source.key), source.spec, source_project=source.key)
-    except ValueError as exc:
-        _fail(str(exc))
+    except _errors() as exc:
+        _fail(_message(exc))
     if json_out:
         _print_json(report.to_json())
         return
@@ -135,8 +151,8 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, db: Optional[st
     try:
         client, ledger, store = _open(url, db)
         source = _refresh(client, ledger, store, project)
-    except ValueError as exc:
-        _fail(str(exc))
+    except _errors() as exc:
+        _fail(_message(exc))
     status = review_status(store, source.key)
     if json_out:
         _print_json(status.to_json())
@@ -160,8 +176,8 @@ def gold_cmd(project: int = PROJECT, url: Optional[str] = URL, db: Optional[str]
     try:
         client, ledger, store = _open(url, db)
         source = _refresh(client, ledger, store, project)
-    except ValueError as exc:
-        _fail(str(exc))
+    except _errors() as exc:
+        _fail(_message(exc))
     labels = store.gold_labels(source.key)
     if json_out:
         _print_json([g.__dict__ for g in labels])

@@ -23,6 +23,7 @@ from backend.review.source import REF_FIELD, SourceProject, fetch_inputs, load_s
 from backend.review.store import ROUND_REVIEW, Assignment, ReviewItem, ReviewProject, ReviewStore
 
 ORDERS = ("confidence", "shuffled")
+TITLE_MAX = 50  # Label Studio rejects longer project titles
 # Project settings that keep a review project blind and single-annotator.
 BLIND_SETTINGS: dict[str, Any] = {
     "show_collab_predictions": False,
@@ -96,7 +97,7 @@ def _expert_project(
     user_id = ensure_user(client, email, org_id=org_id)
     project_id = create_project(
         client,
-        title=f"Blind review · {expert_name(index)} · {email}",
+        title=f"Review {expert_name(index)} · {email}"[:TITLE_MAX],
         label_config=source.review_config(),
         description="Label each item from its content alone.",
         **BLIND_SETTINGS,

@@ -16,7 +16,7 @@ from label_studio_sdk import LabelStudio
 from backend.labelstudio.client import create_project
 from backend.labelstudio.labelconfig import expert_field, expert_name
 from backend.review.collect import collect_answers
-from backend.review.push import BLIND_SETTINGS, import_assignments, recover_task_ids
+from backend.review.push import BLIND_SETTINGS, TITLE_MAX, import_assignments, recover_task_ids
 from backend.review.source import SourceProject, fetch_inputs
 from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, SHARED, ReviewProject, ReviewStore
 
@@ -66,7 +66,7 @@ def _reconcile_project(client: LabelStudio, store: ReviewStore, source: SourcePr
     settings = {**BLIND_SETTINGS, "maximum_annotations": n_experts}
     project_id = create_project(
         client,
-        title="Reconciliation · " + " / ".join(expert_name(i) for i in range(n_experts)),
+        title=("Reconciliation · " + " / ".join(expert_name(i) for i in range(n_experts)))[:TITLE_MAX],
         label_config=source.reconcile_config(n_experts),
         description="Items the experts labelled differently: discuss, then record the agreed label.",
         **settings,
