@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 #: Member error reasons that say "try again later", not "this item cannot be judged".
 TRANSIENT_REASONS = frozenset({"connection", "timeout", "rate_limited", "server_error", "provider_down"})
-SAVE_EVERY = 8
+SAVE_EVERY = 4
 
 
 class TransientScoringError(RuntimeError):

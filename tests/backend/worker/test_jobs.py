@@ -1,0 +1,124 @@
+"""Scoring jobs run by real ``rq worker`` processes with the real local model; SIGKILL recovery."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from redis import Redis
+from rq import Queue
+from sqlalchemy import func, select
+
+from backend.ledger import Ledger, schema
+from backend.worker.config import EnsembleConfig
+from backend.worker.queueing import enqueue_scoring
+from tests.backend.server.conftest import LABEL_CONFIG
+from tests.backend.worker.rq_process import RQWorkerProcess, wait_until
+
+pytestmark = [pytest.mark.redis, pytest.mark.llm]
+
+CLAIMS = ["The cat sat on the mat.", "Paris is the capital of Germany.", "Water boils at 100 C at sea level."]
+
+
+def make_tasks(n: int, *, start: int = 1) -> list[dict]:
+    tasks = []
+    for i in range(start, start + n):
+        label = str(i % 2)
+        tasks.append({
+            "id": i,
+            "data": {"grounding": f"Document {i}: the cat sat on the mat in Paris.",
+                     "generated_text": CLAIMS[i % len(CLAIMS)]},
+            "annotations": [{"id": 1000 + i, "completed_by": 1, "was_cancelled": False, "result": [
+                {"from_name": "label", "to_name": "generated_text", "type": "choices",
+                 "value": {"choices": [label]}}]}],
+        })
+    return tasks
+
+
+def count_rows(ledger: Ledger, table) -> int:
+    with ledger.engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(table)).scalar_one()
+
+
+@pytest.fixture()
+def env(tmp_path, smollm2_path) -> dict[str, str]:
+    return {"DATABASE_URL": f"sqlite:///{tmp_path / 'audit.sqlite'}", "LABEL_AUDIT_HOME": str(tmp_path)}
+
+
+@pytest.fixture()
+def queue(redis_url):
+    q = Queue(f"test-{uuid.uuid4().hex[:10]}", connection=Redis.from_url(redis_url))
+    yield q
+    q.empty()
+
+
+@pytest.fixture()
+def workers(redis_url, queue, env):
+    started: list[RQWorkerProcess] = []
+
+    def start() -> RQWorkerProcess:
+        proc = RQWorkerProcess(redis_url, queue.name, env).start()
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        proc.stop()
+
+
+def local_config(*, prompts: list[str], batch_size: int) -> EnsembleConfig:
+    member = {"provider": "local", "model": "smollm2", "base_url": None, "prompts": prompts, "options": {}}
+    return EnsembleConfig(members=(member,), batch_size=batch_size)
+
+
+def test_worker_scores_records_and_is_idempotent(env, queue, workers):
+    ledger = Ledger(env["DATABASE_URL"])
+    config = local_config(prompts=["fc-premise-hypothesis"], batch_size=3)
+    spec = config.spec(LABEL_CONFIG)
+    version = config.model_version(spec)
+    tasks = make_tasks(5) + [{"id": 99, "data": {"grounding": "only half the fields"}}]
+    jobs = enqueue_scoring(queue, ledger, "7", tasks, label_config=LABEL_CONFIG, config=config, model_version=version)
+    assert len(jobs) == 2
+    proc = workers()
+    ids = [str(t["id"]) for t in tasks]
+    wait_until(lambda: not ledger.pending("7", ids, version), timeout=240, what="6 results in the ledger")
+    results = {r.id: r for r in ledger.results("7", model_version=version)}
+    assert results["99"].error.startswith("malformed_task: missing_field")
+    for task_id in map(str, range(1, 6)):
+        res = results[task_id]
+        assert res.error is None and res.prediction in ("0", "1")
+        assert sum(res.probs.values()) == pytest.approx(1.0)
+        assert res.original == str(int(task_id) % 2)  # the annotation's choice
+        assert [m.member_id for m in res.members] == ["local:smollm2/fc-premise-hypothesis@v1"]
+    assert [c.label for c in ledger.crowd_labels("7")["3"]] == ["1"]
+    wait_until(lambda: all(ledger.jobs.get(j).status == "finished" for j in jobs), timeout=30, what="jobs finished")
+    # enqueueing the same tasks again finds nothing to do
+    assert enqueue_scoring(queue, ledger, "7", tasks, label_config=LABEL_CONFIG, config=config,
+                           model_version=version) == []
+    assert count_rows(ledger, schema.results) == 6
+    assert "Traceback" not in proc.log_tail()
+
+
+def test_sigkilled_worker_job_is_rerun_without_duplicates(env, queue, workers):
+    ledger = Ledger(env["DATABASE_URL"])
+    config = local_config(prompts=["fc-premise-hypothesis"], batch_size=12)
+    spec = config.spec(LABEL_CONFIG)
+    version = config.model_version(spec)
+    tasks = make_tasks(12)
+    ids = [str(t["id"]) for t in tasks]
+    (job_id,) = enqueue_scoring(queue, ledger, "7", tasks, label_config=LABEL_CONFIG, config=config,
+                                model_version=version)
+    first = workers()
+    wait_until(lambda: len(ids) - len(ledger.pending("7", ids, version)) >= 4, timeout=240,
+               what="the first saved results")
+    assert ledger.pending("7", ids, version), "the job finished before it could be killed: make it longer"
+    first.kill()
+    stored_at_kill = len(ids) - len(ledger.pending("7", ids, version))
+    assert ledger.jobs.get(job_id).status == "started"
+    workers()  # a fresh worker finds the dead worker's job (same host, pid gone) and rq retries it
+    wait_until(lambda: not ledger.pending("7", ids, version), timeout=300, what="the retried job")
+    wait_until(lambda: ledger.jobs.get(job_id).status == "finished", timeout=30, what="job finished")
+    assert ledger.jobs.get(job_id).attempts == 2
+    assert count_rows(ledger, schema.results) == 12
+    assert count_rows(ledger, schema.members) == 12
+    assert 4 <= stored_at_kill < 12
