@@ -138,3 +138,23 @@ def test_render_report_prints_every_condition_and_the_fencing_table(cache):
     for condition in ("RandP-100+QWs", "RandP-100+Inst", "NonRelP+QWs", "NonRelP+Inst", "fencing gain"):
         assert condition in text
     assert "RandP-100+Q " not in text  # no +Q for factual consistency (the claim would be stated)
+
+
+def test_likert_probes_run_through_the_likert_templates(tmp_path, cache):
+    spec = load_spec("likert")
+    data = tmp_path / "likert.jsonl"
+    data.write_text(
+        "".join(
+            f'{{"id": "s{i}", "source": "The council approved the new park budget on Monday after a long debate.", '
+            f'"summary": "Summary {i} of the council meeting.", "label": {1 + i % 5}}}\n'
+            for i in range(6)
+        ),
+        encoding="utf-8",
+    )
+    report = run_probes(read_items(data, spec), spec, hash_members(HashTestProvider(), spec), cache=cache, n=2,
+                        lengths=(100,))
+    conditions = {r["condition"] for r in report["rows"]}
+    assert conditions == {"RandP-100", "RandP-100+QWs", "RandP-100+Inst", "NonRelP", "NonRelP+QWs", "NonRelP+Inst"}
+    assert report["negative_label"] == "1" and "rate it 5" in report["layout"]["instruction"]
+    assert all(0 <= r["mae"] <= 4 for r in report["rows"])
+    assert report["guard_marked"]["NonRelP+Inst"] == 1.0
