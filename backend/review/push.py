@@ -165,13 +165,15 @@ def push_review(
     source = load_source(client, project_id, label_field=label_field or settings.get("label_field"))
     report = PushReport(source_project=project_id)
 
+    version = ledger.latest_version(source.key)
+    if version is None:
+        raise ValueError(f"project {project_id} has no scores yet: run `label-audit audit --project {project_id}` first")
     existing = store.items(source.key)
     have = {i.task_id for i in existing}
     candidates = [r for r in ledger.flagged(source.key, threshold=threshold) if str(r.id) not in have]
     candidates = [r for r in candidates if r.prediction is not None]
     room = None if budget is None else max(budget - len(existing), 0)
     chosen, inputs, report.errors = _pick_items(client, source, candidates, room)
-    version = ledger.latest_version(source.key)
     new_items = [
         ReviewItem(str(r.id), len(existing) + k, r.original, r.prediction, r.confidence, version)
         for k, r in enumerate(chosen)
@@ -179,6 +181,8 @@ def push_review(
     store.add_items(source.key, new_items)
     items = existing + new_items
     report.items, report.added = len(items), len(new_items)
+    if not items:
+        return report  # nothing flagged: no empty review projects
 
     projects = {p.expert: p for p in store.projects(source.key, round=ROUND_REVIEW)}
     org_id = organization_id(client)
