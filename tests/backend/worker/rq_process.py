@@ -25,7 +25,8 @@ class RQWorkerProcess:
     def __init__(self, redis_url: str, queue: str, env: dict[str, str]) -> None:
         self.redis_url = redis_url
         self.queue = queue
-        self.env = {**os.environ, **env, "PYTHONPATH": str(REPO)}
+        # passive OpenMP waiting: busy-waiting llama.cpp threads crawl on a shared 2-core machine
+        self.env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, **env, "PYTHONPATH": str(REPO)}
         for secret in ("LABEL_STUDIO_API_KEY", "OPENAI_API_KEY"):
             if secret not in env:
                 self.env.pop(secret, None)

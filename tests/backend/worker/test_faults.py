@@ -1,0 +1,114 @@
+"""Faults around the workers: the LLM server down then back, Redis restarted under a running worker."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import uuid
+
+import pytest
+from redis import Redis
+from rq import Queue
+
+from backend.ledger import Ledger
+from backend.worker.config import EnsembleConfig
+from backend.worker.jobs import TRANSIENT_REASONS
+from backend.worker.queueing import enqueue_scoring
+from tests.backend.server.conftest import LABEL_CONFIG
+from tests.backend.worker.conftest import local_config, make_tasks
+from tests.backend.worker.rq_process import wait_until
+from tests.support.services import free_port, missing_service, port_open
+
+pytestmark = [pytest.mark.redis, pytest.mark.llm]
+
+
+def test_llm_server_down_then_back(env, queue, workers, private_llama_server):
+    server = private_llama_server
+    member = {"provider": "openai", "model": server.model, "base_url": server.base_url,
+              "prompts": ["fc-premise-hypothesis"], "options": {}}
+    config = EnsembleConfig(members=(member,), batch_size=4)
+    spec = config.spec(LABEL_CONFIG)
+    version = config.model_version(spec)
+    ledger = Ledger(env["DATABASE_URL"])
+    tasks = make_tasks(4)
+    ids = [str(t["id"]) for t in tasks]
+    server.stop()
+    (job_id,) = enqueue_scoring(queue, ledger, "7", tasks, label_config=LABEL_CONFIG, config=config,
+                                model_version=version)
+    workers()
+    wait_until(lambda: (ledger.jobs.get(job_id).status == "retrying"), timeout=180,
+               what="the first attempt to give up on the unreachable server")
+    job = ledger.jobs.get(job_id)
+    assert "deferred" in job.error
+    assert ledger.pending("7", ids, version) == ids  # a connection error is not a verdict: nothing stored
+    server.start()
+    wait_until(lambda: not ledger.pending("7", ids, version), timeout=240, what="scoring after the server came back")
+    results = ledger.results("7", model_version=version)
+    # the verdicts are the model's (SmolLM2 behind the server often answers no class token at all);
+    # what matters is that none of them is the outage
+    assert len(results) == 4
+    assert all(m.error not in TRANSIENT_REASONS for r in results for m in r.members)
+    assert all(r.prediction in ("0", "1") or (r.error or "").startswith("no_member_answered") for r in results)
+    wait_until(lambda: ledger.jobs.get(job_id).status == "finished", timeout=30, what="job finished")
+    assert ledger.jobs.get(job_id).attempts >= 2
+
+
+class PrivateRedis:
+    """A redis-server of this test's own (never the shared one on 6379), with an append-only file."""
+
+    def __init__(self, data_dir) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            missing_service("redis-server executable")
+        self.binary = binary
+        self.port = free_port()
+        self.data_dir = data_dir
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> "PrivateRedis":
+        self.proc = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.data_dir),
+             "--appendonly", "yes", "--appendfsync", "always", "--save", ""],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_until(lambda: port_open("127.0.0.1", self.port), timeout=20, what="private redis-server")
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+
+@pytest.fixture()
+def private_redis(tmp_path):
+    server = PrivateRedis(tmp_path).start()
+    yield server
+    server.stop()
+
+
+def test_worker_survives_a_redis_restart(env, workers, private_redis):
+    ledger = Ledger(env["DATABASE_URL"])
+    config = local_config(prompts=["fc-premise-hypothesis"], batch_size=3)
+    spec = config.spec(LABEL_CONFIG)
+    version = config.model_version(spec)
+    queue = Queue(f"test-{uuid.uuid4().hex[:10]}", connection=Redis.from_url(private_redis.url))
+    worker = workers(url=private_redis.url, queue_name=queue.name)
+    first, second = make_tasks(3), make_tasks(3, start=10)
+    enqueue_scoring(queue, ledger, "7", first, label_config=LABEL_CONFIG, config=config, model_version=version)
+    first_ids = [str(t["id"]) for t in first]
+    wait_until(lambda: not ledger.pending("7", first_ids, version), timeout=180, what="first batch")
+    private_redis.stop()  # SIGKILL: the worker loses its connection
+    private_redis.start()  # same port, same append-only file
+    assert worker.proc.poll() is None, worker.log_tail()
+    queue = Queue(queue.name, connection=Redis.from_url(private_redis.url))
+    enqueue_scoring(queue, ledger, "7", second, label_config=LABEL_CONFIG, config=config, model_version=version)
+    second_ids = [str(t["id"]) for t in second]
+    wait_until(lambda: not ledger.pending("7", second_ids, version), timeout=240,
+               what="the worker to reconnect and score the second batch")
+    assert worker.proc.poll() is None
+    assert len(ledger.results("7", model_version=version)) == 6  # the ledger, not Redis, kept the first batch
