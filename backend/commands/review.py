@@ -54,15 +54,19 @@ def _source(client, ledger, project: int):
     return load_source(client, project, label_field=settings.get("label_field"))
 
 
-def _refresh(client, ledger, store, project: int):
-    """Collect answers and recompute gold labels; returns the source project."""
+def _refreshed(project: int, url: Optional[str], db: Optional[str]):
+    """Collect the experts' answers and recompute gold labels: (store, source project), or exit 2."""
     from backend.review.collect import collect_answers
     from backend.review.gold import refresh_gold
 
-    source = _source(client, ledger, project)
-    collect_answers(client, store, source)
-    refresh_gold(store, ledger.results(source.key), source.spec, source_project=source.key)
-    return source
+    try:
+        client, ledger, store = _open(url, db)
+        source = _source(client, ledger, project)
+        collect_answers(client, store, source)
+        refresh_gold(store, ledger.results(source.key), source.spec, source_project=source.key)
+    except _errors() as exc:
+        _fail(_message(exc))
+    return store, source
 
 
 def _message(exc: Exception) -> str:
@@ -72,6 +76,12 @@ def _message(exc: Exception) -> str:
         detail = body.get("validation_errors") or body.get("detail") or body
         return f"Label Studio answered {getattr(exc, 'status_code', '?')}: {detail}"
     return str(exc)
+
+
+def _print_skipped(out: Console, errors: dict[str, str]) -> None:
+    """Items left out of a round, each with its reason (the rest went ahead)."""
+    for task_id, reason in errors.items():
+        out.print(f"  [yellow]skipped[/yellow] task {task_id}: {reason}")
 
 
 def _print_json(data: Any) -> None:
@@ -109,8 +119,7 @@ def push(
     out.print(f"project {project}: {report.items} items under review ({report.added} added now)")
     for email, pid in report.projects.items():
         out.print(f"  {email}: review project {pid} (+{report.new_tasks.get(email, 0)} tasks)")
-    for task_id, reason in report.errors.items():
-        out.print(f"  [yellow]skipped[/yellow] task {task_id}: {reason}")
+    _print_skipped(out, report.errors)
 
 
 @review_app.command("reconcile")
@@ -139,8 +148,7 @@ def reconcile_cmd(
     out.print(f"round 1: {report.agreed} agreed, {report.disagreements} disagreed, {report.incomplete} incomplete")
     if report.project is not None:
         out.print(f"reconciliation project {report.project} (+{report.new_tasks} tasks)")
-    for task_id, reason in report.errors.items():
-        out.print(f"  [yellow]skipped[/yellow] task {task_id}: {reason}")
+    _print_skipped(out, report.errors)
 
 
 @review_app.command("status")
@@ -148,11 +156,7 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, db: Optional[st
     """Progress per expert and round, and where the gold labels stand."""
     from backend.review.status import review_status
 
-    try:
-        client, ledger, store = _open(url, db)
-        source = _refresh(client, ledger, store, project)
-    except _errors() as exc:
-        _fail(_message(exc))
+    store, source = _refreshed(project, url, db)
     status = review_status(store, source.key)
     if json_out:
         _print_json(status.to_json())
@@ -173,11 +177,7 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, db: Optional[st
 @review_app.command("gold")
 def gold_cmd(project: int = PROJECT, url: Optional[str] = URL, db: Optional[str] = DB, json_out: bool = JSON) -> None:
     """Recompute and list the gold labels (original where the ensemble agrees, else the experts')."""
-    try:
-        client, ledger, store = _open(url, db)
-        source = _refresh(client, ledger, store, project)
-    except _errors() as exc:
-        _fail(_message(exc))
+    store, source = _refreshed(project, url, db)
     labels = store.gold_labels(source.key)
     if json_out:
         _print_json([g.__dict__ for g in labels])

@@ -10,9 +10,9 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
-from sqlalchemy import Engine, and_, delete, func, select, update
+from sqlalchemy import Engine, Row, Table, delete, func, select, update
 
 from backend.db import make_engine
 from backend.labelstudio.labelconfig import expert_name
@@ -108,19 +108,24 @@ class ReviewStore:
         self.engine: Engine = engine if engine is not None else make_engine(url)
         schema.metadata.create_all(self.engine)
 
+    def _rows(self, table: Table, source_project: str, order_by: Sequence[str], **equal: Any) -> list[Row]:
+        """Rows of one source project, filtered on the ``equal`` columns that are not None."""
+        cols = table.c
+        query = select(table).where(cols.source_project == str(source_project))
+        for name, value in equal.items():
+            if value is not None:
+                query = query.where(cols[name] == value)
+        with self.engine.connect() as conn:
+            return list(conn.execute(query.order_by(*(cols[c] for c in order_by))))
+
     # ---- review projects -------------------------------------------------------------------
     def projects(self, source_project: str, *, round: int | None = None) -> list[ReviewProject]:
         """Review projects of a source project, round-1 experts in letter order first."""
-        cols = schema.projects.c
-        query = select(schema.projects).where(cols.source_project == str(source_project))
-        if round is not None:
-            query = query.where(cols.round == round)
-        query = query.order_by(cols.round, cols.expert_index, cols.id)
-        with self.engine.connect() as conn:
-            return [
-                ReviewProject(r.source_project, r.round, r.expert, r.expert_index, r.expert_user_id, r.ls_project_id)
-                for r in conn.execute(query)
-            ]
+        rows = self._rows(schema.projects, source_project, ("round", "expert_index", "id"), round=round)
+        return [
+            ReviewProject(r.source_project, r.round, r.expert, r.expert_index, r.expert_user_id, r.ls_project_id)
+            for r in rows
+        ]
 
     def add_project(self, project: ReviewProject) -> None:
         row = {
@@ -138,13 +143,10 @@ class ReviewStore:
     # ---- items -----------------------------------------------------------------------------
     def items(self, source_project: str) -> list[ReviewItem]:
         """The items under review, in push order."""
-        cols = schema.items.c
-        query = select(schema.items).where(cols.source_project == str(source_project)).order_by(cols.rank)
-        with self.engine.connect() as conn:
-            return [
-                ReviewItem(r.task_id, r.rank, r.original, r.prediction, r.confidence, r.model_version)
-                for r in conn.execute(query)
-            ]
+        return [
+            ReviewItem(r.task_id, r.rank, r.original, r.prediction, r.confidence, r.model_version)
+            for r in self._rows(schema.items, source_project, ("rank",))
+        ]
 
     def add_items(self, source_project: str, items: Sequence[ReviewItem]) -> None:
         rows = [
@@ -162,17 +164,8 @@ class ReviewStore:
     def assignments(
         self, source_project: str, *, round: int | None = None, expert: str | None = None
     ) -> list[Assignment]:
-        cols = schema.assignments.c
-        query = select(schema.assignments).where(cols.source_project == str(source_project))
-        if round is not None:
-            query = query.where(cols.round == round)
-        if expert is not None:
-            query = query.where(cols.expert == expert)
-        with self.engine.connect() as conn:
-            return [
-                Assignment(r.ref, r.task_id, r.round, r.expert, r.ls_project_id, r.ls_task_id)
-                for r in conn.execute(query.order_by(cols.created_at, cols.ref))
-            ]
+        rows = self._rows(schema.assignments, source_project, ("created_at", "ref"), round=round, expert=expert)
+        return [Assignment(r.ref, r.task_id, r.round, r.expert, r.ls_project_id, r.ls_task_id) for r in rows]
 
     def assign(
         self, source_project: str, task_ids: Sequence[str], *, round: int, expert: str, ls_project_id: int
@@ -220,15 +213,8 @@ class ReviewStore:
         return len(rows)
 
     def answers(self, source_project: str, *, round: int | None = None) -> list[Answer]:
-        cols = schema.answers.c
-        query = select(schema.answers).where(cols.source_project == str(source_project))
-        if round is not None:
-            query = query.where(cols.round == round)
-        with self.engine.connect() as conn:
-            return [
-                Answer(r.ref, r.task_id, r.round, r.expert, r.annotation_id, r.label)
-                for r in conn.execute(query.order_by(cols.task_id, cols.annotation_id))
-            ]
+        rows = self._rows(schema.answers, source_project, ("task_id", "annotation_id"), round=round)
+        return [Answer(r.ref, r.task_id, r.round, r.expert, r.annotation_id, r.label) for r in rows]
 
     def answers_by_task(self, source_project: str, *, round: int) -> dict[str, dict[str, str | None]]:
         """``{task_id: {expert: label}}``; an expert with several annotations keeps the latest."""
@@ -276,22 +262,17 @@ class ReviewStore:
 
     def gold_labels(self, source_project: str, *, status: str | None = None) -> list[GoldLabel]:
         """Stored gold labels of a project (``status="final"`` for the decided ones only)."""
-        cols = schema.gold.c
-        query = select(schema.gold).where(cols.source_project == str(source_project))
-        if status is not None:
-            query = query.where(cols.status == status)
-        with self.engine.connect() as conn:
-            return [
-                GoldLabel(r.task_id, r.original, r.prediction, r.confidence, r.gold, r.decided_by, r.status)
-                for r in conn.execute(query.order_by(cols.id))
-            ]
+        return [
+            GoldLabel(r.task_id, r.original, r.prediction, r.confidence, r.gold, r.decided_by, r.status)
+            for r in self._rows(schema.gold, source_project, ("id",), status=status)
+        ]
 
     def gold_counts(self, source_project: str) -> dict[str, int]:
         """``{status: n}`` plus ``{"decided_by:<source>": n}`` for final labels."""
         cols = schema.gold.c
         query = (
             select(cols.status, cols.decided_by, func.count())
-            .where(and_(cols.source_project == str(source_project)))
+            .where(cols.source_project == str(source_project))
             .group_by(cols.status, cols.decided_by)
         )
         out: dict[str, int] = {}
