@@ -32,9 +32,10 @@ def _fail(message: str) -> None:
 
 def _errors() -> tuple[type[Exception], ...]:
     """Errors reported as one line (exit 2) instead of a traceback: bad input and Label Studio refusals."""
+    import httpx
     from label_studio_sdk.core.api_error import ApiError
 
-    return (ValueError, ApiError)
+    return (ValueError, ApiError, httpx.HTTPError)
 
 
 def _open(url: Optional[str], db: Optional[str]):
@@ -75,6 +76,8 @@ def _message(exc: Exception) -> str:
     if isinstance(body, dict):
         detail = body.get("validation_errors") or body.get("detail") or body
         return f"Label Studio answered {getattr(exc, 'status_code', '?')}: {detail}"
+    if not isinstance(exc, ValueError):
+        return f"cannot reach Label Studio: {exc}"
     return str(exc)
 
 

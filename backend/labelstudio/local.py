@@ -77,7 +77,7 @@ class LocalLabelStudio:
     port: int
     postgres: PostgresSettings | None = None
     username: str = "admin@label-audit.local"
-    password: str = field(default_factory=lambda: secrets.token_urlsafe(18))
+    password: str = field(default_factory=lambda: secrets.token_urlsafe(18), repr=False)
     token: str = field(default_factory=lambda: secrets.token_hex(20), repr=False)
     _proc: subprocess.Popen | None = field(default=None, init=False, repr=False)
 

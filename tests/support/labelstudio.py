@@ -45,6 +45,7 @@ class LabelStudioServer:
     org_id: int
     log_path: Path
     process: LocalLabelStudio = field(repr=False)
+    _users: dict[str, LSUser] = field(default_factory=dict, repr=False)
 
     def create_project(
         self,
@@ -66,16 +67,24 @@ class LabelStudioServer:
         return ensure_user(self.client, email, org_id=self.org_id)
 
     def create_user(self, email: str | None = None) -> LSUser:
-        """A new org member with a working API token (signed up like a real expert would)."""
+        """An org member with a working API token (signed up like a real expert would).
+
+        The API can neither set a password nor read another user's token, so users made with
+        ``users.create`` cannot act themselves; sign-up gives both. Asking again for an email this
+        session already signed up returns the same user.
+        """
         from label_studio_sdk import LabelStudio
 
-        email = email or unique_email("user")
+        email = (email or unique_email("user")).lower()
+        if email in self._users:
+            return self._users[email]
         token = signup_user(self.url, email, secrets.token_urlsafe(16))
         client = LabelStudio(base_url=self.url, api_key=token)
         me = client.users.whoami()
         if me.active_organization != self.org_id:
             self.client.users.update(me.id, active_organization=self.org_id)
-        return LSUser(id=int(me.id), email=email, token=token, client=client)
+        self._users[email] = LSUser(id=int(me.id), email=email, token=token, client=client)
+        return self._users[email]
 
 
 def unique_email(prefix: str) -> str:

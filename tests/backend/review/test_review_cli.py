@@ -1,0 +1,41 @@
+"""``label-audit review`` refuses bad input with one clear line (exit 2), never a traceback or a secret."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from backend.cli import app
+
+SECRET = "s3cr3t-token-that-must-never-be-printed-00"
+
+
+def invoke(args: list[str], env: dict[str, str | None]):
+    return CliRunner().invoke(app, args, env=env)
+
+
+def test_missing_connection_settings_are_named(tmp_path):
+    env = {"LABEL_STUDIO_URL": None, "LABEL_STUDIO_API_KEY": None, "DATABASE_URL": f"sqlite:///{tmp_path}/a.sqlite"}
+    result = invoke(["review", "push", "--project", "1", "--experts", "a@x.org"], env)
+    assert result.exit_code == 2 and "LABEL_STUDIO_URL" in result.output
+    env["LABEL_STUDIO_URL"] = "http://127.0.0.1:9"
+    result = invoke(["review", "status", "--project", "1"], env)
+    assert result.exit_code == 2 and "LABEL_STUDIO_API_KEY" in result.output
+
+
+def test_bad_options_fail_before_any_request_and_hide_the_token(tmp_path):
+    env = {"LABEL_STUDIO_URL": "http://127.0.0.1:9", "LABEL_STUDIO_API_KEY": SECRET,
+           "DATABASE_URL": f"sqlite:///{tmp_path}/a.sqlite"}
+    result = invoke(["review", "push", "--project", "1", "--experts", "a@x.org", "--order", "random"], env)
+    assert result.exit_code == 2 and "order must be one of confidence, shuffled" in result.output
+    result = invoke(["review", "push", "--project", "1", "--experts", "a@x.org", "--budget", "-1"], env)
+    assert result.exit_code == 2 and "budget" in result.output
+    assert SECRET not in result.output
+    assert "Traceback" not in result.output
+
+
+def test_an_unreachable_label_studio_is_one_line(tmp_path):
+    env = {"LABEL_STUDIO_URL": "http://127.0.0.1:9", "LABEL_STUDIO_API_KEY": SECRET,
+           "DATABASE_URL": f"sqlite:///{tmp_path}/a.sqlite"}
+    result = invoke(["review", "gold", "--project", "1"], env)
+    assert result.exit_code == 2 and "cannot reach Label Studio" in result.output
+    assert SECRET not in result.output and "Traceback" not in result.output
