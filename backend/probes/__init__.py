@@ -3,6 +3,6 @@ carry the query's words or a planted instruction, before trusting its flags.
 
 Modules: ``wordlist`` (random-word source), ``layout`` (which field is stuffed, per task family),
 ``construct`` (probe items), ``metrics`` (MAE, share positive, p(positive)), ``run`` (scoring through
-the engine), ``undelimited`` (the same members without data fencing), ``store`` (latest results in
-the audit database), ``report`` (JSON and table).
+the engine, fenced or unfenced), ``report`` (JSON and table), ``pipeline`` (all of it for one run),
+``store`` (latest results in the audit database, read by `audit-stats report`).
 """

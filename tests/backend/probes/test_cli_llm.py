@@ -51,10 +51,14 @@ def test_local_default_model_on_the_bundled_relevance_sample(tmp_path, smollm2_p
     conditions = {"RandP-100", "RandP-100+Q", "RandP-100+QWs", "RandP-100+Inst",
                   "NonRelP", "NonRelP+Q", "NonRelP+QWs", "NonRelP+Inst"}
     check_rows(report, [member], conditions, (True, False), 1)
-    assert report["engine"]["delimited"]["llm_calls"] + report["engine"]["delimited"]["cache_hits"] == 8
+    # A fresh cache: 8 probes x 1 prompt called fenced, and 8 more unfenced (different prompts, no sharing).
+    assert report["engine"]["delimited"]["llm_calls"] == 8 and report["engine"]["undelimited"]["llm_calls"] == 8
     assert report["guard_marked"]["RandP-100+Inst"] == 1.0 and report["guard_marked"]["RandP-100+QWs"] == 0.0
-    fencing = {(e["member_id"], e["condition"]) for e in report["delimiting"]}
+    fencing = {(e["member_id"], e["condition"]): e for e in report["delimiting"]}
     assert (member, "RandP-100+Inst") in fencing and (member, "NonRelP+Inst") in fencing
+    for entry in fencing.values():
+        if entry["fencing_gain"] is not None:
+            assert entry["fencing_gain"] == pytest.approx(entry["shift_undelimited"] - entry["shift_delimited"])
 
     stored = latest_probe_results(db)
     assert {r["run_id"] for r in stored} == {report["run_id"]}
