@@ -58,9 +58,10 @@ def start_audit(client: Any, project: int, *, queue: Queue, ledger: Ledger, conf
 
 def wait_for(ledger: Ledger, queue: Queue, run: AuditRun, *, timeout: float, poll: float = 1.0,
              on_progress: Callable[[int, int], None] | None = None) -> bool:
-    """Poll the ledger until every task has a result, every job is over, or ``timeout`` s passed.
+    """Poll until every job is over (rq's view: finished, or failed with no retry left) or ``timeout``.
 
-    "Over" is rq's view (finished, or failed with no retry left), so waiting survives retries.
+    Returns True when every task then has a result. Waiting for the jobs, not only for the results,
+    lets their bulk prediction import finish before :func:`import_missing` looks for leftovers.
     """
     deadline = time.monotonic() + timeout
     total = len(run.task_ids)
@@ -68,10 +69,8 @@ def wait_for(ledger: Ledger, queue: Queue, run: AuditRun, *, timeout: float, pol
         left = len(ledger.pending(run.project, run.task_ids, run.model_version))
         if on_progress is not None:
             on_progress(total - left, total)
-        if left == 0:
-            return True
-        if run.jobs and all(_over(queue, j) for j in run.jobs):
-            return False
+        if all(_over(queue, j) for j in run.jobs):
+            return not ledger.pending(run.project, run.task_ids, run.model_version)
         if time.monotonic() >= deadline:
             return False
         time.sleep(poll)
