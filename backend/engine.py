@@ -229,6 +229,9 @@ class Engine:
         Where answers are kept; None disables caching (every run calls again).
     config : EngineConfig, optional
         Thresholds, concurrency, timeouts, retries.
+
+    One :meth:`score` call at a time per Engine (``stats`` describes the latest call); build one
+    Engine per concurrent job.
     """
 
     def __init__(
@@ -254,6 +257,7 @@ class Engine:
             kind: threading.BoundedSemaphore(min(caps.get(kind, self.config.concurrency), self.config.concurrency))
             for kind in {m.kind for m in self.members}
         }
+        self._stopping = threading.Event()
         self._breakers: dict[int, _Breaker] = {}
         for m in self.members:
             self._breakers.setdefault(id(m.provider), _Breaker(self.config.breaker_after, self.config.breaker_cooldown))
@@ -283,6 +287,7 @@ class Engine:
         Closing the generator early stops submitting work; calls already running finish and are cached.
         """
         self.stats = EngineStats()
+        self._stopping.clear()
         started = time.perf_counter()
         total = len(items) if hasattr(items, "__len__") else None  # type: ignore[arg-type]
         bar = _progress_bar(total) if progress else None
@@ -320,7 +325,9 @@ class Engine:
         exhausted = False
         try:
             while True:
-                while not exhausted and (queued_calls < window or not pending):
+                # Read ahead while calls are few in flight, and never more than ``window`` items
+                # (cache hits queue no call, so without the second bound a cached run would read all).
+                while not exhausted and (not pending or (queued_calls < window and len(pending) < window)):
                     try:
                         entry = next(source)
                     except StopIteration:
@@ -335,6 +342,8 @@ class Engine:
                 queued_calls -= job.calls
                 yield self._finish(job, inflight)
         finally:
+            # Calls already sent finish (and are cached); queued ones are dropped without a call.
+            self._stopping.set()
             pool.shutdown(wait=True, cancel_futures=True)
 
     def _submit(self, entry: Item | ItemError, pool: ThreadPoolExecutor, inflight: dict[str, Future]) -> _Pending:
@@ -380,6 +389,8 @@ class Engine:
 
         def attempt() -> ClassDistribution:
             with semaphore:
+                if self._stopping.is_set():  # the run was interrupted while this call queued
+                    raise ProviderError("cancelled", "run interrupted before this call was sent")
                 return member.provider.classify(prompt, labels, timeout=timeout)
 
         tries = RetryOutcome()

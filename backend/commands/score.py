@@ -63,6 +63,12 @@ def run_scoring(
             if handle:
                 handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
                 handle.flush()
+    except KeyboardInterrupt:
+        Console(stderr=True).print(
+            f"interrupted after {engine.stats.items} of {len(entries)} items; every finished call is cached: "
+            "run the same command again to resume"
+        )
+        raise typer.Exit(130) from None
     finally:
         if handle:
             handle.close()

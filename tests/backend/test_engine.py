@@ -7,6 +7,7 @@ the integration tests at the bottom use the real embedded model in-process.
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter
 
 import pytest
@@ -91,6 +92,24 @@ def test_interrupted_run_resumes_without_repeating_calls(cache):
     list(resumed.score(items(40)))
     assert resumed.stats.llm_calls + done_first == 160
     assert max(provider.calls.values()) == 1  # no prompt was ever sent twice
+
+
+def test_closing_the_stream_drops_queued_calls_without_making_them(cache):
+    gate = threading.Event()
+
+    def hold_fifth_call(prompt, attempt):
+        if provider.total_calls >= 5:
+            gate.wait(10)  # the 5th call is "running" when the consumer stops
+        return None
+
+    provider = HashTestProvider(fail=hold_fifth_call)
+    engine = Engine(FC, hash_members(provider), cache=cache,
+                    config=EngineConfig(concurrency=4, per_provider_concurrency={"hash": 1}))
+    stream = engine.score(items(10))
+    next(stream)  # the first item's 4 calls are done
+    threading.Timer(0.5, gate.set).start()
+    stream.close()  # returns once the running call is done; calls still queued are never made
+    assert provider.total_calls == 5 and cache.count() == 5
 
 
 def test_retryable_errors_are_retried_and_final_failures_recorded(cache):
