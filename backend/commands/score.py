@@ -97,7 +97,7 @@ def register(app: typer.Typer) -> None:
         input_path: Path = typer.Argument(..., metavar="INPUT", help="Labelled items: JSONL, or CSV/TSV by suffix."),
         task: str = typer.Option(..., "--task", help="Task spec: factual-consistency, likert, relevance, or a YAML/TOML file."),
         members_file: Optional[Path] = typer.Option(None, "--members", help="YAML list of members (provider, model, base_url, prompts, options)."),
-        member: Optional[list[str]] = typer.Option(None, "--member", help="PROVIDER:MODEL[@BASE_URL], repeatable; each adds one model with all prompts."),
+        member: Optional[list[str]] = typer.Option(None, "--member", help="PROVIDER:MODEL or PROVIDER:MODEL@BASE_URL, repeatable; each adds one model with all prompts."),
         out: Optional[Path] = typer.Option(None, "--out", help="Write one JSON line per input item here."),
         summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Also write the summary as JSON here."),
         threshold: Optional[float] = typer.Option(None, "--threshold", help="Minimum confidence to flag (default 0.5 binary, 0.2 ordinal)."),
