@@ -15,6 +15,7 @@ from label_studio_sdk import LabelStudio
 
 DEFAULT_PAGE_SIZE = 100
 IMPORT_CHUNK = 1000
+SELECT_CHUNK = 200
 
 
 def connect(url: str | None = None, token: str | None = None, *, timeout: float = 120.0) -> LabelStudio:
@@ -54,15 +55,14 @@ def iter_tasks(
     """
     if page_size < 1:
         raise ValueError("page_size must be positive")
-    query = None
-    if task_ids is not None:
-        if not task_ids:
-            return
-        query = json.dumps({"selectedItems": {"all": False, "included": [int(t) for t in task_ids]}})
-    pager = client.tasks.list(
-        project=project_id, page_size=page_size, fields="all" if with_annotations else None, query=query
-    )
-    yield from pager
+    fields = "all" if with_annotations else None
+    if task_ids is None:
+        yield from client.tasks.list(project=project_id, page_size=page_size, fields=fields)
+        return
+    ids = [int(t) for t in task_ids]
+    for start in range(0, len(ids), SELECT_CHUNK):  # the selection travels in the URL: keep it short
+        query = json.dumps({"selectedItems": {"all": False, "included": ids[start:start + SELECT_CHUNK]}})
+        yield from client.tasks.list(project=project_id, page_size=page_size, fields=fields, query=query)
 
 
 def field(obj: Any, name: str, default: Any = None) -> Any:

@@ -119,7 +119,7 @@ class LocalLabelStudio:
             env.update(self.postgres.env())
         return env
 
-    def start(self, *, timeout: float = 240.0) -> "LocalLabelStudio":
+    def start(self, *, timeout: float = 300.0) -> "LocalLabelStudio":
         """Start the server and wait until it answers our token on our port (first start runs migrations)."""
         if self._proc is not None:
             raise RuntimeError("this Label Studio is already started")

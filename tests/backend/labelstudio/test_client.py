@@ -30,6 +30,15 @@ def test_iter_tasks_pages_through_every_task(label_studio):
     assert list(iter_tasks(label_studio.client, project, task_ids=[])) == []
 
 
+def test_iter_tasks_selects_many_ids_in_chunks(label_studio, monkeypatch):
+    import backend.labelstudio.client as lsclient
+
+    project, ids = label_studio.create_project(CONFIG, [{"text": f"item {i}"} for i in range(9)])
+    monkeypatch.setattr(lsclient, "SELECT_CHUNK", 4)
+    picked = list(iter_tasks(label_studio.client, project, page_size=3, task_ids=ids[1:]))
+    assert sorted(t.id for t in picked) == ids[1:]
+
+
 def test_ensure_user_creates_once_and_sets_the_organization(label_studio):
     from tests.support.labelstudio import unique_email
 
