@@ -7,6 +7,7 @@ The SDK's own retries are switched off: the engine retries, honouring ``Retry-Af
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Mapping, Sequence
 
@@ -18,6 +19,7 @@ from backend.providers.base import ClassDistribution, ProviderError
 from backend.providers.errors import error_for_status, parse_retry_after, redact, status_message
 from backend.providers.logprobs import TokenPosition, check_labels, distribution_from_positions
 from backend.providers.openai_compat import public_url, resolve_api_key
+from backend.providers.sampling import collect_samples
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 
@@ -130,18 +132,15 @@ class GeminiProvider:
     def sample_texts(
         self, prompt: str, *, n: int, temperature: float, seed: int | None, max_tokens: int, timeout: float
     ) -> list[str]:
-        """``n`` sampled answers: ``candidate_count`` per call (at most 8), seed + i per call."""
-        texts: list[str] = []
-        calls = 0
-        while len(texts) < n and calls < n:
-            params: dict[str, Any] = {"candidate_count": min(n - len(texts), 8)}
-            if seed is not None:
-                params["seed"] = seed + calls
+        """``n`` sampled answers: ``candidate_count`` per call (the API allows at most 8)."""
+
+        def draw(count: int, call_seed: int | None) -> list[str]:
+            seeded = {} if call_seed is None else {"seed": call_seed}
             response = self._generate(prompt, timeout=timeout, temperature=temperature, max_output_tokens=max_tokens,
-                                      **params)
-            texts += [_text(c) for c in (response.candidates or ())][: n - len(texts)]
-            calls += 1
-        return texts
+                                      candidate_count=min(count, 8), **seeded)
+            return [_text(c) for c in (response.candidates or ())]
+
+        return collect_samples(draw, n=n, seed=seed)
 
     def _generate(self, prompt: str, *, timeout: float, **config: Any) -> Any:
         if self.thinking_budget is not None:
@@ -168,6 +167,8 @@ class GeminiProvider:
         if retry_after is None:
             retry_after = _retry_info_delay(exc.details)
         msg = status_message("gemini", exc.code or 0, exc.message or exc.status or "", self._secrets)
+        if "API_KEY_INVALID" in json.dumps(exc.details, default=str):  # Gemini says 400 for a bad key
+            return ProviderError("auth", msg, retryable=False)
         return error_for_status(int(exc.code or 0), msg, retry_after=retry_after)
 
 

@@ -6,7 +6,13 @@ the chat-formatted prompt once with ``logits_all=False`` (only the last position
 which is all we need and much cheaper), softmax over the whole vocabulary, and take each label's
 probability as the sum over its token variants: the bare token (``"1"``) and, when the tokenizer has
 a single token for it, the space-prefixed one (``" 1"``) -- both are the model starting its answer
-with that label. ``raw_mass`` is that sum over all labels before normalising.
+with that label. SmolLM2's tokenizer has no single-token ``" 1"`` (it splits into a space and the
+digit), so there only the bare digits count; the prompt already ends with ``"Answer: "``.
+``raw_mass`` is that sum over all labels before normalising.
+
+Chat formatting (measured on SmolLM2-135M-Instruct, see ``bench/bench_local_provider.py``): the
+user turn holds the prompt without its last line, the assistant turn is prefilled with ``Answer: ``,
+and the chat template's own default system turn is kept; this put the most mass on class tokens.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import openai
 from backend.providers.base import ClassDistribution, ProviderError
 from backend.providers.errors import error_for_status, parse_retry_after, redact, status_message
 from backend.providers.logprobs import TokenPosition, check_labels, distribution_from_positions
+from backend.providers.sampling import collect_samples
 
 #: Stand-in key for local servers that ignore authentication (the SDK insists on some key).
 PLACEHOLDER_KEY = "no-key-needed"
@@ -126,17 +127,15 @@ class OpenAIProvider:
     def sample_texts(
         self, prompt: str, *, n: int, temperature: float, seed: int | None, max_tokens: int, timeout: float
     ) -> list[str]:
-        """``n`` sampled answers; asks for ``n`` choices at once and tops up with calls (seed + i)
-        when the server ignores ``n`` (llama.cpp server does)."""
-        texts: list[str] = []
-        calls = 0
-        while len(texts) < n and calls < n:
-            call_seed = None if seed is None else seed + calls
-            response = self._create(prompt, timeout=timeout, n=n - len(texts), temperature=temperature,
-                                    max_tokens=max_tokens, **({} if call_seed is None else {"seed": call_seed}))
-            texts += [c.message.content or "" for c in response.choices][: n - len(texts)]
-            calls += 1
-        return texts
+        """``n`` sampled answers: ``n`` choices per call, topped up when the server ignores ``n``."""
+
+        def draw(count: int, call_seed: int | None) -> list[str]:
+            seeded = {} if call_seed is None else {"seed": call_seed}
+            response = self._create(prompt, timeout=timeout, n=count, temperature=temperature, max_tokens=max_tokens,
+                                    **seeded)
+            return [c.message.content or "" for c in response.choices]
+
+        return collect_samples(draw, n=n, seed=seed)
 
     def _create(self, prompt: str, *, timeout: float, **params: Any) -> Any:
         messages = ([{"role": "system", "content": self.system}] if self.system else []) + [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from backend.providers.base import ClassDistribution, NoClassTokenError
 from backend.providers.logprobs import check_labels
@@ -29,6 +29,17 @@ class Sampler(Protocol):
 
 
 _WORD = re.compile(r"\w+")
+
+
+def collect_samples(draw: Callable[[int, int | None], list[str]], *, n: int, seed: int | None) -> list[str]:
+    """Call ``draw(count, seed)`` until ``n`` texts are in: APIs that cap or ignore their ``n``
+    parameter (llama.cpp server ignores it, Gemini caps it at 8) are topped up, call i with seed + i."""
+    texts: list[str] = []
+    for call in range(n):
+        if len(texts) >= n:
+            break
+        texts += draw(n - len(texts), None if seed is None else seed + call)[: n - len(texts)]
+    return texts
 
 
 def first_label(text: str, labels: Sequence[str]) -> str | None:

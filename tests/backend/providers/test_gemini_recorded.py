@@ -85,6 +85,8 @@ def test_no_class_token(replay: ReplayServer) -> None:
         ("gemini/unavailable_503", "server_error", True, 5.0),  # from the Retry-After header
         ("gemini/unauthenticated_401", "auth", False, None),
         ("gemini/permission_denied_403", "auth", False, None),
+        ("gemini/api_key_invalid_400", "auth", False, None),  # Gemini answers a bad key with 400
+        ("gemini/bad_request_400", "bad_request", False, None),
     ],
 )
 def test_errors_map_to_provider_errors(replay: ReplayServer, recording, reason, retryable, retry_after) -> None:
