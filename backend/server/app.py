@@ -2,10 +2,14 @@
 
 ``/predict`` never calls an LLM (LS gives up after ``ML_TIMEOUT_PREDICT``, 100 s): tasks already in
 the ledger get their ensemble-level prediction at once; the others are enqueued for the RQ workers,
-which bulk-import their predictions when done. For a task not scored yet the answer is an empty
-list of predictions (``[]`` in that task's slot): LS 1.23.2 accepts a list per task ("multiple
-predictions") and stores none for it, while a bare ``{"results": []}`` is rejected as a whole and
-a ``{}`` slot is logged as an incorrect prediction.
+which bulk-import their predictions when done.
+
+What LS 1.23.2 does with the slot of a task that is not scored yet (measured in
+``tests/backend/server/test_ls_unscored_shapes.py``): an empty list ``[]`` stores nothing for that task
+and keeps the other tasks' predictions — the answer used here; ``{}`` without ``result`` is skipped with
+an error in LS's log; ``{"result": []}`` stores an empty prediction (it would show a 0 score and stop
+LS from asking again for this model version); ``{"results": []}`` is rejected for the whole batch; and
+a shorter list than the tasks sent makes LS drop the batch.
 """
 
 from __future__ import annotations
