@@ -8,8 +8,8 @@ What LS 1.23.2 does with the slot of a task that is not scored yet (measured in
 ``tests/backend/server/test_ls_unscored_shapes.py``): an empty list ``[]`` stores nothing for that task
 and keeps the other tasks' predictions — the answer used here; ``{}`` without ``result`` is skipped with
 an error in LS's log; ``{"result": []}`` stores an empty prediction (it would show a 0 score and stop
-LS from asking again for this model version); ``{"results": []}`` is rejected for the whole batch; and
-a shorter list than the tasks sent makes LS drop the batch.
+LS from asking again for this model version); ``{"results": []}`` is rejected for the whole batch. (From LS's source: a list shorter than the
+tasks sent makes LS drop the batch, so every task gets a slot.)
 """
 
 from __future__ import annotations
