@@ -8,13 +8,14 @@ The token is passed to the SDK and never printed, logged or cached.
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from backend.labelstudio.client import find_user, iter_tasks
+from backend.labelstudio.client import find_user
 from backend.labelstudio.tasks import crowd_labels
 from backend.ledger import Ledger
 from backend.review.source import load_source
@@ -25,6 +26,7 @@ from .inputs import AuditData
 from .sources import load_models, probe_rows, review_state
 
 PAGE_SIZE = 500
+EXPORT_TIMEOUT_S = 1800  # the SDK waits 60 s for an export by default; 50k tasks take longer
 BY_ID_CHUNK = 200  # ids per filtered listing: keeps the query string well under URL limits
 GOLD_USER_EMAIL = "gold@label-audit.local"
 
@@ -39,11 +41,6 @@ class PullStats:
     notes: list[str] = field(default_factory=list)
 
 
-def _as_dict(task: Any) -> dict[str, Any]:
-    dump = getattr(task, "model_dump", None)
-    return dump(mode="json") if callable(dump) else dict(task)
-
-
 def _progress(enabled: bool) -> Progress:
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     console=None if enabled else _null_console(), transient=True, disable=not enabled)
@@ -55,52 +52,77 @@ def _null_console():
     return Console(file=sys.stderr, quiet=True)
 
 
+def _raw_pages(client: Any, project: int, params: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Task listing as plain JSON through the SDK's own authenticated HTTP client.
+
+    The typed pager builds a pydantic model per task (about 2 ms each, longer than the server
+    takes to answer the light listing); the report only needs a few keys, so it reads the JSON.
+    """
+    http = client._client_wrapper.httpx_client  # the SDK's transport: same auth, retries, timeout
+    page = 1
+    while True:
+        resp = http.request("api/tasks", method="GET",
+                            params={"project": project, "page": page, "page_size": PAGE_SIZE, **params})
+        if resp.status_code == 404 and page > 1:  # Label Studio answers 404 past the last page
+            return
+        resp.raise_for_status()
+        body = resp.json()
+        tasks = body.get("tasks", []) if isinstance(body, dict) else body
+        yield from tasks
+        if len(tasks) < PAGE_SIZE:
+            return
+        page += 1
+
+
 def list_stamps(client: Any, project: int) -> dict[str, dict[str, Any]]:
     """Id and version fields of every task (a light listing: no data, no annotations)."""
-    pager = client.tasks.list(project=project, page_size=PAGE_SIZE * 2, include=",".join(("id", *STAMP_FIELDS)))
-    out = {}
-    for task in pager:
-        row = _as_dict(task)
-        out[str(row["id"])] = row
-    return out
+    rows = _raw_pages(client, project, {"include": ",".join(("id", *STAMP_FIELDS))})
+    return {str(row["id"]): row for row in rows}
 
 
 def pull_tasks(client: Any, project: int, *, cache: TaskCache | None = None, progress: bool = False,
-               stats: PullStats | None = None) -> list[dict[str, Any]]:
-    """Every task of ``project`` with annotations, fetching only what changed since the cached pull."""
+               min_annotations: int = 1, stats: PullStats | None = None) -> list[dict[str, Any]]:
+    """Tasks of ``project`` with their annotations, fetching only what changed since the cached pull.
+
+    Only tasks with at least ``min_annotations`` annotations are fetched in full: the report needs
+    the source annotations only where several annotators labelled a task (the ledger holds the
+    original label of the rest), while `sync-gold` needs every annotated task (``min_annotations=1``)
+    to find its own earlier gold annotation.
+    """
     stats = stats if stats is not None else PullStats()
     light = list_stamps(client, project)
-    stamps = {tid: stamp_of(row) for tid, row in light.items()}
+    wanted = {tid: stamp_of(row) for tid, row in light.items() if int(row.get("total_annotations") or 0) >= min_annotations}
     cached = cache.stamps() if cache is not None else {}
-    fresh = [tid for tid, st in stamps.items() if cached.get(tid) != st]
-    tasks: dict[str, dict[str, Any]] = cache.get_many([t for t in stamps if t not in set(fresh)]) if cache else {}
-    stats.tasks, stats.from_cache = len(stamps), len(tasks)
+    fresh = [tid for tid, st in wanted.items() if cached.get(tid) != st]
+    fresh_set = set(fresh)
+    tasks: dict[str, dict[str, Any]] = cache.get_many([t for t in wanted if t not in fresh_set]) if cache else {}
+    stats.tasks, stats.from_cache = len(light), len(tasks)
+    got: list[dict[str, Any]] = []
     with _progress(progress) as bar:
-        job = bar.add_task(f"project {project}: tasks", total=len(stamps), completed=len(tasks))
-        got: list[dict[str, Any]] = []
-        for task in _fetch(client, project, fresh, whole=len(fresh) > len(stamps) // 2):
-            row = _as_dict(task)
+        job = bar.add_task(f"project {project}: annotated tasks", total=len(wanted), completed=len(tasks))
+        for row in _fetch(client, project, fresh, whole=len(fresh) > len(light) // 2):
             tid = str(row["id"])
-            if tid in stamps:
+            if tid in fresh_set:
                 got.append(row)
                 tasks[tid] = row
                 bar.advance(job)
     stats.fetched = len(got)
     if cache is not None:
-        cache.put_many((str(r["id"]), stamps[str(r["id"])], r) for r in got)
-        cache.forget_except(stamps)
-    return [tasks[tid] for tid in stamps if tid in tasks]
+        cache.put_many((str(r["id"]), wanted[str(r["id"])], r) for r in got)
+        cache.forget_except(wanted)
+    return [tasks[tid] for tid in wanted if tid in tasks]
 
 
-def _fetch(client: Any, project: int, ids: list[str], *, whole: bool) -> Iterator[Any]:
+def _fetch(client: Any, project: int, ids: list[str], *, whole: bool) -> Iterator[dict[str, Any]]:
     if not ids:
         return
-    if whole:  # most tasks changed: one paged listing beats many filtered ones
-        yield from iter_tasks(client, project, page_size=PAGE_SIZE, with_annotations=True)
+    if whole:  # most tasks needed: one export is ~2.5x faster than the paged listing with annotations
+        yield from client.projects.exports.as_json(project, timeout=EXPORT_TIMEOUT_S)
         return
     for start in range(0, len(ids), BY_ID_CHUNK):
         chunk = [int(t) for t in ids[start:start + BY_ID_CHUNK]]
-        yield from iter_tasks(client, project, page_size=PAGE_SIZE, with_annotations=True, task_ids=chunk)
+        query = json.dumps({"selectedItems": {"all": False, "included": chunk}})
+        yield from _raw_pages(client, project, {"fields": "all", "query": query})
 
 
 def is_gold_annotation(annotation: Mapping[str, Any], gold_user_id: int | None) -> bool:
@@ -158,7 +180,7 @@ def pull_audit(
     ledger = Ledger(db_url)
     settings = ledger.project(str(project)) or {}
     source = load_source(client, int(project), label_field=settings.get("label_field"))
-    tasks = pull_tasks(client, project, cache=cache, progress=progress, stats=stats)
+    tasks = pull_tasks(client, project, cache=cache, progress=progress, min_annotations=2, stats=stats)
     items = ledger.results(source.key, model_version=model_version)
     if not items:
         stats.notes.append("the ledger holds no scored items for this project yet")

@@ -45,8 +45,10 @@ def member_tensor(data: AuditData) -> tuple[list[str], np.ndarray]:
 
 
 def _labels_of(probs: np.ndarray, labels: list[str]) -> list[str | None]:
+    """Argmax label per row (ties to the earlier class, like the ensemble); None where a member failed."""
     ok = ~np.isnan(probs).any(axis=-1)
-    return [labels[int(np.argmax(p))] if good else None for p, good in zip(probs, ok)]
+    best = np.asarray(labels, dtype=object)[np.argmax(np.nan_to_num(probs, nan=-1.0), axis=-1)]
+    return [lab if good else None for lab, good in zip(best.tolist(), ok.tolist())]
 
 
 def _answers(item_ids: list[str], columns: dict[str, list[str | None]]) -> dict[str, dict[str, str]]:

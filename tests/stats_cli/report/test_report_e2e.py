@@ -185,11 +185,22 @@ def test_report_kappa_before_after_and_error_bounds(reviewed, tmp_path):
     assert doc["meta"]["tasks_in_project"] == N
 
 
-def test_report_pull_is_cached_by_task_version(reviewed, tmp_path):
+def test_report_pull_is_cached_by_task_version(reviewed, label_studio, tmp_path):
+    """Only multi-annotated tasks are pulled in full, and only again when their version changes."""
     first = _report(reviewed, tmp_path)
-    second = _report(reviewed, tmp_path)
-    assert second["meta"]["tasks_from_cache"] == N and second["meta"]["tasks_fetched"] == 0
-    assert _section(first, "errors")["values"] == _section(second, "errors")["values"]
+    assert first["meta"]["tasks_in_project"] == N
+    task = next(iter(reviewed.truth))
+    second_opinion = label_studio.client.annotations.create(id=int(task), result=choice("1"))  # now 2 annotations
+    try:
+        changed = _report(reviewed, tmp_path)
+        assert (changed["meta"]["tasks_fetched"], changed["meta"]["tasks_from_cache"]) == (1, 0)
+        again = _report(reviewed, tmp_path)
+        assert (again["meta"]["tasks_fetched"], again["meta"]["tasks_from_cache"]) == (0, 1)
+        crowd = _section(again, "crowd")
+        assert crowd["status"] == "not applicable"  # one annotator wrote both: still one label per annotator
+    finally:
+        label_studio.client.annotations.delete(id=second_opinion.id)
+    assert _section(first, "errors")["values"] == _section(again, "errors")["values"]
 
 
 def test_html_report_opens_in_chromium(reviewed, tmp_path):
