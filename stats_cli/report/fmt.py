@@ -32,3 +32,8 @@ def status_line(section: Section) -> str:
     if section.status is Status.OK:
         return ""
     return f"{section.status.value.upper()}: {section.reason}"
+
+
+def data_notes(meta: dict) -> list[str]:
+    """Problems met while pulling (skipped rows, empty ledger): shown at the top of every format."""
+    return [str(n) for n in meta.get("pull_notes") or ()]

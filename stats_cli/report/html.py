@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 from html import escape
 
-from .fmt import format_cell, sizes_line, status_line
+from .fmt import data_notes, format_cell, sizes_line, status_line
 from .model import Report, Section, Status
 from .plots import figure_png
 
@@ -29,6 +29,7 @@ img{max-width:100%;display:block;margin:.5em 0}
 def render_html(report: Report) -> str:
     body = [f"<h1>Label audit report — project {escape(report.project)}</h1>",
             f"<p class='sizes'>Generated {escape(report.generated_at)}</p>"]
+    body += [f"<p class='status'>Data note: {escape(note)}</p>" for note in data_notes(dict(report.meta))]
     body += [_section(sec) for sec in report.sections]
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             f"<title>Label audit — {escape(report.project)}</title><style>{_CSS}</style></head>"

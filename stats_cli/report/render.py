@@ -8,7 +8,7 @@ import json
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from .fmt import format_cell, sizes_line, status_line
+from .fmt import data_notes, format_cell, sizes_line, status_line
 from .model import Report, Status
 
 FORMATS = ("table", "json", "md", "html")
@@ -38,6 +38,8 @@ def render_table(report: Report, *, width: int = 120) -> str:
     buf = io.StringIO()
     console = Console(file=buf, width=width, force_terminal=False, color_system=None)
     console.print(f"[bold]Label audit report — project {report.project}[/bold]  ({report.generated_at})")
+    for note in data_notes(dict(report.meta)):
+        console.print(f"data note: {note}", highlight=False)
     for sec in report.sections:
         console.rule(sec.title)
         if line := sizes_line(sec):
@@ -59,6 +61,7 @@ def render_table(report: Report, *, width: int = 120) -> str:
 
 def render_markdown(report: Report) -> str:
     out = [f"# Label audit report — project {report.project}", "", f"_Generated {report.generated_at}_", ""]
+    out += [f"- data note: {_md(note)}" for note in data_notes(dict(report.meta))]
     for sec in report.sections:
         out += [f"## {sec.title}", ""]
         if line := sizes_line(sec):

@@ -70,3 +70,10 @@ def test_html_is_one_self_contained_file_with_the_three_plots(tmp_path):
 def test_html_opens_in_headless_chromium_and_is_screenshotted(tmp_path):
     shot = screenshot_html(_html(tmp_path), "report-html-planted.png", figures=3)
     print(f"HTML report screenshot: {shot}")
+
+
+def test_pull_notes_reach_every_format():
+    data, _ = planted_audit()
+    report = build_report(data, meta={"pull_notes": ["--models m.csv: skipped line 3: score 'x' is not a number"]})
+    for fmt in ("table", "md", "html", "json"):
+        assert "line 3" in render(report, fmt=fmt)

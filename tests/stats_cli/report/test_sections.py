@@ -168,3 +168,30 @@ def test_one_broken_section_does_not_take_the_report_down(monkeypatch):
     report = build.build_report(data)
     assert "planted failure" in report.section("audit").reason
     assert report.section("errors").status is Status.OK
+
+
+def test_models_rerank_on_gold_vs_original(tmp_path):
+    from dataclasses import replace
+
+    from sklearn.metrics import roc_auc_score
+
+    from stats_cli.report.sources import load_models
+
+    data, truth = planted_audit()
+    lines = ["id,model,score"]
+    for it in data.items:
+        lines.append(f"{it.id},truthful,{0.9 if truth[str(it.id)] == '1' else 0.2}")
+        lines.append(f"{it.id},copier,{0.8 if it.original == '1' else 0.1}")
+    lines.append("t0,copier,not-a-number")
+    path = tmp_path / "models.csv"
+    path.write_text("\n".join(lines) + "\n")
+    models, errors = load_models(str(path))
+    assert [e.line for e in errors] == [len(lines)]
+    sec = build_report(replace(data, models=models)).section("models")
+    assert sec.status is Status.OK
+    rows = {m["model"]: m for m in sec.values["models"]}
+    assert (rows["truthful"]["rank_gold"], rows["copier"]["rank_original"]) == (1, 1)
+    assert rows["truthful"]["rank_change"] == 1 and rows["copier"]["rank_change"] == -1
+    ids = [str(it.id) for it in data.items]
+    gold = [data.gold(it)[0] == "1" for it in data.items]
+    assert rows["copier"]["roc_auc_gold"] == pytest.approx(roc_auc_score(gold, [models["copier"][i] for i in ids]))
