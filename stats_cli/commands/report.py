@@ -14,9 +14,11 @@ from typing import Optional
 
 import typer
 
-URL_HELP = "Label Studio URL (default: $LABEL_STUDIO_URL)."
-TOKEN_HELP = "Label Studio API token (default: $LABEL_STUDIO_API_KEY); never printed."
-DB_HELP = "Ledger / review store URL (default: $DATABASE_URL or .label-audit/audit.sqlite)."
+PROJECT = typer.Option(..., "--project", help="Source project id in Label Studio.")
+URL = typer.Option(None, "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")
+TOKEN = typer.Option(None, "--token", show_default=False,
+                     help="Label Studio API token (default: $LABEL_STUDIO_API_KEY); never printed.")
+DB = typer.Option(None, "--db", help="Ledger / review store URL (default: $DATABASE_URL or .label-audit/audit.sqlite).")
 
 
 def _connect(url: Optional[str], token: Optional[str]):
@@ -28,6 +30,29 @@ def _connect(url: Optional[str], token: Optional[str]):
         raise typer.BadParameter(str(exc)) from None
 
 
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _pull(project: int, **kwargs):
+    """Pull, turning server errors into one line (status and detail only: headers carry session cookies)."""
+    import httpx
+    from label_studio_sdk.core.api_error import ApiError
+
+    from stats_cli.report.pull import pull_audit
+
+    try:
+        return pull_audit(project, **kwargs)
+    except ApiError as exc:
+        body = exc.body if isinstance(exc.body, dict) else {}
+        _fail(f"Label Studio answered {exc.status_code} for project {project}: {body.get('detail', '')}".rstrip(": "))
+    except httpx.HTTPError as exc:
+        _fail(f"cannot reach Label Studio: {type(exc).__name__}")
+    except ValueError as exc:
+        _fail(str(exc))
+
+
 def _cache(url: Optional[str], project: int, enabled: bool):
     from stats_cli.report.cache import TaskCache
 
@@ -36,12 +61,12 @@ def _cache(url: Optional[str], project: int, enabled: bool):
 
 
 def report_command(
-    project: int = typer.Option(..., "--project", help="Source project id in Label Studio."),
-    url: Optional[str] = typer.Option(None, "--url", help=URL_HELP),
-    token: Optional[str] = typer.Option(None, "--token", help=TOKEN_HELP, show_default=False),
+    project: int = PROJECT,
+    url: Optional[str] = URL,
+    token: Optional[str] = TOKEN,
     fmt: str = typer.Option("table", "--format", help="table | json | md | html"),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here instead of stdout (HTML: one self-contained file)."),
-    db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+    db: Optional[str] = DB,
     target_precision: float = typer.Option(0.8, "--target-precision", help="Wanted share of flags that are real errors."),
     models: Optional[Path] = typer.Option(None, "--models", help="Per-item predictions of models to re-rank (Table 4)."),
     cache: bool = typer.Option(True, "--cache/--no-cache", help="Reuse unchanged tasks from the last pull."),
@@ -49,7 +74,7 @@ def report_command(
 ) -> None:
     """Audit report: errors with bounds, expert agreement, who is right by confidence, the ensemble, crowd."""
     from stats_cli.report.build import build_report
-    from stats_cli.report.pull import PullStats, pull_audit
+    from stats_cli.report.pull import PullStats
     from stats_cli.report.render import FORMATS, render
 
     if fmt not in FORMATS:
@@ -58,7 +83,7 @@ def report_command(
         raise typer.BadParameter("--target-precision must be in (0, 1]")
     client = _connect(url, token)
     stats = PullStats()
-    data = pull_audit(project, client=client, db_url=db, cache=_cache(url, project, cache),
+    data = _pull(project, client=client, db_url=db, cache=_cache(url, project, cache),
                       progress=progress and sys.stderr.isatty(), stats=stats,
                       models_file=str(models) if models else None)
     report = build_report(data, target_precision=target_precision,
@@ -74,10 +99,10 @@ def report_command(
 
 
 def sync_gold_command(
-    project: int = typer.Option(..., "--project", help="Source project id in Label Studio."),
-    url: Optional[str] = typer.Option(None, "--url", help=URL_HELP),
-    token: Optional[str] = typer.Option(None, "--token", help=TOKEN_HELP, show_default=False),
-    db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+    project: int = PROJECT,
+    url: Optional[str] = URL,
+    token: Optional[str] = TOKEN,
+    db: Optional[str] = DB,
     out: Optional[Path] = typer.Option(None, "--out", help="Gold file to write (.jsonl or .csv)."),
     mode: str = typer.Option("correct", "--mode", help="correct | flip | filter (Nahum §7.1 training sets)."),
     threshold: Optional[float] = typer.Option(None, "--threshold", help="Confidence at/above which flip/filter act."),
@@ -86,7 +111,7 @@ def sync_gold_command(
 ) -> None:
     """Write gold labels to a file and/or back into the source project (idempotent)."""
     from stats_cli.report.cache import TaskCache
-    from stats_cli.report.pull import pull_audit, pull_tasks
+    from stats_cli.report.pull import pull_tasks
     from stats_cli.sync_gold import MODES, gold_rows, sync_to_labelstudio, write_gold_file
 
     if mode not in MODES:
@@ -99,7 +124,7 @@ def sync_gold_command(
         raise typer.BadParameter("--out must end in .jsonl or .csv")
     client = _connect(url, token)
     cache = _cache(url, project, True)
-    data = pull_audit(project, client=client, db_url=db, cache=cache)
+    data = _pull(project, client=client, db_url=db, cache=cache)
     rows = gold_rows(data, mode=mode, threshold=threshold)  # type: ignore[arg-type]
     actions: dict[str, int] = {}
     for row in rows:
