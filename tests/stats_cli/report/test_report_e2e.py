@@ -266,3 +266,39 @@ def test_partially_reviewed_project_reports_pending(label_studio, tmp_path_facto
         assert sec["reason"] and not sec["tables"]
     assert _section(doc, "errors")["sizes"]["open reviews"] == len(FLIPPED) + len(FALSE_ALARMS)
     assert not math.isnan(_section(doc, "audit")["values"]["disagree_rate"])
+
+
+def test_crowd_and_p_d_sections_from_real_annotators(label_studio, tmp_path_factory, tmp_path):
+    """Three real users annotate every task; the report's crowd and p_d numbers match a direct count."""
+    ls = label_studio
+    n = 12
+    data = [item_text(k) for k in range(n)]
+    source, ids = ls.create_project(CONFIG, [{"data": d} for d, _ in data], title="report e2e crowd")
+    workers = [ls.ensure_user(short_email(f"w{j}")) for j in range(3)]
+    votes: dict[str, dict[int, str]] = {}
+    for k, (task_id, (_, truth)) in enumerate(zip(ids, data)):
+        wrong = "0" if truth == "1" else "1"
+        labels = [truth, truth if k % 3 else wrong, wrong if k % 4 == 0 else truth]
+        for uid, label in zip(workers, labels):
+            ls.client.annotations.create(id=task_id, result=choice(label), completed_by=uid)
+        votes[str(task_id)] = dict(zip(workers, labels))
+    majority = {t: max(set(v.values()), key=list(v.values()).count) for t, v in votes.items()}
+    db = f"sqlite:///{tmp_path_factory.mktemp('crowd') / 'audit.sqlite'}"
+    Ledger(db).record_many(str(source), "planted-v1", [
+        verdict(t, k, majority[str(t)], data[k][1]) for k, t in enumerate(ids)])
+    env = {"DATABASE_URL": db, "LABEL_STUDIO_URL": ls.url, "LABEL_STUDIO_API_KEY": ls.token,
+           "LABEL_AUDIT_HOME": str(tmp_path_factory.mktemp("crowd-home"))}
+    run = Run(env, source, {str(t): data[k][1] for k, t in enumerate(ids)}, majority,
+              {str(t): k for k, t in enumerate(ids)})
+    doc = _report(run, tmp_path)
+    assert doc["meta"]["tasks_fetched"] == n
+    crowd = _section(doc, "crowd")
+    assert crowd["status"] == "ok" and crowd["sizes"]["annotators"] == 3
+    pairs = np.array([[int(v[u]) for u in workers] for v in votes.values()])
+    assert crowd["values"]["agreement"]["fleiss_kappa"] == pytest.approx(fleiss_kappa(aggregate_raters(pairs)[0]))
+    strat = _section(doc, "stratified")
+    assert strat["status"] == "ok"
+    rows = {r["p_d"]: r for r in strat["values"]["LLM ensemble"]}
+    share = {t: list(v.values()).count(majority[t]) / 3 for t, v in votes.items()}
+    for level in {round(p, 2) for p in share.values()}:
+        assert rows[level]["n"] == sum(round(p, 2) == level for p in share.values())
