@@ -9,10 +9,10 @@ The token is passed to the SDK and never printed, logged or cached.
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from backend.labelstudio.client import find_user
@@ -42,14 +42,9 @@ class PullStats:
 
 
 def _progress(enabled: bool) -> Progress:
+    """A progress bar on stderr, so stdout carries only the report."""
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=None if enabled else _null_console(), transient=True, disable=not enabled)
-
-
-def _null_console():
-    from rich.console import Console
-
-    return Console(file=sys.stderr, quiet=True)
+                    console=Console(stderr=True), transient=True, disable=not enabled)
 
 
 def _raw_pages(client: Any, project: int, params: dict[str, Any]) -> Iterator[dict[str, Any]]:
