@@ -10,7 +10,7 @@ alternating rounds, sends the same (item x prompt) requests at the same concurre
   call cache each round (so every call is made: rendering, cache lookups/writes, retries wrapper,
   averaging, output writing included).
 
-It prints the ratio engine / bare twice: for the engine's own scoring loop (the summary's
+Rounds alternate which side goes first. It prints the ratio engine / bare twice: for the engine's own scoring loop (the summary's
 ``wall_seconds``) and for the whole command (process start and imports included). Goal: <= 1.05 for
 the scoring loop at 8-way concurrency. No timing assertion anywhere: this is a measurement.
 
@@ -101,12 +101,16 @@ def main() -> None:
         renderer = Engine(spec, members, cache=None, config=EngineConfig())
         prompts = [renderer.prompt_for(m, item) for item in items for m in members]
         print(f"server {server.base_url}; {len(items)} items x {len(members)} prompts = {len(prompts)} calls; "
-              f"concurrency {args.concurrency}; {args.rounds} rounds, alternating")
+              f"concurrency {args.concurrency}; {args.rounds} rounds, alternating order")
         bare_loop(server.base_url, prompts[: args.concurrency], args.concurrency)  # warm-up
         bare, loop, whole = [], [], []
         for n in range(args.rounds):
-            bare.append(bare_loop(server.base_url, prompts, args.concurrency))
+            # ABBA order: a machine whose load drifts during the run favours neither side.
+            if n % 2 == 0:
+                bare.append(bare_loop(server.base_url, prompts, args.concurrency))
             engine_loop, engine_whole, summary = engine_run(data, server.base_url, args.concurrency, workdir, n)
+            if n % 2 == 1:
+                bare.append(bare_loop(server.base_url, prompts, args.concurrency))
             assert summary["llm_calls"] == len(prompts), summary
             loop.append(engine_loop)
             whole.append(engine_whole)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 from collections import Counter
 
 import pytest
@@ -238,3 +239,16 @@ def test_local_model_scores_items_end_to_end(smollm2_path, tmp_path):
     assert [r.probs for r in again.score(items(3))] == [r.probs for r in results]
     assert again.stats.llm_calls == 0
     cache.close()
+
+
+def test_ordinal_family_uses_delta_and_its_default_threshold(cache):
+    rel = load_spec("relevance")
+    path = Path(__file__).resolve().parents[2] / "backend" / "data" / "sample_relevance.jsonl"
+    inputs = [i for i in read_items(path, rel)]
+    engine = Engine(rel, hash_members(HashTestProvider(), spec=rel), cache=cache, config=EngineConfig(delta=1))
+    results = list(engine.score(inputs))
+    assert engine.threshold == 0.2 and engine.stats.llm_calls == 3 * len(inputs)
+    for r in results:
+        assert r.prediction in rel.labels and set(r.probs) == set(rel.labels)
+        far = abs(int(r.prediction) - int(r.original)) > 1
+        assert r.flagged == (far and r.confidence >= 0.2)
