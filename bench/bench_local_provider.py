@@ -52,12 +52,13 @@ def main() -> None:
             for system in (None, ""):
                 prov = LocalGGUFProvider(args.model, prompt_format=fmt, system=system)
                 prov.classify(prompts[0], labels, timeout=600)  # warm-up
-                masses, calls, bare = [], [], []
+                masses, calls, bare, ntok = [], [], [], []
                 for prompt in prompts:
                     start = time.perf_counter()
                     dist = prov.classify(prompt, labels, timeout=600)
                     calls.append(time.perf_counter() - start)
                     masses.append(dist.raw_mass)
+                    ntok.append(dist.usage["prompt_tokens"])
                     tokens = prov._tokenize(prompt)
                     start = time.perf_counter()
                     prov._loaded.llm.reset()
@@ -66,7 +67,7 @@ def main() -> None:
                 sys_name = "template-default" if system is None else "none"
                 ratio = statistics.median(calls) / statistics.median(bare)
                 print(f"  format={fmt:15s} system={sys_name:16s} mass mean={statistics.mean(masses):.3f} "
-                      f"min={min(masses):.3f}  latency median={statistics.median(calls) * 1000:6.0f} ms "
+                      f"min={min(masses):.3f}  tokens median={statistics.median(ntok):.0f}  latency median={statistics.median(calls) * 1000:6.0f} ms "
                       f"(bare eval {statistics.median(bare) * 1000:6.0f} ms, ratio {ratio:.2f})", flush=True)
 
 

@@ -61,7 +61,11 @@ def chatml_segments(prompt: str, *, prompt_format: str = "chatml-prefill", syste
         user, prefill = prompt.rstrip(), ANSWER_CUE
     else:
         user, prefill = prompt.rstrip(), ""
-    segments += [Segment("<|im_start|>user\n", True), Segment(user, False), Segment("<|im_end|>\n<|im_start|>assistant\n", True)]
+    segments += [
+        Segment("<|im_start|>user\n", True),
+        Segment(user, False),
+        Segment("<|im_end|>\n<|im_start|>assistant\n", True),
+    ]
     if prefill:
         segments.append(Segment(prefill, False))
     return segments

@@ -17,6 +17,7 @@ and the chat template's own default system turn is kept; this put the most mass 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.metadata
 import os
@@ -87,13 +88,26 @@ _MODELS: dict[tuple[str, int, int, int], _LoadedModel] = {}
 _MODELS_LOCK = threading.Lock()
 
 
+@atexit.register
+def _close_models() -> None:
+    """Free the models while the interpreter is whole: llama-cpp-python's ``__del__`` at teardown
+    finds its C bindings already gone and prints a traceback."""
+    with _MODELS_LOCK:
+        for loaded in _MODELS.values():
+            loaded.llm.close()
+        _MODELS.clear()
+
+
 def _load(path: Path, *, n_ctx: int, n_threads: int, n_batch: int) -> _LoadedModel:
     """Load a model once per process: several members sharing one GGUF share one context."""
     key = (str(path.resolve()), n_ctx, n_threads, n_batch)
     with _MODELS_LOCK:
         loaded = _MODELS.get(key)
         if loaded is None:
-            from llama_cpp import Llama
+            try:
+                from llama_cpp import Llama
+            except ImportError as exc:
+                raise ImportError(f"the local provider needs llama-cpp-python: {exc}") from exc
 
             llm = Llama(
                 model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,

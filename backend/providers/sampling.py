@@ -112,7 +112,9 @@ class SamplingProvider:
         """The inner provider's parameters plus the sampling plan (a different seed is a different answer)."""
         return {
             "inner": dict(self.inner.cache_params()),
-            "sampling": {"n": self.n, "temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens},
+            "sampling": {
+                "n": self.n, "temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens,
+            },
         }
 
     def classify(self, prompt: str, labels: Sequence[str], *, timeout: float) -> ClassDistribution:

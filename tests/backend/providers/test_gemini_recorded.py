@@ -101,7 +101,8 @@ def test_errors_map_to_provider_errors(replay: ReplayServer, recording, reason, 
 
 def test_sampling_uses_candidate_count_and_counts_labels(replay: ReplayServer) -> None:
     replay.queue("gemini/samples_4")
-    dist = SamplingProvider(provider(replay), n=4, temperature=1.0, seed=3).classify("q\nAnswer: ", ["0", "1"], timeout=5)
+    sampler = SamplingProvider(provider(replay), n=4, temperature=1.0, seed=3)
+    dist = sampler.classify("q\nAnswer: ", ["0", "1"], timeout=5)
     assert dist.probs == {"0": pytest.approx(1 / 3), "1": pytest.approx(2 / 3)}
     assert dist.raw_mass == pytest.approx(3 / 4)
     config = replay.requests[0].body["generationConfig"]
