@@ -17,7 +17,7 @@ from google.genai import types
 
 from backend.providers.base import ClassDistribution, ProviderError
 from backend.providers.errors import error_for_status, parse_retry_after, redact, status_message
-from backend.providers.logprobs import TokenPosition, check_labels, distribution_from_positions
+from backend.providers.logprobs import TokenPosition, check_api_options, check_labels, distribution_from_positions
 from backend.providers.openai_compat import public_url, resolve_api_key
 from backend.providers.sampling import collect_samples
 
@@ -78,12 +78,8 @@ class GeminiProvider:
         thinking_budget: int | None = None,
         system: str | None = None,
     ):
-        if not model:
-            raise ValueError("model must be a non-empty name")
-        if not 0 <= logprobs <= 20:
-            raise ValueError(f"logprobs must be in 0..20, got {logprobs}")
-        if max_output_tokens < 1 or temperature < 0:
-            raise ValueError("max_output_tokens must be >= 1 and temperature >= 0")
+        check_api_options(model, top_k=("logprobs", logprobs), max_tokens=("max_output_tokens", max_output_tokens),
+                          temperature=temperature)
         self.model = model
         self.base_url = base_url
         self.logprobs = logprobs

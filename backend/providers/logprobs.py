@@ -46,6 +46,19 @@ def check_labels(labels: Sequence[str]) -> tuple[str, ...]:
     return out
 
 
+def check_api_options(model: str, *, top_k: tuple[str, int], max_tokens: tuple[str, int], temperature: float) -> None:
+    """Validate what every logprob-reading API provider takes; ``top_k``/``max_tokens`` are
+    (option name, value) so the ValueError names the provider's own option."""
+    if not model:
+        raise ValueError("model must be a non-empty name")
+    if not 0 <= top_k[1] <= 20:
+        raise ValueError(f"{top_k[0]} must be in 0..20, got {top_k[1]}")
+    if max_tokens[1] < 1:
+        raise ValueError(f"{max_tokens[0]} must be >= 1, got {max_tokens[1]}")
+    if temperature < 0:
+        raise ValueError(f"temperature must be >= 0, got {temperature}")
+
+
 def distribution_from_positions(
     positions: Sequence[TokenPosition],
     labels: Sequence[str],

@@ -15,7 +15,7 @@ import openai
 
 from backend.providers.base import ClassDistribution, ProviderError
 from backend.providers.errors import error_for_status, parse_retry_after, redact, status_message
-from backend.providers.logprobs import TokenPosition, check_labels, distribution_from_positions
+from backend.providers.logprobs import TokenPosition, check_api_options, check_labels, distribution_from_positions
 from backend.providers.sampling import collect_samples
 
 #: Stand-in key for local servers that ignore authentication (the SDK insists on some key).
@@ -81,12 +81,8 @@ class OpenAIProvider:
         temperature: float = 0.0,
         system: str | None = None,
     ):
-        if not model:
-            raise ValueError("model must be a non-empty name")
-        if not 0 <= top_logprobs <= 20:
-            raise ValueError(f"top_logprobs must be in 0..20, got {top_logprobs}")
-        if max_tokens < 1 or temperature < 0:
-            raise ValueError("max_tokens must be >= 1 and temperature >= 0")
+        check_api_options(model, top_k=("top_logprobs", top_logprobs), max_tokens=("max_tokens", max_tokens),
+                          temperature=temperature)
         self.model = model
         self.base_url = base_url
         self.top_logprobs = top_logprobs
