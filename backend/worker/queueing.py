@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from typing import Any, Mapping, Sequence
 
@@ -18,6 +19,7 @@ from rq import Queue, Retry
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
+from backend.labelstudio.tasks import error_result
 from backend.ledger import Ledger
 from backend.worker.config import EnsembleConfig
 
@@ -25,6 +27,7 @@ DEFAULT_QUEUE = "label-audit"
 JOB_FUNC = "backend.worker.jobs.score_tasks"
 RETRY_INTERVALS = (5, 20, 60)
 JOB_TIMEOUT = 3600
+log = logging.getLogger(__name__)
 ACTIVE = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.SCHEDULED, JobStatus.DEFERRED}
 
 
@@ -59,7 +62,16 @@ def enqueue_scoring(
     Tasks are the dicts Label Studio sends (``id``, ``data``, ``annotations``); they travel in the job
     so the worker needs no extra read from Label Studio.
     """
-    by_id = {str(t.get("id")): t for t in tasks if isinstance(t, Mapping)}
+    by_id: dict[str, Mapping[str, Any]] = {}
+    nameless = []
+    for index, task in enumerate(tasks):
+        if isinstance(task, Mapping) and task.get("id") is not None and not isinstance(task.get("id"), bool):
+            by_id[str(task["id"])] = task
+        else:  # nothing to key it by, nor to attach a prediction to: record the error once, here
+            nameless.append(error_result(f"task-without-id#{index}", "missing_id: the task has no id"))
+    if nameless:
+        log.warning("project %s: %d tasks without an id were not queued", project, len(nameless))
+        ledger.record_many(project, model_version, nameless)
     todo = ledger.pending(project, list(by_id), model_version)
     job_ids = []
     for start in range(0, len(todo), config.batch_size):

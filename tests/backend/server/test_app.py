@@ -92,6 +92,16 @@ def test_predict_without_redis_still_answers_from_the_ledger(ledger, config):
     assert resp.json["results"][1] == [] and resp.json["queued_jobs"] == []
 
 
+def test_tasks_without_id_are_recorded_not_queued(client, ledger, queue):
+    version = _setup(client)
+    created = {"action": "TASKS_CREATED", "project": {"id": 7}, "tasks": [{"data": {"grounding": "x"}}, _task(5)]}
+    resp = client.post("/webhook", json=created, headers=AUTH)
+    assert resp.status_code == 200 and queue.count == 1
+    assert [t["id"] for t in queue.jobs[0].kwargs["tasks"]] == [5]
+    (bad,) = ledger.results("7", model_version=version)
+    assert bad.id == "task-without-id#0" and bad.error == "malformed_task: missing_id: the task has no id"
+
+
 def test_predict_rejects_requests_it_cannot_serve(client):
     assert client.post("/predict", json={"project": "7.1", "tasks": []}, headers=AUTH).status_code == 400
     resp = client.post("/predict", json={"project": "99.1", "tasks": [_task(1)]}, headers=AUTH)

@@ -63,3 +63,24 @@ def test_sigkilled_worker_job_is_rerun_without_duplicates(env, queue, workers):
     assert count_rows(ledger, schema.results) == 12
     assert count_rows(ledger, schema.members) == 12
     assert 4 <= stored_at_kill < 12
+
+
+def test_label_audit_worker_command_runs_the_queue(env, queue, redis_url, tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.backend.worker.rq_process import REPO
+
+    ledger = Ledger(env["DATABASE_URL"])
+    config = local_config(prompts=["fc-premise-hypothesis"], batch_size=2)
+    version = config.model_version(config.spec(LABEL_CONFIG))
+    tasks = make_tasks(2)
+    enqueue_scoring(queue, ledger, "9", tasks, label_config=LABEL_CONFIG, config=config, model_version=version)
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("label-audit")), "worker", "--burst", "--queue", queue.name],
+        cwd=REPO, env={**os.environ, **env, "REDIS_URL": redis_url, "OMP_WAIT_POLICY": "PASSIVE"},
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert ledger.pending("9", [str(t["id"]) for t in tasks], version) == []
