@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import subprocess
 import sys
 import uuid
@@ -146,8 +147,6 @@ def test_audit_command_scores_an_existing_project(label_studio, stack):
     env, _backend, _worker = stack
     project, task_ids = label_studio.create_project(LABEL_CONFIG, labelled_tasks(6))
     cli_env = {**env, "LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
-    import os
-
     proc = subprocess.run(
         [str(Path(sys.executable).with_name("label-audit")), "audit", "--project", str(project), "--wait",
          "--json", "--timeout", "400"],
