@@ -100,6 +100,9 @@ class LocalLabelStudio:
         env = dict(os.environ if base is None else base)
         for key in [k for k in env if k.startswith(("POSTGRE_", "DJANGO_DB", "LABEL_STUDIO_"))]:
             del env[key]
+        # LS reads CI as a boolean: CI=true adds django_migration_linter (not installed) to its apps and
+        # it fails to start; an empty CI= is rejected. Our CI sets CI=true, so LS never inherits it.
+        env.pop("CI", None)
         env.update(
             {
                 "LABEL_STUDIO_BASE_DATA_DIR": str(self.data_dir),
