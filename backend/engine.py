@@ -119,7 +119,8 @@ class EngineStats:
     ``llm_calls`` counts (item, member) calls sent to a provider (retries of one call count once;
     ``attempts`` counts every try); ``cache_hits`` counts answers taken from the cache or from an
     identical prompt earlier in the run; ``errors`` counts failed calls and bad input records by reason;
-    ``member_errors`` the failed calls by member id and reason.
+    ``member_errors`` the failed calls by member id and reason. ``call_seconds`` adds up the time
+    spent inside providers (not the wait for a concurrency slot); ``wall_seconds`` is the run's.
     """
 
     items: int = 0
@@ -155,6 +156,7 @@ class EngineStats:
             "call_seconds": round(self.call_seconds, 4),
             "wall_seconds": round(self.wall_seconds, 4),
             "seconds_per_item": None if self.seconds_per_item is None else round(self.seconds_per_item, 4),
+            "seconds_per_call": round(self.call_seconds / self.llm_calls, 4) if self.llm_calls else None,
         }
 
 
@@ -387,26 +389,30 @@ class Engine:
         labels = self.spec.labels
         timeout = self.config.timeout
 
+        spent = [0.0]  # seconds inside the provider, all tries (not the wait for a concurrency slot)
+
         def attempt() -> ClassDistribution:
             with semaphore:
                 if self._stopping.is_set():  # the run was interrupted while this call queued
                     raise ProviderError("cancelled", "run interrupted before this call was sent")
-                return member.provider.classify(prompt, labels, timeout=timeout)
+                began = time.perf_counter()
+                try:
+                    return member.provider.classify(prompt, labels, timeout=timeout)
+                finally:
+                    spent[0] += time.perf_counter() - began
 
         tries = RetryOutcome()
-        started = time.perf_counter()
         try:
             dist = call_with_retry(attempt, self._policy, outcome=tries)
         except ProviderError as exc:
             breaker.record(False, transient=exc.retryable, reason=exc.reason)
-            return _Outcome(error=exc.reason, detail=str(exc), latency=time.perf_counter() - started, attempts=tries.attempts)
+            return _Outcome(error=exc.reason, detail=str(exc), latency=spent[0], attempts=tries.attempts)
         except Exception as exc:  # a provider bug must not kill the run
             log.exception("provider %s raised", member.id)
             return _Outcome(
-                error="exception", detail=f"{type(exc).__name__}: {exc}", latency=time.perf_counter() - started,
-                attempts=tries.attempts,
+                error="exception", detail=f"{type(exc).__name__}: {exc}", latency=spent[0], attempts=tries.attempts
             )
-        latency = time.perf_counter() - started
+        latency = spent[0]
         breaker.record(True)
         if self.cache is not None:
             try:

@@ -168,6 +168,7 @@ def register(app: typer.Typer) -> None:
         else:
             console.print(
                 f"Per-item latency: {per_item:.2f} s per item ({len(members)} prompts each, "
-                f"{summary['llm_calls']} model calls in {summary['wall_seconds']:.1f} s)."
+                f"{summary['llm_calls']} model calls in {summary['wall_seconds']:.1f} s, "
+                f"{summary['seconds_per_call']:.2f} s per call)."
             )
         console.print(f"\n[bold yellow]Reminder:[/bold yellow] {DEMO_WARNING}")
