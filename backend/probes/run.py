@@ -61,8 +61,9 @@ def score_probes(
     probes = probe_set.probes
     outcomes: list[Outcome] = []
     marked: dict[Condition, list[bool]] = {}
-    results = engine.score([p.item for p in probes], progress=progress)
-    for probe, result in zip(probes, results):
+    # Drain the generator fully: the engine finalises its stats (wall time) when it ends.
+    results = list(engine.score([p.item for p in probes], progress=progress))
+    for probe, result in zip(probes, results, strict=True):
         marked.setdefault(probe.condition, []).append(bool(result.suspicious_text))
         for member in result.members:
             outcomes.append(

@@ -60,6 +60,9 @@ def test_report_has_a_row_per_member_condition_and_mode_and_consistent_counts(ca
         assert (row["delta_p_positive"] is None) == (row["injection"] == "none")
     # 3 RandP sources x 2 lengths x 4 + 3 NonRelP x 4 probes, 3 templates, two fencing modes, no repeats.
     assert provider.total_calls == (3 * 2 * 4 + 3 * 4) * 3 * 2
+    for stats in report["engine"].values():
+        assert stats["items"] == 3 * 2 * 4 + 3 * 4 and stats["llm_calls"] == (3 * 2 * 4 + 3 * 4) * 3
+        assert stats["wall_seconds"] > 0
     assert report["guard_marked"]["RandP-100+Inst"] == 1.0 and report["guard_marked"]["NonRelP+Inst"] == 1.0
     assert report["guard_marked"]["RandP-100+Q"] == 0.0 and report["guard_marked"]["RandP-200+QWs"] == 0.0
     effect = {(e["member_id"], e["condition"]): e for e in report["delimiting"]}
