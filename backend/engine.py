@@ -32,133 +32,25 @@ import threading
 import time
 from collections import Counter, deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Sequence
 
+from backend.breaker import CircuitBreaker
 from backend.cache import CallCache, call_key
 from backend.dataset import Item, ItemError
-from backend.ensemble import DEFAULT_DELTA, average, decide, normalize, resolve_threshold
+from backend.engine_config import DEFAULT_PROVIDER_CONCURRENCY, EngineConfig, EngineStats
+from backend.ensemble import average, decide, normalize, resolve_threshold
 from backend.guard import item_has_instructions
 from backend.members import Member
 from backend.prompting import spec_params
 from backend.providers.base import ClassDistribution, ProviderError
 from backend.results import ItemResult, MemberResult
-from backend.retry import RetryOutcome, RetryPolicy, call_with_retry
+from backend.retry import RetryOutcome, call_with_retry
 from backend.taskspec import TaskSpec
 
+__all__ = ["Engine", "EngineConfig", "EngineStats"]  # config and stats live in backend.engine_config
+
 log = logging.getLogger(__name__)
-
-#: Per-kind caps applied unless ``per_provider_concurrency`` says otherwise: the in-process model
-#: evaluates one prompt at a time, so more threads would only queue on its lock (and time out there).
-DEFAULT_PROVIDER_CONCURRENCY: Mapping[str, int] = {"local": 1}
-
-
-@dataclass(frozen=True)
-class EngineConfig:
-    """Knobs of a scoring run.
-
-    Parameters
-    ----------
-    threshold : float, optional
-        Minimum confidence for a flag (None: 0.5 binary, 0.2 ordinal).
-    delta : int
-        Ordinal flag distance: flag when ``|pred - orig| > delta``.
-    concurrency : int
-        Calls in flight at once, all providers together.
-    per_provider_concurrency : dict, optional
-        Cap per provider kind (``{"openai": 4}``), over :data:`DEFAULT_PROVIDER_CONCURRENCY`
-        (``local``: 1); kinds not named get ``concurrency``.
-    timeout : float
-        Per-call timeout in seconds, handed to the provider.
-    max_attempts : int
-        Tries per call, the first included; only retryable errors are retried.
-    backoff_base, backoff_max : float
-        Exponential backoff start and cap, seconds (see :class:`backend.retry.RetryPolicy`).
-    breaker_after : int or None
-        Consecutive failed calls (after retries) that mark a provider down; None disables.
-    breaker_cooldown : float
-        Seconds a provider stays marked down before calls are tried again.
-    delimit : bool
-        Fence item texts in the prompt (see :mod:`backend.prompting`); the probes compare both.
-    """
-
-    threshold: float | None = None
-    delta: int = DEFAULT_DELTA
-    concurrency: int = 8
-    per_provider_concurrency: Mapping[str, int] | None = None
-    timeout: float = 60.0
-    max_attempts: int = 5
-    backoff_base: float = 0.5
-    backoff_max: float = 30.0
-    breaker_after: int | None = 5
-    breaker_cooldown: float = 30.0
-    delimit: bool = True
-
-    def __post_init__(self) -> None:
-        if self.concurrency < 1:
-            raise ValueError("concurrency must be >= 1")
-        if any(v < 1 for v in (self.per_provider_concurrency or {}).values()):
-            raise ValueError("per_provider_concurrency values must be >= 1")
-        if self.timeout <= 0:
-            raise ValueError("timeout must be > 0")
-        if self.delta < 0:
-            raise ValueError("delta must be >= 0")
-        if self.breaker_after is not None and self.breaker_after < 1:
-            raise ValueError("breaker_after must be >= 1 or None")
-        if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:
-            raise ValueError("threshold must be within [0, 1]")
-
-    def retry_policy(self) -> RetryPolicy:
-        return RetryPolicy(max_attempts=self.max_attempts, base_delay=self.backoff_base, max_delay=self.backoff_max)
-
-
-@dataclass
-class EngineStats:
-    """Counts of one :meth:`Engine.score` call.
-
-    ``llm_calls`` counts (item, member) calls sent to a provider (retries of one call count once;
-    ``attempts`` counts every try); ``cache_hits`` counts answers taken from the cache or from an
-    identical prompt earlier in the run; ``errors`` counts failed calls and bad input records by reason;
-    ``member_errors`` the failed calls by member id and reason. ``call_seconds`` adds up the time
-    spent inside providers (not the wait for a concurrency slot); ``wall_seconds`` is the run's.
-    """
-
-    items: int = 0
-    scored: int = 0
-    flagged: int = 0
-    suspicious: int = 0
-    llm_calls: int = 0
-    cache_hits: int = 0
-    attempts: int = 0
-    errors: Counter = field(default_factory=Counter)
-    member_errors: dict[str, Counter] = field(default_factory=dict)
-    items_with_calls: int = 0
-    call_seconds: float = 0.0
-    wall_seconds: float = 0.0
-
-    @property
-    def seconds_per_item(self) -> float | None:
-        """Wall time per item that needed at least one fresh call (None when all came from the cache)."""
-        return self.wall_seconds / self.items_with_calls if self.items_with_calls else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "items": self.items,
-            "scored": self.scored,
-            "flagged": self.flagged,
-            "suspicious": self.suspicious,
-            "llm_calls": self.llm_calls,
-            "cache_hits": self.cache_hits,
-            "attempts": self.attempts,
-            "errors": dict(sorted(self.errors.items())),
-            "member_errors": {m: dict(sorted(c.items())) for m, c in sorted(self.member_errors.items())},
-            "items_with_calls": self.items_with_calls,
-            "call_seconds": round(self.call_seconds, 4),
-            "wall_seconds": round(self.wall_seconds, 4),
-            "seconds_per_item": None if self.seconds_per_item is None else round(self.seconds_per_item, 4),
-            "seconds_per_call": round(self.call_seconds / self.llm_calls, 4) if self.llm_calls else None,
-        }
-
 
 @dataclass(frozen=True)
 class _Outcome:
@@ -170,32 +62,6 @@ class _Outcome:
     latency: float | None = None
     attempts: int = 0
     called: bool = True  # False when the breaker skipped it
-
-
-class _Breaker:
-    """Marks a provider down after ``threshold`` consecutive transient failures, for ``cooldown`` s."""
-
-    def __init__(self, threshold: int | None, cooldown: float):
-        self.threshold = threshold
-        self.cooldown = cooldown
-        self.failures = 0
-        self.open_until = 0.0
-        self.last_reason = ""
-        self.lock = threading.Lock()
-
-    def allow(self) -> bool:
-        with self.lock:
-            return self.threshold is None or time.monotonic() >= self.open_until
-
-    def record(self, ok: bool, *, transient: bool = False, reason: str = "") -> None:
-        with self.lock:
-            if ok:
-                self.failures = 0
-            elif transient and self.threshold is not None:
-                self.failures += 1
-                self.last_reason = reason
-                if self.failures >= self.threshold:
-                    self.open_until = time.monotonic() + self.cooldown
 
 
 @dataclass
@@ -260,9 +126,9 @@ class Engine:
             for kind in {m.kind for m in self.members}
         }
         self._stopping = threading.Event()
-        self._breakers: dict[int, _Breaker] = {}
+        self._breakers: dict[int, CircuitBreaker] = {}
         for m in self.members:
-            self._breakers.setdefault(id(m.provider), _Breaker(self.config.breaker_after, self.config.breaker_cooldown))
+            self._breakers.setdefault(id(m.provider), CircuitBreaker(self.config.breaker_after, self.config.breaker_cooldown))
 
     # -- public API --------------------------------------------------------------------------------
 
