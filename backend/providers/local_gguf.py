@@ -117,6 +117,27 @@ def _load(path: Path, *, n_ctx: int, n_threads: int, n_batch: int) -> _LoadedMod
         return loaded
 
 
+_TEMPLATES: dict[str, str] = {}
+
+
+def _chat_template(path: Path, loaded: _LoadedModel | None) -> str:
+    """The GGUF's chat template, from the loaded model or from a vocab-only read (no weights)."""
+    key = str(path.resolve())
+    if key not in _TEMPLATES:
+        if loaded is not None:
+            meta = loaded.llm.metadata
+        else:
+            from llama_cpp import Llama
+
+            vocab = Llama(model_path=str(path), vocab_only=True, verbose=False)
+            try:
+                meta = dict(vocab.metadata)
+            finally:
+                vocab.close()
+        _TEMPLATES[key] = meta.get("tokenizer.chat_template", "")
+    return _TEMPLATES[key]
+
+
 class LocalGGUFProvider:
     """A GGUF chat model run in this process; ``classify`` is thread-safe (one lock per model).
 
@@ -158,11 +179,29 @@ class LocalGGUFProvider:
         self.path = resolve_model_path(self.model)
         self.n_ctx = n_ctx
         self.prompt_format = prompt_format
-        self._loaded = _load(self.path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch)
-        if system is None:
-            match = _TEMPLATE_SYSTEM.search(self._loaded.llm.metadata.get("tokenizer.chat_template", ""))
-            system = match.group(1) if match else ""
-        self.system = system or None
+        # Loading is deferred to the first call: the web backend and `review`/`audit` build members
+        # only to compute the model version, and must not pay for (or hold) the weights.
+        self._load_args = {"n_ctx": n_ctx, "n_threads": n_threads, "n_batch": n_batch}
+        self._loaded_model: _LoadedModel | None = None
+        self._system_arg = system
+        self._system: str | None | bool = False  # False: not resolved yet
+
+    @property
+    def _loaded(self) -> _LoadedModel:
+        if self._loaded_model is None:
+            self._loaded_model = _load(self.path, **self._load_args)
+        return self._loaded_model
+
+    @property
+    def system(self) -> str | None:
+        """The system message used; None means none (resolved from the GGUF's chat template once)."""
+        if self._system is False:
+            system = self._system_arg
+            if system is None:
+                match = _TEMPLATE_SYSTEM.search(_chat_template(self.path, self._loaded_model))
+                system = match.group(1) if match else ""
+            self._system = system or None
+        return self._system  # type: ignore[return-value]
 
     def cache_params(self) -> Mapping[str, Any]:
         """File name and size stand in for the weights; the format and token rule change the answer."""
