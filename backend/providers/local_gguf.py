@@ -22,6 +22,7 @@ import contextlib
 import importlib.metadata
 import os
 import re
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,6 +121,20 @@ def _load(path: Path, *, n_ctx: int, n_threads: int, n_batch: int) -> _LoadedMod
 _TEMPLATES: dict[str, str] = {}
 
 
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Silence C-level writes to fd 2 (llama.cpp logs there, bypassing Python's sys.stderr)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def _chat_template(path: Path, loaded: _LoadedModel | None) -> str:
     """The GGUF's chat template, from the loaded model or from a vocab-only read (no weights)."""
     key = str(path.resolve())
@@ -129,7 +144,8 @@ def _chat_template(path: Path, loaded: _LoadedModel | None) -> str:
         else:
             from llama_cpp import Llama
 
-            vocab = Llama(model_path=str(path), vocab_only=True, verbose=False)
+            with _quiet_stderr():  # llama.cpp warns about the context of a vocab-only load
+                vocab = Llama(model_path=str(path), vocab_only=True, verbose=False)
             try:
                 meta = dict(vocab.metadata)
             finally:
