@@ -27,15 +27,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rq import Queue  # noqa: E402
 from werkzeug.serving import make_server  # noqa: E402
 
+from backend.labelstudio.labelconfig import label_config_for_spec  # noqa: E402
 from backend.ledger import Ledger  # noqa: E402
 from backend.results import ItemResult, MemberResult  # noqa: E402
 from backend.server import create_app  # noqa: E402
 from backend.server.auth import BasicAuth  # noqa: E402
+from backend.taskspec import load_spec  # noqa: E402
 from backend.worker.config import EnsembleConfig  # noqa: E402
 from backend.worker.queueing import redis_connection  # noqa: E402
 
-LABEL_CONFIG = """<View><Text name="grounding" value="$grounding"/><Text name="generated_text" value="$generated_text"/>
-<Choices name="label" toName="generated_text"><Choice value="0"/><Choice value="1"/></Choices></View>"""
+LABEL_CONFIG = label_config_for_spec(load_spec("factual-consistency"))
 # Only the model_version is computed from the members here; no call is made to this address.
 MEMBER = {"provider": "openai", "model": "bench", "base_url": "http://127.0.0.1:9/v1", "prompts": None, "options": {}}
 N_TASKS = 100

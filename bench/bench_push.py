@@ -23,18 +23,15 @@ import uuid
 from pathlib import Path
 
 from backend.labelstudio.client import connect, create_project, import_tasks
-from backend.labelstudio.labelconfig import review_label_config
+from backend.labelstudio.labelconfig import label_config_for_spec, review_label_config
 from backend.labelstudio.local import LocalLabelStudio, find_label_studio_bin
 from backend.ledger import Ledger
 from backend.results import ItemResult
 from backend.review.push import BLIND_SETTINGS, push_review
 from backend.review.store import ReviewStore
+from backend.taskspec import load_spec
 
-CONFIG = """<View>
-  <Text name="grounding" value="$grounding"/>
-  <Text name="generated_text" value="$generated_text"/>
-  <Choices name="label" toName="generated_text"><Choice value="0"/><Choice value="1"/></Choices>
-</View>"""
+CONFIG = label_config_for_spec(load_spec("factual-consistency"))
 
 
 def fake_items(n: int) -> list[dict]:

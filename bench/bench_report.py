@@ -27,21 +27,19 @@ import uuid
 from pathlib import Path
 
 from backend.labelstudio.client import connect, create_project, import_tasks, iter_tasks
+from backend.labelstudio.labelconfig import label_config_for_spec
 from backend.labelstudio.local import LocalLabelStudio, find_label_studio_bin
 from backend.ledger import Ledger
 from backend.results import ItemResult, MemberResult
 from backend.review.push import push_review
 from backend.review.store import ROUND_REVIEW, ReviewStore
+from backend.taskspec import load_spec
 from stats_cli.report.build import build_report
 from stats_cli.report.cache import TaskCache
 from stats_cli.report.pull import PullStats, pull_audit
 from stats_cli.report.render import render
 
-CONFIG = """<View>
-  <Text name="grounding" value="$grounding"/>
-  <Text name="generated_text" value="$generated_text"/>
-  <Choices name="label" toName="generated_text"><Choice value="0"/><Choice value="1"/></Choices>
-</View>"""
+CONFIG = label_config_for_spec(load_spec("factual-consistency"))
 MEMBERS = ("local:m1/p1", "local:m1/p2", "local:m2/p1")
 REVIEWED = 60  # flagged items sent to the experts
 MULTI_TENTHS = 3  # 30% of tasks carry three annotations: those are pulled in full and cached

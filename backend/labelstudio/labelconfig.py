@@ -231,7 +231,7 @@ def review_label_config(
     """
     view, choices, choice_elems, inputs = _review_root(source_xml, control=control, exclude_fields=exclude_fields)
     _append_choices(view, choices, choice_elems, inputs)
-    return ET.tostring(view, encoding="unicode")
+    return ET.tostring(view, encoding="unicode").replace(" />", "/>")
 
 
 def expert_field(index: int) -> str:
@@ -262,7 +262,7 @@ def reconcile_label_config(
         ET.SubElement(view, "Text", {"name": expert_field(i), "value": f"${expert_field(i)}"})
     ET.SubElement(view, "Header", {"value": "Agreed label"})
     _append_choices(view, choices, choice_elems, inputs)
-    return ET.tostring(view, encoding="unicode")
+    return ET.tostring(view, encoding="unicode").replace(" />", "/>")
 
 
 def choice_from_result(result: list, *, control: str) -> str | None:
@@ -275,3 +275,25 @@ def choice_from_result(result: list, *, control: str) -> str | None:
         if picked:
             return str(picked[0])
     return None
+
+
+def label_config_for_spec(spec: TaskSpec, *, choice_name: str = "label") -> str:
+    """A minimal Label Studio label config for ``spec``: one ``<Text>`` per input field, one ``<Choices>``.
+
+    The inverse of :func:`spec_from_label_config` (labels, fields and family survive the round trip), so a
+    project created for a file of items is audited exactly as ``label-audit score`` audits the file.
+
+    Examples
+    --------
+    >>> xml = label_config_for_spec(load_spec("factual-consistency"))
+    >>> spec_from_label_config(xml).labels
+    ('0', '1')
+    """
+    view = ET.Element("View")
+    data_fields = list(dict.fromkeys(spec.fields.values()))
+    for field_name in data_fields:
+        ET.SubElement(view, "Text", name=field_name, value=f"${field_name}")
+    choices = ET.SubElement(view, "Choices", name=choice_name, toName=data_fields[-1], choice="single")
+    for label in spec.labels:
+        ET.SubElement(choices, "Choice", value=label)
+    return ET.tostring(view, encoding="unicode").replace(" />", "/>")

@@ -146,3 +146,16 @@ def test_choice_from_result_reads_the_named_control_only():
     assert choice_from_result(result, control="consistency") == "0"
     assert choice_from_result(result, control="other") is None
     assert choice_from_result([], control="consistency") is None
+
+
+@pytest.mark.parametrize("name", ["factual-consistency", "likert", "relevance"])
+def test_label_config_for_spec_round_trips(name):
+    from backend.labelstudio.labelconfig import label_config_for_spec
+    from backend.taskspec import load_spec
+
+    spec = load_spec(name)
+    derived = spec_from_label_config(label_config_for_spec(spec), name=name)
+    assert derived.labels == spec.labels
+    assert derived.family == spec.family
+    assert dict(derived.fields) == dict(spec.fields)
+    assert derived.prompt_dir == spec.prompt_dir

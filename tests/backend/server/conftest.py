@@ -8,16 +8,12 @@ import pytest
 from redis import Redis
 from rq import Queue
 
+from backend.labelstudio.labelconfig import label_config_for_spec
 from backend.ledger import Ledger
+from backend.taskspec import load_spec
 from backend.worker.config import EnsembleConfig
 
-LABEL_CONFIG = """<View>
-  <Text name="grounding" value="$grounding"/>
-  <Text name="generated_text" value="$generated_text"/>
-  <Choices name="label" toName="generated_text" choice="single">
-    <Choice value="0"/><Choice value="1"/>
-  </Choices>
-</View>"""
+LABEL_CONFIG = label_config_for_spec(load_spec("factual-consistency"))
 
 # An OpenAI-protocol member on a closed port: building it needs no server, and these tests never
 # score (the backend must never call an LLM inside a request).

@@ -24,22 +24,18 @@ from typer.testing import CliRunner
 
 from backend.cli import app as label_audit
 from backend.labelstudio.client import iter_tasks
+from backend.labelstudio.labelconfig import label_config_for_spec
 from backend.ledger import Ledger
 from backend.results import ItemResult, MemberResult
 from backend.review.store import ROUND_REVIEW, ReviewStore
+from backend.taskspec import load_spec
 from stats_cli.cli import app as audit_stats
 from stats_cli.report.pull import GOLD_USER_EMAIL
 from tests.stats_cli.report.browser import screenshot_html
 
 pytestmark = [pytest.mark.labelstudio]
 
-CONFIG = """<View>
-  <Text name="grounding" value="$grounding"/>
-  <Text name="generated_text" value="$generated_text"/>
-  <Choices name="label" toName="generated_text" choice="single">
-    <Choice value="0"/><Choice value="1"/>
-  </Choices>
-</View>"""
+CONFIG = label_config_for_spec(load_spec("factual-consistency"))
 N, FLIPPED, FALSE_ALARMS = 24, (1, 4, 7, 12, 15, 20), (9, 18)
 MEMBERS = ("local:m1/p1", "local:m1/p2", "local:m2/p1")
 
