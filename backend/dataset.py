@@ -141,9 +141,14 @@ def _records_jsonl(path: Path) -> Iterator[tuple[int, Any | ItemError]]:
             if not text.strip():
                 continue
             try:
-                yield number, json.loads(text)
+                record = json.loads(text)
             except json.JSONDecodeError as exc:
                 yield number, ItemError(number, None, "invalid_json", f"{exc.msg} at column {exc.colno}")
+                continue
+            except (ValueError, RecursionError) as exc:  # an integer over 4300 digits, nesting too deep
+                yield number, ItemError(number, None, "invalid_json", f"{type(exc).__name__}: {str(exc)[:200]}")
+                continue
+            yield number, record
 
 
 def _records_csv(path: Path, *, delimiter: str) -> Iterator[tuple[int, Any | ItemError]]:

@@ -102,3 +102,16 @@ def test_item_from_record_raises_value_error_with_reason():
 def test_item_error_message_names_line_and_id():
     err = ItemError(4, "x4", "bad_label", "label 7 is not in the label set")
     assert err.message() == "line 4 (id x4): bad_label: label 7 is not in the label set"
+
+
+def test_json_the_parser_refuses_beyond_syntax_is_one_bad_line(tmp_path):
+    # json.loads raises plain ValueError (not JSONDecodeError) for an integer over 4300 digits and
+    # RecursionError for very deep nesting: each must be one counted error, not the end of the run.
+    path = write_jsonl(tmp_path / "d.jsonl", [
+        '{"id": "x1", "grounding": "g", "generated_text": "t", "label": ' + "1" * 5000 + "}",
+        "[" * 100_000 + "]" * 100_000,
+        json.dumps(good(3)),
+    ])
+    out = list(read_items(path, FC))
+    assert [(type(o).__name__, o.line, getattr(o, "reason", None)) for o in out] == [
+        ("ItemError", 1, "invalid_json"), ("ItemError", 2, "invalid_json"), ("Item", 3, None)]
