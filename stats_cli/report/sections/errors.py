@@ -26,7 +26,7 @@ def _pct(x: float | None) -> float | None:
 def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
     """Error count and rate with Clopper-Pearson and FPC bounds; pending until an expert settles an item."""
     reviewed = data.reviewed()
-    population = len(data.scored)
+    population = len(data.items)  # every audited item, as "items audited" in the audit section
     open_items = sum(1 for it in data.items if data.gold(it)[1] == GOLD_PENDING)
     sizes = {"reviewed": len(reviewed), "open reviews": open_items, "items audited (N)": population}
     if not reviewed:
@@ -47,10 +47,14 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
              f"{whole.sample} settled items of {population})."]
     if open_items:
         notes.append(f"{open_items} items are still in review and are left out of both rows until settled.")
-    unsettled = population - len(settled)
+    no_verdict = population - len(data.scored)
+    unsettled = len(data.scored) - len(settled)
     if unsettled:
         notes.append(f"{unsettled} audited items have no gold label (the ensemble disagrees, nobody reviewed "
                      "them); the whole-project row treats the settled items as the sample.")
+    if no_verdict:
+        notes.append(f"{no_verdict} audited items have no ensemble verdict or no original label; they count in "
+                     "the population N but cannot be settled.")
     table = Table.build(f"Label errors (Nahum Table 2; {100 * confidence:.0f}% intervals, in %)", COLUMNS, rows)
     return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=tuple(notes),
                    values={"reviewed": rev.to_json(), "project": whole.to_json()})

@@ -195,3 +195,22 @@ def test_models_rerank_on_gold_vs_original(tmp_path):
     ids = [str(it.id) for it in data.items]
     gold = [data.gold(it)[0] == "1" for it in data.items]
     assert rows["copier"]["roc_auc_gold"] == pytest.approx(roc_auc_score(gold, [models["copier"][i] for i in ids]))
+
+
+def test_error_population_is_every_audited_item_even_without_a_verdict():
+    # An item whose members all failed is still audited (it is in the ledger) and its label may be
+    # wrong: the FPC population N is the audit section's "items audited", not only the scored items.
+    from dataclasses import replace
+
+    from backend.results import ItemResult
+
+    data, _ = planted_audit()
+    failed = ItemResult(id="t40", original="1", prediction=None, confidence=None, probs=None, flagged=False,
+                        error="provider_down")
+    data = replace(data, items=(*data.items, failed))
+    report = build_report(data)
+    errors = report.section("errors")
+    assert report.section("audit").values["items"] == 41
+    assert errors.values["project"]["population"] == errors.sizes["items audited (N)"] == 41
+    assert errors.values["project"]["sample"] == 40
+    assert any("no ensemble verdict" in note for note in errors.notes)
