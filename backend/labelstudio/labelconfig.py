@@ -266,13 +266,20 @@ def reconcile_label_config(
 
 
 def choice_from_result(result: list, *, control: str) -> str | None:
-    """The chosen label in an annotation result (list of dicts), or None if the control is absent."""
+    """The chosen label in an annotation result (list of dicts), or None if the control is absent.
+
+    A malformed region (``value`` not an object, ``choices`` not a list) counts as no answer: one bad
+    annotation must not stop the batch it came in.
+    """
     for region in result or ():
         item = region if isinstance(region, dict) else getattr(region, "__dict__", {})
         if item.get("from_name") != control or item.get("type") != "choices":
             continue
-        picked = (item.get("value") or {}).get("choices") or []
-        if picked:
+        value = item.get("value")
+        picked = value.get("choices") if isinstance(value, dict) else None
+        if isinstance(picked, str):
+            picked = [picked]
+        if isinstance(picked, (list, tuple)) and picked:
             return str(picked[0])
     return None
 

@@ -77,3 +77,18 @@ def test_sdk_task_objects_are_accepted():
     sdk_task = LseTask.construct(**task(9, ann(1, "1")))
     out = tasks_to_items([sdk_task], SPEC)
     assert [(i.id, i.original) for i in out.items] == [("9", "1")]
+
+
+def test_a_malformed_annotation_result_is_no_answer_not_a_crash():
+    def broken(ann_id: int, value) -> dict:
+        return {"id": ann_id, "completed_by": 1, "was_cancelled": False,
+                "result": [{"from_name": "verdict", "to_name": "t", "type": "choices", "value": value}]}
+
+    out = tasks_to_items([
+        task(1, broken(1, "not an object"), ann(2, "1")),
+        task(2, broken(3, {"choices": {"a": 1}})),
+        task(3, broken(4, {"choices": "1"})),
+    ], SPEC)
+    assert out.errors == []
+    assert [(i.id, i.original) for i in out.items] == [("1", "1"), ("2", None), ("3", "1")]
+    assert [(c.annotation_id, c.label) for c in out.crowd] == [("1", None), ("2", "1"), ("3", None), ("4", "1")]
