@@ -12,6 +12,7 @@ from typing import Mapping
 
 from backend.taskspec import TaskSpec
 from stats_cli.agreement_summary import AgreementSummary, agreement_summary
+from stats_cli.labels import normalize_label
 from stats_cli.ratings import RatingsTable, ratings_from_long
 from stats_cli.rows import Row
 
@@ -65,8 +66,13 @@ def rater_agreement(name: str, answers: Mapping[str, Mapping[str, str]], *, spec
     """H3's agreement summary (κ, % agreement, Cohen κ, positive agreement, AC1, α) of one rater group."""
     level = "ordinal" if spec.family == "ordinal" else "nominal"
     table = ratings_table(answers)
-    positive = spec.positive_label if spec.family == "binary" and spec.positive_label in table.categories else None
-    return AgreementRow(name, agreement_summary(table, level=level, positive=positive))
+    # The task's label set, declared so AC1 uses its q and binary data stays binary when the raters
+    # happened to use one label; only when every answer is one of those labels.
+    declared = [lab for lab in (normalize_label(x) for x in spec.labels) if lab is not None]
+    labels = declared if set(table.categories) <= set(declared) else None
+    categories = set(declared) if labels else set(table.categories)
+    positive = spec.positive_label if spec.family == "binary" and spec.positive_label in categories else None
+    return AgreementRow(name, agreement_summary(table, level=level, positive=positive, labels=labels))
 
 
 def paradox_note(row: AgreementRow) -> str | None:

@@ -214,3 +214,21 @@ def test_error_population_is_every_audited_item_even_without_a_verdict():
     assert errors.values["project"]["population"] == errors.sizes["items audited (N)"] == 41
     assert errors.values["project"]["sample"] == 40
     assert any("no ensemble verdict" in note for note in errors.notes)
+
+
+def test_rater_agreement_uses_the_task_label_set():
+    # AC1's chance term divides by q - 1 with q the scale's size (Gwet 2014), not the labels the
+    # raters happened to use; and a binary task stays binary when everyone chose one label.
+    from backend.taskspec import load_spec
+
+    likert = load_spec("likert")
+    answers = {"1": {"A": "3", "B": "4"}, "2": {"A": "4", "B": "4"}, "3": {"A": "5", "B": "5"}, "4": {"A": "3", "B": "3"}}
+    row = rater_agreement("likert", answers, spec=likert)
+    assert row.summary.categories == tuple(likert.labels)
+    p = np.array([0.0, 0.0, 1.5, 1.5, 1.0]) / 4  # category shares over labels 1..5 (1, 2 unused)
+    pe = float((p * (1 - p)).sum() / (5 - 1))
+    assert row.value("gwet_ac1") == pytest.approx((0.75 - pe) / (1 - pe))
+    unanimous = rater_agreement("binary", {str(i): {"A": "1", "B": "1"} for i in range(5)}, spec=SPEC)
+    assert unanimous.value("gwet_ac1") == pytest.approx(1.0)
+    assert unanimous.value("positive_agreement") == pytest.approx(1.0)
+    assert unanimous.value("fleiss_kappa") is None  # κ is undefined, and says so
