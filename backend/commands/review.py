@@ -76,6 +76,9 @@ def _message(exc: Exception) -> str:
     if isinstance(body, dict):
         detail = body.get("validation_errors") or body.get("detail") or body
         return f"Label Studio answered {getattr(exc, 'status_code', '?')}: {detail}"
+    if getattr(exc, "status_code", None) is not None:  # str(ApiError) carries the response headers (cookies)
+        detail = " ".join(str(body or "").split())
+        return f"Label Studio answered {exc.status_code}: {detail[:200]}".rstrip(": ")
     if not isinstance(exc, ValueError):
         return f"cannot reach Label Studio: {exc}"
     return str(exc)
