@@ -99,7 +99,8 @@ def _stratum(level: float | None, y_true: np.ndarray, y_pred: np.ndarray, pos: s
     accuracy = float(accuracy_score(list(y_true), list(y_pred))) if n else 0.0
     if pos is None:
         f1 = float(f1_score(list(y_true), list(y_pred), average="macro", zero_division=0)) if n else None
-        return Stratum(level, n, None, accuracy, f1, level, None)
+        expected_accuracy = certain_as if level is not None and level >= 1.0 else level
+        return Stratum(level, n, None, accuracy, f1, expected_accuracy, None)
     m = float((y_true == pos).mean()) if n else 0.0
     f1 = float(f1_score(list(y_true), list(y_pred), pos_label=pos, average="binary", zero_division=0)) if n else None
     if level is None:

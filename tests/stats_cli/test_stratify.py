@@ -37,3 +37,12 @@ def test_multiclass_uses_macro_f1_without_expectation() -> None:
 def test_bad_p_d_raises() -> None:
     with pytest.raises(ValueError):
         stratify(["1"], ["1"], [1.5])
+
+
+def test_multiclass_certain_stratum_expects_certain_as_like_binary() -> None:
+    # the p_d = 1 stratum's expectation uses 0.97 (Elangovan) whatever the number of labels
+    strata, _ = stratify(["a", "b", "c", "a"], ["a", "b", "b", "a"], [1, 1, 0.5, 0.5])
+    half, certain, overall = strata
+    assert half.expected_accuracy == 0.5
+    assert certain.expected_accuracy == pytest.approx(0.97)
+    assert stratify(["a", "b", "c"], ["a", "b", "b"], [1, 1, 1], certain_as=0.9)[0][0].expected_accuracy == 0.9
