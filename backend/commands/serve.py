@@ -71,6 +71,7 @@ def register(app: typer.Typer) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
         from rq import Queue
 
+        from backend.commands.review import _errors, _message
         from backend.labelstudio.client import connect
         from backend.ledger import Ledger
         from backend.summary import print_summary
@@ -84,8 +85,8 @@ def register(app: typer.Typer) -> None:
             ledger = Ledger()
             queue = Queue(queue_name(), connection=redis_connection())
             run = start_audit(client, project, queue=queue, ledger=ledger, config=config)
-        except ValueError as exc:
-            _fail(str(exc))
+        except _errors() as exc:  # one line, never str(ApiError): it carries the response headers
+            _fail(_message(exc))
         err = Console(stderr=True)
         err.print(f"project {project}: {len(run.task_ids)} tasks, {len(run.jobs)} jobs on queue "
                   f"{queue.name!r}, model_version {run.model_version}")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
 from typer.testing import CliRunner
 
 from backend.cli import app
@@ -41,19 +45,19 @@ def test_an_unreachable_label_studio_is_one_line(tmp_path):
     assert SECRET not in result.output and "Traceback" not in result.output
 
 
-def test_a_non_json_error_page_is_one_line_without_the_response_headers(tmp_path):
-    """A proxy's HTML 502 (no JSON body): status and text only; str(ApiError) would print its headers."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+COOKIE = "sessionid=c00k1e-that-must-never-be-printed"
 
-    cookie = "sessionid=c00k1e-that-must-never-be-printed"
+
+@pytest.fixture()
+def error_page():
+    """A real HTTP server answering every GET like a proxy in front of a down Label Studio: HTML 502."""
 
     class ErrorPage(BaseHTTPRequestHandler):
         def do_GET(self):
             body = b"<html><body>Bad Gateway</body></html>"
             self.send_response(502)
             self.send_header("Content-Type", "text/html")
-            self.send_header("Set-Cookie", cookie)
+            self.send_header("Set-Cookie", COOKIE)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -64,13 +68,17 @@ def test_a_non_json_error_page_is_one_line_without_the_response_headers(tmp_path
     server = ThreadingHTTPServer(("127.0.0.1", 0), ErrorPage)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    try:
-        env = {"LABEL_STUDIO_URL": f"http://127.0.0.1:{server.server_address[1]}", "LABEL_STUDIO_API_KEY": SECRET,
-               "DATABASE_URL": f"sqlite:///{tmp_path}/a.sqlite"}
-        result = invoke(["review", "gold", "--project", "1"], env)
-    finally:
-        server.shutdown()
-        server.server_close()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("args", [["review", "gold", "--project", "1"], ["audit", "--project", "1"]])
+def test_a_non_json_error_page_is_one_line_without_the_response_headers(tmp_path, error_page, args):
+    """Status and text only: str(ApiError) would print the response headers (session cookies)."""
+    env = {"LABEL_STUDIO_URL": error_page, "LABEL_STUDIO_API_KEY": SECRET,
+           "DATABASE_URL": f"sqlite:///{tmp_path}/a.sqlite"}
+    result = invoke(args, env)
     assert result.exit_code == 2 and "Label Studio answered 502" in result.output
     assert "Bad Gateway" in result.output
     assert "c00k1e" not in result.output and "set-cookie" not in result.output.lower()
