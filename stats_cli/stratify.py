@@ -29,7 +29,7 @@ class Stratum:
     p_d: float | None
     n: int
     m: float | None
-    accuracy: float
+    accuracy: float | None
     f1: float | None
     expected_accuracy: float | None
     expected_f1: float | None
@@ -96,12 +96,12 @@ def stratify(
 def _stratum(level: float | None, y_true: np.ndarray, y_pred: np.ndarray, pos: str | None,
              certain_as: float) -> Stratum:
     n = len(y_true)
-    accuracy = float(accuracy_score(list(y_true), list(y_pred))) if n else 0.0
+    accuracy = float(accuracy_score(list(y_true), list(y_pred))) if n else None  # no items: no score, not 0
     if pos is None:
         f1 = float(f1_score(list(y_true), list(y_pred), average="macro", zero_division=0)) if n else None
         expected_accuracy = certain_as if level is not None and level >= 1.0 else level
         return Stratum(level, n, None, accuracy, f1, expected_accuracy, None)
-    m = float((y_true == pos).mean()) if n else 0.0
+    m = float((y_true == pos).mean()) if n else None
     f1 = float(f1_score(list(y_true), list(y_pred), pos_label=pos, average="binary", zero_division=0)) if n else None
     if level is None:
         return Stratum(None, n, m, accuracy, f1, None, None)

@@ -46,3 +46,9 @@ def test_multiclass_certain_stratum_expects_certain_as_like_binary() -> None:
     assert half.expected_accuracy == 0.5
     assert certain.expected_accuracy == pytest.approx(0.97)
     assert stratify(["a", "b", "c"], ["a", "b", "b"], [1, 1, 1], certain_as=0.9)[0][0].expected_accuracy == 0.9
+
+
+def test_no_items_gives_no_score_rather_than_zero() -> None:
+    strata, positive = stratify([], [], [])
+    assert positive is None and [s.name for s in strata] == ["all"]
+    assert strata[0].n == 0 and strata[0].accuracy is None and strata[0].f1 is None
