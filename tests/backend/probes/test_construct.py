@@ -174,6 +174,7 @@ def test_stuffed_and_instructed_random_passages_share_their_baseline_passage():
     spec = load_spec("relevance")
     probe_set = build_probes(relevance_items(4), spec, n=2, seed=5, lengths=(100,))
     by = {(p.source_id, p.condition.injection): p.item.fields["passage"] for p in probe_set.probes if p.condition.source == "RandP"}
+    assert {"none", "Inst", "QWs"} <= {injection for _, injection in by}  # the checks below must run
     for (source, injection), passage in by.items():
         base = by[(source, "none")]
         if injection == "Inst":

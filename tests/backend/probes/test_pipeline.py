@@ -93,6 +93,8 @@ def test_member_errors_are_counted_per_condition_and_never_stop_the_run(cache):
     entries = list(read_items(sample("sample_relevance.jsonl"), RELEVANCE))
     report = run_probes(entries, RELEVANCE, hash_members(provider), cache=cache, n=2, seed=0, lengths=(100,),
                         config=EngineConfig(max_attempts=1, breaker_after=None))
+    injections = [row["injection"] for row in report["rows"]]
+    assert "Inst" in injections and any(i != "Inst" for i in injections)  # both branches below must run
     for row in report["rows"]:
         if row["injection"] == "Inst":
             assert row["n_ok"] == 0 and row["n_errors"] == 2 and row["mae"] is None
