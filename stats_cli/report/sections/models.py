@@ -43,5 +43,7 @@ def models_section(data: AuditData) -> Section:
     table = Table.build("Model performance on original vs gold labels (Nahum Table 4; rank by ROC AUC)",
                         ("model", "n", "rank original", "rank gold", "rank change", "ROC AUC original",
                          "ROC AUC gold", "F1 original", "F1 gold", "accuracy original", "accuracy gold"), rows)
-    return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,),
+    notes = tuple(f"{r.model}: {reason} ({metric.replace('_', ' ')})" for r in ranked
+                  for metric, reason in r.to_json()["undefined"].items())
+    return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=notes,
                    values={"models": [r.to_json() for r in ranked]})

@@ -232,3 +232,20 @@ def test_rater_agreement_uses_the_task_label_set():
     assert unanimous.value("gwet_ac1") == pytest.approx(1.0)
     assert unanimous.value("positive_agreement") == pytest.approx(1.0)
     assert unanimous.value("fleiss_kappa") is None  # κ is undefined, and says so
+
+
+def test_models_with_one_gold_class_say_why_roc_auc_is_missing():
+    from dataclasses import replace
+
+    from stats_cli.report.render import render
+
+    data, truth = planted_audit()
+    positives = [str(it.id) for it in data.items if truth[str(it.id)] == "1"]
+    models = {"only-positives": {i: 0.1 * (int(i[1:]) % 10) for i in positives}}
+    report = build_report(replace(data, models=models))
+    sec = report.section("models")
+    assert sec.status is Status.OK
+    row = sec.values["models"][0]
+    assert row["roc_auc_gold"] is None and row["rank_gold"] is None
+    assert any("only-positives" in n and "only one class" in n for n in sec.notes)
+    assert "only one class" in render(report, fmt="md")
