@@ -6,6 +6,7 @@ inputs; when nothing was stored yet it returns nothing and the sections say "pen
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,6 +90,9 @@ def load_models(path: str) -> tuple[dict[str, dict[str, float]], list[RowError]]
             value = float(score)
         except (TypeError, ValueError):
             read.errors.append(RowError(row.line, f"score {score!r} is not a number"))
+            continue
+        if not math.isfinite(value):  # "nan" parses as a float but is no score
+            read.errors.append(RowError(row.line, f"score {score!r} is not a finite number"))
             continue
         if item is None or not model:
             read.errors.append(RowError(row.line, "needs id and model"))

@@ -249,3 +249,13 @@ def test_models_with_one_gold_class_say_why_roc_auc_is_missing():
     assert row["roc_auc_gold"] is None and row["rank_gold"] is None
     assert any("only-positives" in n and "only one class" in n for n in sec.notes)
     assert "only one class" in render(report, fmt="md")
+
+
+def test_models_file_non_finite_scores_are_bad_rows(tmp_path):
+    from stats_cli.report.sources import load_models
+
+    path = tmp_path / "models.csv"
+    path.write_text("id,model,score\nt0,m,0.4\nt1,m,nan\nt2,m,inf\nt3,m,0.9\n")
+    models, errors = load_models(str(path))
+    assert models == {"m": {"t0": 0.4, "t3": 0.9}}
+    assert [e.line for e in errors] == [3, 4]
