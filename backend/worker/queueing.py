@@ -112,8 +112,11 @@ def _active(queue: Queue, key: str) -> bool:
 
 def _slim(task: Mapping[str, Any]) -> dict[str, Any]:
     """Only what scoring needs: id, data, annotations (keeps Redis small, drops LS bookkeeping)."""
+    raw = task.get("annotations") or ()
+    if not isinstance(raw, (list, tuple)):  # malformed: the worker records the task as an error
+        return {"id": task.get("id"), "data": task.get("data"), "annotations": raw}
     anns = []
-    for ann in task.get("annotations") or ():
+    for ann in raw:
         if isinstance(ann, Mapping):
             anns.append({k: ann.get(k) for k in ("id", "result", "completed_by", "was_cancelled")})
     return {"id": task.get("id"), "data": task.get("data"), "annotations": anns}

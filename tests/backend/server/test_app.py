@@ -102,6 +102,17 @@ def test_tasks_without_id_are_recorded_not_queued(client, ledger, queue):
     assert bad.id == "task-without-id#0" and bad.error == "malformed_task: missing_id: the task has no id"
 
 
+
+def test_a_task_with_malformed_annotations_does_not_stop_its_batch_from_being_queued(client, queue):
+    _setup(client)
+    bad = {**_task(6), "annotations": 5}
+    created = {"action": "TASKS_CREATED", "project": {"id": 7}, "tasks": [_task(5), bad]}
+    resp = client.post("/webhook", json=created, headers=AUTH)
+    assert resp.status_code == 200 and len(resp.json["jobs"]) == 1 and queue.count == 1
+    # both travel: the worker records task 6 as malformed (tasks_to_items) and scores task 5
+    queued = queue.jobs[0].kwargs["tasks"]
+    assert [t["id"] for t in queued] == [5, 6] and queued[1]["annotations"] == 5
+
 def test_predict_rejects_requests_it_cannot_serve(client):
     assert client.post("/predict", json={"project": "7.1", "tasks": []}, headers=AUTH).status_code == 400
     resp = client.post("/predict", json={"project": "99.1", "tasks": [_task(1)]}, headers=AUTH)
