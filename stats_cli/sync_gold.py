@@ -63,7 +63,8 @@ def gold_rows(data: AuditData, *, mode: Mode = "correct", threshold: float | Non
         label, action = it.original, "kept"
         if gold is not None and source == GOLD_EXPERTS:
             label, action = gold, "corrected" if gold != it.original else "kept"
-        elif mode != "correct" and it.flagged and it.prediction is not None and (it.confidence or 0.0) >= cut:
+        elif (mode != "correct" and str(it.id) not in data.reviews  # an expert looked at it: not ours to flip
+              and it.flagged and it.prediction is not None and (it.confidence or 0.0) >= cut):
             label, action = (it.prediction, "flipped") if mode == "flip" else (None, "dropped")
         if label is None and action != "dropped":
             action = "no label"

@@ -59,3 +59,14 @@ def test_choice_values_map_aliases_to_stored_values():
     config = ("<View><Text name='t' value='$text'/><Choices name='label' toName='t'>"
               "<Choice value='Consistent' alias='1'/><Choice value='0'/></Choices></View>")
     assert choice_values(config, control="label") == {"1": "Consistent", "0": "0"}
+
+
+def test_flip_and_filter_leave_items_experts_reviewed_but_did_not_settle():
+    # the split item t11 is answered by both experts but not reconciled: it was reviewed, so
+    # flip/filter (which act only on flags no expert reviewed) keep its original label
+    data, _ = planted_audit(reconcile=False)
+    split = data.items[11]
+    assert split.flagged and str(split.id) in data.reviews and data.gold(split)[0] is None
+    for mode in ("flip", "filter"):
+        row = next(r for r in gold_rows(data, mode=mode, threshold=0.0) if r.id == str(split.id))
+        assert (row.action, row.label) == ("kept", split.original)
