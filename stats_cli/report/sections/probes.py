@@ -9,12 +9,13 @@ KEY, TITLE = "probes", "Gullibility probes"
 
 
 def probes_section(data: AuditData) -> Section:
-    """One row per member and condition: items probed and mean absolute error (expected label: 0)."""
+    """One row per member and condition: items probed and mean absolute error against the negative label."""
     if not data.probes:
         return not_applicable(KEY, TITLE, "no probe results stored (run `label-audit probe` to add them)")
     rows = sorted(((p.member_id, p.condition, p.n, p.mae, p.share_positive, p.delta_mae, p.detail)
                    for p in data.probes), key=lambda r: (r[0], r[1]))
-    table = Table.build("Latest probe results (expected label 0; lower MAE = less gullible)",
+    expected = data.spec.negative_label  # every probe deserves it: 0 for relevance, 1 on a Likert scale
+    table = Table.build(f"Latest probe results (expected label {expected}; lower MAE = less gullible)",
                         ("member", "condition", "n", "MAE", "share judged relevant", "Δ MAE vs plain", "run"), rows)
     worst = max((p for p in data.probes if p.mae is not None), key=lambda p: p.mae, default=None)
     notes = (f"Most gullible: {worst.member_id} under '{worst.condition}' (MAE {worst.mae:.2f}).",) if worst else ()

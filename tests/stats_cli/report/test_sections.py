@@ -259,3 +259,17 @@ def test_models_file_non_finite_scores_are_bad_rows(tmp_path):
     models, errors = load_models(str(path))
     assert models == {"m": {"t0": 0.4, "t3": 0.9}}
     assert [e.line for e in errors] == [3, 4]
+
+
+def test_probe_table_names_the_task_negative_label():
+    from dataclasses import replace
+
+    from backend.taskspec import load_spec
+    from stats_cli.report.inputs import ProbeRow
+    from stats_cli.report.sections.probes import probes_section
+
+    data, _ = planted_audit()
+    probes = (ProbeRow("local:a/p1", "RandP-100", 10, 0.4),)
+    likert = probes_section(replace(data, spec=load_spec("likert"), probes=probes))
+    assert "expected label 1;" in likert.tables[0].title  # Likert probes deserve 1, not 0
+    assert "expected label 0;" in probes_section(replace(data, probes=probes)).tables[0].title
