@@ -7,6 +7,8 @@ and skipped, never crash the run or vanish silently. This module is the one plac
 from __future__ import annotations
 
 import csv
+import io
+import itertools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,7 +106,7 @@ def _read_delimited(handle: Any, *, delimiter: str) -> RowsFile:
     rows: list[Row] = []
     errors: list[RowError] = []
     header: list[str] | None = None
-    for record in _records(reader, errors):
+    for record in _records(reader, errors, handle):
         line, values = record
         if header is None:
             if not any(v.strip() for v in values):
@@ -120,16 +122,45 @@ def _read_delimited(handle: Any, *, delimiter: str) -> RowsFile:
     return RowsFile(rows, errors, header or [])
 
 
-def _records(reader: Any, errors: list[RowError]) -> Iterator[tuple[int, list[str]]]:
-    """Yield (first line of the record, fields); a csv error ends the file with one RowError."""
+def _records(reader: Any, errors: list[RowError], handle: Any) -> Iterator[tuple[int, list[str]]]:
+    """Yield (first line of the record, fields); a csv error ends the file with one RowError.
+
+    The last record is held back one step: a quote that is never closed makes the (lenient) csv
+    reader swallow every following line into one field, which must be reported, not kept.
+    """
     line = 1
+    held: tuple[int, list[str]] | None = None
+    end = 0
     while True:
         try:
             values = next(reader)
         except StopIteration:
-            return
+            break
         except csv.Error as exc:
+            if held is not None:
+                yield held
             errors.append(RowError(reader.line_num, f"unreadable row ({exc}); rest of file skipped"))
             return
-        yield line, values
+        if held is not None:
+            yield held
+        held, end = (line, values), reader.line_num
         line = reader.line_num + 1
+    if held is None:
+        return
+    if end > held[0] and _unterminated_quote(handle, held[0], reader.dialect.delimiter):
+        errors.append(RowError(held[0], "unterminated quote: the rest of the file would be one field; "
+                                        "row and rest of file skipped"))
+        return
+    yield held
+
+
+def _unterminated_quote(handle: Any, start: int, delimiter: str) -> bool:
+    """True when the text from line ``start`` to the end of the file ends inside a quoted field."""
+    handle.seek(0)
+    tail = "".join(itertools.islice(handle, start - 1, None))
+    try:
+        for _ in csv.reader(io.StringIO(tail), delimiter=delimiter, strict=True):
+            pass
+    except csv.Error as exc:
+        return "unexpected end of data" in str(exc)
+    return False

@@ -62,3 +62,17 @@ def test_rows_keep_first_line_of_multiline_csv_record(tmp_path: Path) -> None:
     path.write_text('a,b\n"two\nlines",1\nx,2\n')
     parsed = read_rows(path)
     assert [r.line for r in parsed.rows] == [2, 4]
+
+
+def test_unterminated_quote_is_reported_not_swallowed(tmp_path: Path) -> None:
+    # a lenient csv reader reads everything after an unclosed quote as one field: the rows it
+    # swallowed must not turn into a bogus label silently
+    path = tmp_path / "q.csv"
+    path.write_text('item,annotator,label\n1,a,1\n1,b,"0\n2,a,1\n2,b,1\n')
+    parsed = read_rows(path)
+    assert [r.line for r in parsed.rows] == [2]
+    assert [e.line for e in parsed.errors] == [3] and "unterminated quote" in parsed.errors[0].message
+    closed = tmp_path / "ok.csv"  # a quoted multi-line field at the end of a file is fine
+    closed.write_text('a,b\nx,"two\nlines"\n')
+    parsed = read_rows(closed)
+    assert parsed.errors == [] and parsed.rows[0].data["b"] == "two\nlines"
