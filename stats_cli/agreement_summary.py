@@ -99,6 +99,9 @@ def agreement_summary(
     numeric = [c for c in table.categories if labels_are_numeric([c])]
     if level == "ordinal" and numeric and len(numeric) < len(table.categories):
         notes.append("labels mix numbers and text: text labels rank after every number in ordinal α")
+    elif level == "ordinal" and len(table.categories) > 2 and not numeric:
+        notes.append("text labels have no numeric order: ordinal α ranks them alphabetically "
+                     f"({' < '.join(table.categories)}); recode them as numbers if that is not their order")
     if n_pairable < len(table.items):
         notes.append(f"{len(table.items) - n_pairable} item(s) with a single rating left out of agreement")
     coefficients: dict[str, Coefficient] = {

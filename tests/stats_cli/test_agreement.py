@@ -203,3 +203,10 @@ def test_declared_label_set_covers_unused_labels() -> None:
     assert declared["gwet_ac1"] == pytest.approx(1.0)  # P_e = 0 with two labels
     assert declared["fleiss_kappa"] is None and declared["negative_agreement"] == 1.0
     assert declared["positive_agreement"] is None and declared["undefined"]["positive_agreement"]
+
+
+def test_ordinal_text_labels_warn_that_the_order_is_alphabetical() -> None:
+    table = RatingsTable.from_codes([[0, 1], [1, 2], [2, 2]], categories=["high", "low", "medium"])
+    notes = agreement_summary(table, level="ordinal").notes
+    assert any("alphabetically" in n and "high < low < medium" in n for n in notes)
+    assert not any("alphabetically" in n for n in agreement_summary(table, level="nominal").notes)
