@@ -44,6 +44,7 @@ from backend.guard import item_has_instructions
 from backend.members import Member
 from backend.prompting import spec_params
 from backend.providers.base import ClassDistribution, ProviderError
+from backend.providers.errors import redact
 from backend.results import ItemResult, MemberResult
 from backend.retry import RetryOutcome, call_with_retry
 from backend.taskspec import TaskSpec
@@ -274,10 +275,10 @@ class Engine:
             breaker.record(False, transient=exc.retryable, reason=exc.reason)
             return _Outcome(error=exc.reason, detail=str(exc), latency=spent[0], attempts=tries.attempts)
         except Exception as exc:  # a provider bug must not kill the run
-            log.exception("provider %s raised", member.id)
-            return _Outcome(
-                error="exception", detail=f"{type(exc).__name__}: {exc}", latency=spent[0], attempts=tries.attempts
-            )
+            # Unexpected errors may quote a request; redact anything key-shaped before it is logged or stored.
+            detail = redact(f"{type(exc).__name__}: {exc}", getattr(member.provider, "_secrets", ()))
+            log.error("provider %s raised %s", member.id, detail)
+            return _Outcome(error="exception", detail=detail, latency=spent[0], attempts=tries.attempts)
         latency = spent[0]
         breaker.record(True)
         if self.cache is not None:

@@ -252,3 +252,16 @@ def test_ordinal_family_uses_delta_and_its_default_threshold(cache):
         assert r.prediction in rel.labels and set(r.probs) == set(rel.labels)
         far = abs(int(r.prediction) - int(r.original)) > 1
         assert r.flagged == (far and r.confidence >= 0.2)
+
+
+def test_unexpected_provider_exception_is_recorded_redacted(cache, caplog):
+    """A provider bug is a member error with its type, never a crash, and key-shaped text is redacted."""
+    leaky = HashTestProvider("leaky", fail=lambda prompt, attempt: RuntimeError("boom sk-live1234567890abcdef"))
+    engine = Engine(FC, hash_members(leaky), cache=cache, config=EngineConfig(**FAST))
+    results = list(engine.score(items(2)))
+    assert [r.prediction for r in results] == [None, None]
+    details = [m.error_detail for r in results for m in r.members]
+    assert details and all(d.startswith("RuntimeError: boom") for d in details)
+    assert not any("sk-live" in d for d in details)
+    assert "sk-live" not in caplog.text
+    assert engine.stats.member_errors and all(set(c) == {"exception"} for c in engine.stats.member_errors.values())
