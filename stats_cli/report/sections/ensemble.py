@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import warnings
 
 import numpy as np
 from sklearn.metrics import f1_score
@@ -79,7 +80,9 @@ def ensemble_section(data: AuditData, *, seed: int = 0) -> Section:
             if note := paradox_note(row):
                 notes.append(note)
     if len(models) >= 2:
-        per_model = {m: _labels_of(np.nanmean(probs[:, cols], axis=1), labels) for m, cols in models.items()}
+        with warnings.catch_warnings():  # an item none of a model's prompts answered stays NaN -> None
+            warnings.simplefilter("ignore", RuntimeWarning)
+            per_model = {m: _labels_of(np.nanmean(probs[:, cols], axis=1), labels) for m, cols in models.items()}
         row = rater_agreement("different models (prompt-averaged)", _answers(item_ids, per_model), spec=data.spec)
         rows.append(row.cells())
     tables = []
