@@ -14,6 +14,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from backend.labelstudio.errors import client_errors, describe_error
+
 review_app = typer.Typer(
     help="Blind expert review in Label Studio: push suspects, reconcile disagreements, gold labels.",
     no_args_is_help=True,
@@ -28,14 +30,6 @@ JSON = typer.Option(False, "--json", help="Print the result as JSON.")
 def _fail(message: str) -> None:
     Console(stderr=True).print(f"[red]error:[/red] {message}")
     raise typer.Exit(2)
-
-
-def _errors() -> tuple[type[Exception], ...]:
-    """Errors reported as one line (exit 2) instead of a traceback: bad input and Label Studio refusals."""
-    import httpx
-    from label_studio_sdk.core.api_error import ApiError
-
-    return (ValueError, ApiError, httpx.HTTPError)
 
 
 def _open(url: Optional[str], db: Optional[str]):
@@ -55,33 +49,25 @@ def _source(client, ledger, project: int):
     return load_source(client, project, label_field=settings.get("label_field"))
 
 
+def _refresh_gold(store, ledger, source) -> None:
+    """Recompute the source project's gold labels from the ledger's verdicts and the experts' answers."""
+    from backend.review.gold import refresh_gold
+
+    refresh_gold(store, ledger.results(source.key), source.spec, source_project=source.key)
+
+
 def _refreshed(project: int, url: Optional[str], db: Optional[str]):
     """Collect the experts' answers and recompute gold labels: (store, source project), or exit 2."""
     from backend.review.collect import collect_answers
-    from backend.review.gold import refresh_gold
 
     try:
         client, ledger, store = _open(url, db)
         source = _source(client, ledger, project)
         collect_answers(client, store, source)
-        refresh_gold(store, ledger.results(source.key), source.spec, source_project=source.key)
-    except _errors() as exc:
-        _fail(_message(exc))
+        _refresh_gold(store, ledger, source)
+    except client_errors() as exc:
+        _fail(describe_error(exc))
     return store, source
-
-
-def _message(exc: Exception) -> str:
-    """The reason of an error; for Label Studio, its status and detail (never request headers)."""
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        detail = body.get("validation_errors") or body.get("detail") or body
-        return f"Label Studio answered {getattr(exc, 'status_code', '?')}: {detail}"
-    if getattr(exc, "status_code", None) is not None:  # str(ApiError) carries the response headers (cookies)
-        detail = " ".join(str(body or "").split())
-        return f"Label Studio answered {exc.status_code}: {detail[:200]}".rstrip(": ")
-    if not isinstance(exc, ValueError):
-        return f"cannot reach Label Studio: {exc}"
-    return str(exc)
 
 
 def _print_skipped(out: Console, errors: dict[str, str]) -> None:
@@ -116,8 +102,8 @@ def push(
             client, store, ledger, project_id=project, experts=experts.split(","), threshold=threshold,
             budget=budget, order=order, seed=seed, label_field=label_field,
         )
-    except _errors() as exc:
-        _fail(_message(exc))
+    except client_errors() as exc:
+        _fail(describe_error(exc))
     if json_out:
         _print_json(report.to_json())
         return
@@ -137,16 +123,15 @@ def reconcile_cmd(
     json_out: bool = JSON,
 ) -> None:
     """Round 2: a reconciliation project with only the items the experts disagreed on."""
-    from backend.review.gold import refresh_gold
     from backend.review.reconcile import reconcile
 
     try:
         client, ledger, store = _open(url, db)
         source = _source(client, ledger, project)
         report = reconcile(client, store, source, partial=partial)
-        refresh_gold(store, ledger.results(source.key), source.spec, source_project=source.key)
-    except _errors() as exc:
-        _fail(_message(exc))
+        _refresh_gold(store, ledger, source)
+    except client_errors() as exc:
+        _fail(describe_error(exc))
     if json_out:
         _print_json(report.to_json())
         return

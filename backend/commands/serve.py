@@ -68,14 +68,25 @@ def register(app: typer.Typer) -> None:
         json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     ) -> None:
         """Score every task of an existing project through the queue (same path as the ML backend)."""
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
         from rq import Queue
 
-        from backend.commands.review import _errors, _message
         from backend.labelstudio.client import connect
+        from backend.labelstudio.errors import client_errors, describe_error
         from backend.ledger import Ledger
         from backend.summary import print_summary
-        from backend.worker.audit import import_missing, start_audit, summary_from_ledger, wait_for
+        from backend.worker.audit import (
+            import_missing,
+            start_audit,
+            summary_from_ledger,
+            wait_for,
+        )
         from backend.worker.config import EnsembleConfig
         from backend.worker.queueing import queue_name, redis_connection
 
@@ -85,8 +96,8 @@ def register(app: typer.Typer) -> None:
             ledger = Ledger()
             queue = Queue(queue_name(), connection=redis_connection())
             run = start_audit(client, project, queue=queue, ledger=ledger, config=config)
-        except _errors() as exc:  # one line, never str(ApiError): it carries the response headers
-            _fail(_message(exc))
+        except client_errors() as exc:  # one line, never str(ApiError): it carries the response headers
+            _fail(describe_error(exc))
         err = Console(stderr=True)
         err.print(f"project {project}: {len(run.task_ids)} tasks, {len(run.jobs)} jobs on queue "
                   f"{queue.name!r}, model_version {run.model_version}")

@@ -7,10 +7,11 @@ or the local SQLite file). The token is handed to the SDK only; it is never echo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 import typer
 
@@ -35,22 +36,22 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
-def _pull(project: int, **kwargs):
-    """Pull, turning server errors into one line (status and detail only: headers carry session cookies)."""
-    import httpx
-    from label_studio_sdk.core.api_error import ApiError
-
-    from stats_cli.report.pull import pull_audit
+@contextlib.contextmanager
+def _label_studio_errors(project: int) -> Iterator[None]:
+    """Turn Label Studio failures into one line (status and detail only: headers carry session cookies)."""
+    from backend.labelstudio.errors import client_errors, describe_error
 
     try:
+        yield
+    except client_errors() as exc:
+        _fail(f"project {project}: {describe_error(exc)}")
+
+
+def _pull(project: int, **kwargs):
+    from stats_cli.report.pull import pull_audit
+
+    with _label_studio_errors(project):
         return pull_audit(project, **kwargs)
-    except ApiError as exc:
-        body = exc.body if isinstance(exc.body, dict) else {}
-        _fail(f"Label Studio answered {exc.status_code} for project {project}: {body.get('detail', '')}".rstrip(": "))
-    except httpx.HTTPError as exc:
-        _fail(f"cannot reach Label Studio: {type(exc).__name__}")
-    except ValueError as exc:
-        _fail(str(exc))
 
 
 def _cache(url: Optional[str], project: int, enabled: bool):
@@ -112,7 +113,12 @@ def sync_gold_command(
     """Write gold labels to a file and/or back into the source project (idempotent)."""
     from stats_cli.report.cache import TaskCache
     from stats_cli.report.pull import pull_tasks
-    from stats_cli.sync_gold import MODES, gold_rows, sync_to_labelstudio, write_gold_file
+    from stats_cli.sync_gold import (
+        MODES,
+        gold_rows,
+        sync_to_labelstudio,
+        write_gold_file,
+    )
 
     if mode not in MODES:
         raise typer.BadParameter(f"--mode must be one of {', '.join(MODES)}")
@@ -133,9 +139,10 @@ def sync_gold_command(
         written = write_gold_file(rows, out)
         typer.echo(f"{written} rows written to {out} ({', '.join(f'{k}: {v}' for k, v in sorted(actions.items()))})")
     if to_labelstudio:
-        tasks = pull_tasks(client, project, cache=cache)
-        config = client.projects.get(id=project).label_config
-        counts = sync_to_labelstudio(client, data, tasks, label_config=config, include_agreed=include_agreed)
+        with _label_studio_errors(project):
+            tasks = pull_tasks(client, project, cache=cache)
+            config = client.projects.get(id=project).label_config
+            counts = sync_to_labelstudio(client, data, tasks, label_config=config, include_agreed=include_agreed)
         typer.echo(f"ground truth in project {project}: {counts.created} created, {counts.updated} updated, "
                    f"{counts.unchanged} unchanged")
     if isinstance(cache, TaskCache):
