@@ -44,6 +44,27 @@ class AgreementSummary:
     positive_label: str | None = None
     negative_label: str | None = None
     notes: tuple[str, ...] = field(default=())
+    #: ratings per category (same order as ``categories``), over the pairable items
+    category_ratings: tuple[int, ...] = field(default=())
+
+    @property
+    def rare_label(self) -> str | None:
+        """The binary category with the fewest ratings (the positive label on a tie): the class whose
+        agreement tells the kappa paradox from real disagreement, whichever label is called positive."""
+        if self.positive_label is None or len(self.category_ratings) != len(self.categories):
+            return None
+        by_label = dict(zip(self.categories, self.category_ratings))
+        if by_label[self.negative_label] < by_label[self.positive_label]:
+            return self.negative_label
+        return self.positive_label
+
+    @property
+    def rare_agreement(self) -> float | None:
+        """Specific agreement on :attr:`rare_label` (2a/(2a+b+c) for two raters)."""
+        rare = self.rare_label
+        if rare is None:
+            return None
+        return self.value("positive_agreement" if rare == self.positive_label else "negative_agreement")
 
     def value(self, name: str) -> float | None:
         coefficient = self.coefficients.get(name)
@@ -64,6 +85,9 @@ class AgreementSummary:
         if self.positive_label is not None:
             out["positive_label"] = self.positive_label
             out["negative_label"] = self.negative_label
+        if self.rare_label is not None:
+            out["rare_label"] = self.rare_label
+            out["rare_agreement"] = self.rare_agreement
         out["undefined"] = {k: c.reason for k, c in self.coefficients.items() if c.value is None}
         out["notes"] = list(self.notes)
         return out
@@ -132,4 +156,5 @@ def agreement_summary(
         positive_label=positive_label,
         negative_label=negative_label,
         notes=tuple(notes),
+        category_ratings=tuple(int(x) for x in counts[counts.sum(axis=1) >= 2].sum(axis=0)),
     )

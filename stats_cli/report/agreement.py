@@ -19,8 +19,8 @@ from stats_cli.rows import Row
 #: κ at or below this, beside raw agreement at or above ``HIGH_RAW``, earns the paradox note.
 LOW_KAPPA = 0.4
 HIGH_RAW = 0.8
-#: positive-class agreement at or above this means the rare class is agreed on: a true paradox.
-GOOD_POSITIVE = 0.7
+#: rare-class agreement at or above this means the rare class is agreed on: a true paradox.
+GOOD_RARE = 0.7
 
 AGREEMENT_COLUMNS = ("raters", "items", "annotators", "Fleiss κ", "% agreement", "Cohen κ",
                      "positive agreement", "Gwet AC1", "Krippendorff α")
@@ -82,11 +82,13 @@ def paradox_note(row: AgreementRow) -> str | None:
         return None
     head = (f"{row.name}: raw agreement is {100 * raw:.0f}% but Fleiss κ is only {kappa:.2f}. "
             "One label dominates, so raters would match this often by chance alone.")
-    pos = row.value("positive_agreement")
-    if pos is None:
+    # Judge by the rare class (fewest ratings), whichever label the task calls positive: agreement on
+    # the dominant class is high by construction and says nothing ("Why is annotation hard?", Step 2).
+    rare, agreed = row.summary.rare_label, row.summary.rare_agreement
+    if rare is None or agreed is None:
         return head + " Read κ (and Gwet AC1) rather than the raw percentage."
-    if pos >= GOOD_POSITIVE:
-        return (head + f" Agreement on the positive class is {pos:.2f}, which is good: this is the kappa "
+    if agreed >= GOOD_RARE:
+        return (head + f" Agreement on the rare class {rare!r} is {agreed:.2f}, which is good: this is the kappa "
                 "paradox, prevalence alone pulls κ down; Gwet AC1 is the fairer summary here.")
-    return (head + f" Agreement on the positive class is only {pos:.2f}: the raters genuinely disagree "
-            "about the rare class, and the low κ is right.")
+    return (head + f" Agreement on the rare class {rare!r} is only {agreed:.2f}: the raters genuinely disagree "
+            "about it, and the low κ is right.")

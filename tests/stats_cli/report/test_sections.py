@@ -97,13 +97,19 @@ def test_kappa_paradox_note_on_the_worked_example():
     assert row.value("positive_agreement") == pytest.approx(0.20)
     note = paradox_note(row)
     assert note and "genuinely disagree" in note
-    # The positive class dominates and is agreed on (90 of 92 matches): κ ≈ 0.29 is the paradox proper.
-    a2 = ["1"] * 90 + ["0"] * 2 + ["1"] * 4 + ["0"] * 4
-    b2 = ["1"] * 90 + ["0"] * 2 + ["0"] * 4 + ["1"] * 4
+    # Issue case: 91 both "1", 1 both "0", 8 split. κ ≈ 0.16 and agreement on the configured
+    # positive "1" is 0.96, but the rare class is "0" and the raters agree on 1 of its 9 items.
+    a2 = ["1"] * 91 + ["0"] * 1 + ["1"] * 4 + ["0"] * 4
+    b2 = ["1"] * 91 + ["0"] * 1 + ["0"] * 4 + ["1"] * 4
     row2 = rater_agreement("raters", {str(i): {"A": x, "B": y} for i, (x, y) in enumerate(zip(a2, b2))}, spec=SPEC)
     assert row2.value("cohen_kappa") == pytest.approx(cohen_kappa_score(a2, b2))
-    assert row2.value("positive_agreement") == pytest.approx(2 * 90 / (2 * 90 + 8))
-    assert "kappa paradox" in paradox_note(row2)
+    assert row2.value("cohen_kappa") == pytest.approx(0.16, abs=0.01)
+    assert row2.value("positive_agreement") == pytest.approx(2 * 91 / (2 * 91 + 8))  # 0.96, on "1"
+    note2 = paradox_note(row2)
+    assert note2 and "genuinely disagree" in note2 and "AC1 is the fairer" not in note2
+    assert "'0'" in note2
+    assert row2.summary.rare_label == "0"
+    assert row2.summary.rare_agreement == pytest.approx(0.20)
     # High κ: no note at all.
     assert paradox_note(rater_agreement("r", {str(i): {"A": x, "B": x} for i, x in enumerate(a2)}, spec=SPEC)) is None
 
