@@ -19,7 +19,7 @@ from stats_cli.agreement_summary import pick_positive
 from stats_cli.expected import expected_scores
 from stats_cli.labels import normalize_label, sort_labels
 
-__all__ = ["Stratum", "stratify"]
+__all__ = ["Stratum", "pooled_expected_f1", "stratify"]
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,9 @@ def stratify(
 
     Returns the strata in increasing p_d followed by an ``all`` row, and the positive label used
     (None when the labels are not binary: then F1 is macro-averaged and has no expectation).
-    The ``all`` row's expectations are the n-weighted means of the strata's.
+    The ``all`` row's expected accuracy is the n-weighted mean of the strata's; its expected F1 pools
+    the strata's expected TP, FP and FN counts (Elangovan's *All* row), because a mean of F1s is
+    not the F1 of the union.
     """
     if not len(truth) == len(prediction) == len(p_d):
         raise ValueError("truth, prediction and p_d must have the same length")
@@ -88,9 +90,26 @@ def stratify(
         overall = Stratum(
             p_d=None, n=overall.n, m=overall.m, accuracy=overall.accuracy, f1=overall.f1,
             expected_accuracy=float(np.average([s.expected_accuracy for s in strata], weights=weights)),
-            expected_f1=float(np.average([s.expected_f1 for s in strata], weights=weights)),
+            expected_f1=pooled_expected_f1([(s.n, s.m, _follow_rate(s.p_d, certain_as)) for s in strata]),
         )
     return strata + [overall], pos
+
+
+def _follow_rate(level: float | None, certain_as: float) -> float:
+    """The p_d a majority-follower is credited with in a stratum (``certain_as`` for p_d = 1)."""
+    return certain_as if level is not None and level >= 1.0 else float(level or 0.0)
+
+
+def pooled_expected_f1(strata: Sequence[tuple[int, float | None, float]]) -> float | None:
+    """F1 from expected counts summed over strata of (n, m, p_d): TP = n·m·p, FP = n(1−m)(1−p), FN = n·m(1−p)."""
+    tp = fp = fn = 0.0
+    for n, m, p in strata:
+        if not n or m is None:
+            continue
+        tp += n * m * p
+        fp += n * (1.0 - m) * (1.0 - p)
+        fn += n * m * (1.0 - p)
+    return 2 * tp / (2 * tp + fp + fn) if tp + fp + fn > 0 else None
 
 
 def _stratum(level: float | None, y_true: np.ndarray, y_pred: np.ndarray, pos: str | None,

@@ -24,7 +24,29 @@ def test_strata_scores_and_expectations() -> None:
     assert high.expected_accuracy == pytest.approx(0.97)
     assert high.expected_f1 == pytest.approx(expected_scores(0.97, 0.25).f1)
     assert overall.name == "all" and overall.n == 8
-    assert overall.expected_f1 == pytest.approx((low.expected_f1 + high.expected_f1) / 2)
+    # Pooled expected counts, not the mean of the strata's F1 (Elangovan's All row).
+    tp = 4 * 0.75 * 0.6 + 4 * 0.25 * 0.97
+    fp = 4 * 0.25 * 0.4 + 4 * 0.75 * 0.03
+    fn = 4 * 0.75 * 0.4 + 4 * 0.25 * 0.03
+    assert overall.expected_f1 == pytest.approx(2 * tp / (2 * tp + fp + fn))
+
+
+def test_all_row_expected_f1_pools_counts_atelectasis() -> None:
+    # Elangovan et al., Atelectasis: strata p_d 0.6 / 0.8 / 1.0 with S 130 / 140 / 230 and
+    # m 0.500 / 0.400 / 0.139; the paper's All row gives expected F1 0.73 (and accuracy 0.83).
+    # The n-weighted mean of the strata's F1 would say 0.783.
+    sizes, positives, levels = (130, 140, 230), (65, 56, 32), (0.6, 0.8, 1.0)
+    truth, p_d = [], []
+    for n, pos, level in zip(sizes, positives, levels):
+        truth += ["1"] * pos + ["0"] * (n - pos)
+        p_d += [level] * n
+    strata, _ = stratify(truth, truth, p_d)
+    overall = strata[-1]
+    assert [round(s.m, 3) for s in strata[:3]] == [0.5, 0.4, 0.139]
+    mean_of_f1 = sum(s.n * s.expected_f1 for s in strata[:3]) / 500
+    assert mean_of_f1 == pytest.approx(0.783, abs=0.001)
+    assert round(overall.expected_f1, 2) == 0.73
+    assert round(overall.expected_accuracy, 2) == 0.83
 
 
 def test_multiclass_uses_macro_f1_without_expectation() -> None:
