@@ -10,7 +10,7 @@ interval's half-widths around p̂ = k/n by FPC = sqrt((N − n) / (N − 1)):
 
 (MNBM 27/160 of 2,500 → 11.60 %, BEGIN 34/160 of 836 → 15.80 %, VitaminC 13/160 of 63,054 →
 4.40 %, PAWS 10/160 of 8,000 → 3.07 % where the paper prints 3.0; see tests). The exact interval
-comes from scipy; the FPC step is hand-written because no library offers it. When the sample is
+comes from scipy's beta quantiles; the FPC step is hand-written because no library offers it. When the sample is
 the whole population the interval collapses to p̂, as it should.
 """
 
@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from scipy.stats import binomtest
+from scipy.stats import beta
 
 __all__ = ["ErrorRateBounds", "clopper_pearson", "fpc_factor", "fpc_interval", "error_rate_bounds"]
 
@@ -35,10 +35,16 @@ def _check(k: int, n: int, confidence: float) -> None:
 
 
 def clopper_pearson(k: int, n: int, *, confidence: float = 0.95) -> tuple[float, float]:
-    """Exact (Clopper-Pearson) two-sided interval for k successes in n trials (scipy)."""
+    """Exact (Clopper-Pearson) two-sided interval for k successes in n trials: scipy's beta quantiles.
+
+    The closed form (the same numbers as ``binomtest(...).proportion_ci(method="exact")``, which finds
+    them by root search) is about fifty times faster, which the coverage simulation needs.
+    """
     _check(k, n, confidence)
-    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="exact")
-    return float(ci.low), float(ci.high)
+    tail = (1.0 - confidence) / 2
+    low = 0.0 if k == 0 else float(beta.ppf(tail, k, n - k + 1))
+    high = 1.0 if k == n else float(beta.ppf(1.0 - tail, k + 1, n - k))
+    return low, high
 
 
 def fpc_factor(n: int, population: int) -> float:

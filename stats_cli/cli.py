@@ -20,6 +20,7 @@ app = typer.Typer(
 COMMAND_MODULES = (
     "stats_cli.commands.offline",  # agreement, aggregate, bounds, expected, stratify, confidence-bins, rerank
     "stats_cli.commands.report",   # report, sync-gold
+    "stats_cli.commands.estimate",  # estimate (stratified error rate, detector precision/recall)
 )
 
 for _name in COMMAND_MODULES:
