@@ -177,7 +177,7 @@ class Engine:
     ) -> MemberResult:
         """A member's answer, normalised over the label set (a distribution with no mass is an error)."""
         try:
-            probs = normalize(dist.probs, self.spec.labels)
+            probs = normalize(self.spec.probs_by_label(dist.probs), self.spec.labels)
         except ValueError as exc:
             return MemberResult(member.id, error="bad_distribution", error_detail=str(exc), cached=cached, latency_s=latency)
         return MemberResult(
@@ -253,7 +253,7 @@ class Engine:
                 called=False,
             )
         semaphore = self._semaphores[member.kind]
-        labels = self.spec.labels
+        labels = self.spec.tokens  # what the judge answers with (lettered options map back to labels)
         timeout = self.config.timeout
 
         spent = [0.0]  # seconds inside the provider, all tries (not the wait for a concurrency slot)

@@ -17,7 +17,7 @@ from backend.taskspec import TaskSpec
 
 #: Confidence thresholds when none is given: 0.5 is the least a binary argmax can have; for the
 #: ordinal SummEval experiments Nahum et al. start their confidence bins at 0.2 (App. A.4.1).
-DEFAULT_THRESHOLD = {"binary": 0.5, "ordinal": 0.2}
+DEFAULT_THRESHOLD = {"binary": 0.5, "ordinal": 0.2, "nominal": 0.5}
 DEFAULT_DELTA = 1
 
 
@@ -80,13 +80,13 @@ def resolve_threshold(spec: TaskSpec, threshold: float | None) -> float:
 
 
 def disagrees(prediction: str, original: str | None, spec: TaskSpec, *, delta: int = DEFAULT_DELTA) -> bool:
-    """Binary: prediction differs from the original. Ordinal: their class distance exceeds ``delta``.
+    """Binary, nominal: prediction differs from the original. Ordinal: their class distance exceeds ``delta``.
 
     An unlabelled item (``original`` None) never disagrees.
     """
     if original is None:
         return False
-    if spec.family == "binary":
+    if spec.family in ("binary", "nominal"):
         return prediction != original
     return abs(spec.label_index(prediction) - spec.label_index(original)) > delta
 

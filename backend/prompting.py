@@ -38,6 +38,9 @@ Rendering and delimiting (the API the probes rely on)
 - ``params``: trusted spec-level values (never fenced); :func:`spec_params` builds them from a spec.
 
 Values are substituted in a single pass, so a ``{placeholder}`` inside item text stays literal.
+
+``{inputs}`` (the generic templates): every item text in spec order, each under its name (the
+``title:<variable>`` param, e.g. a Label Studio ``<Header>`` text) and fenced like any other value.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from backend.generic import GENERIC_PROMPT_DIR, generic_params
 from backend.taskspec import TaskSpec
 
 BEGIN_MARKER = "<<<BEGIN DATA>>>"
@@ -130,6 +134,11 @@ class PromptTemplate:
             body = "{data_notice}\n" + body
         if not delimit:
             body = _NOTICE_LINE.sub("", body)
+        if "inputs" in self.placeholders and "inputs" not in values and "inputs" not in params:
+            values = {**values, "inputs": _inputs_block(values, params, delimit=delimit)}
+            fenced_whole = True
+        else:
+            fenced_whole = False
         missing = sorted(n for n in self.placeholders if n != "data_notice" and n not in values and n not in params)
         if missing:
             raise ValueError(f"template {self.id}: no value for {', '.join(missing)}")
@@ -138,6 +147,8 @@ class PromptTemplate:
             name = match.group(1)
             if name == "data_notice":
                 return DATA_NOTICE if delimit else ""
+            if name == "inputs" and fenced_whole:
+                return str(values[name])
             if name in values:
                 return fence(str(values[name])) if delimit else str(values[name])
             if name in params:
@@ -145,6 +156,15 @@ class PromptTemplate:
             return match.group(0)
 
         return _PLACEHOLDER.sub(fill, body)
+
+
+def _inputs_block(values: Mapping[str, str], params: Mapping[str, str], *, delimit: bool) -> str:
+    """Each item text under its title, fenced when ``delimit`` (the ``{inputs}`` placeholder)."""
+    blocks = []
+    for name, value in values.items():
+        title = params.get(f"title:{name}", name)
+        blocks.append(f"{title}:\n{fence(str(value)) if delimit else str(value)}")
+    return "\n\n".join(blocks)
 
 
 def escape_markers(text: str) -> str:
@@ -220,7 +240,7 @@ def load_templates(prompt_dir: str, *, root: Path | None = None) -> list[PromptT
 def templates_for_spec(spec: TaskSpec) -> list[PromptTemplate]:
     """The templates of ``spec.prompt_dir``, checked against the spec's template variables."""
     templates = load_templates(spec.prompt_dir)
-    known = set(spec.fields) | set(spec_params(spec)) | {"data_notice"}
+    known = set(spec.fields) | set(spec_params(spec)) | {"data_notice", "inputs"}
     for template in templates:
         unknown = sorted(template.placeholders - known)
         if unknown:
@@ -243,4 +263,7 @@ def spec_params(spec: TaskSpec) -> dict[str, str]:
             f"spec {spec.name}: dimension {dimension!r} is not one of {sorted(DIMENSION_DEFINITIONS)}; "
             "add dimension_definition to the spec"
         )
-    return {"dimension": dimension, "dimension_definition": str(definition)}
+    params = {"dimension": dimension, "dimension_definition": str(definition)}
+    if spec.prompt_dir == GENERIC_PROMPT_DIR:
+        params.update(generic_params(spec))
+    return params

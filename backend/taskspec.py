@@ -15,7 +15,8 @@ from typing import Any, Literal, Mapping
 
 import yaml
 
-Family = Literal["binary", "ordinal"]
+Family = Literal["binary", "ordinal", "nominal"]
+FAMILIES = ("binary", "ordinal", "nominal")
 BUILTIN_SPECS = ("factual-consistency", "likert", "relevance")
 
 
@@ -27,8 +28,9 @@ class TaskSpec:
     ----------
     name : str
         Spec name, enters reports and the Label Studio model version.
-    family : {"binary", "ordinal"}
-        Binary flags any disagreement; ordinal flags ``|prediction - original| > delta``.
+    family : {"binary", "ordinal", "nominal"}
+        Binary and nominal (k >= 2 unordered labels) flag any disagreement; ordinal flags
+        ``|prediction - original| > delta``.
     prompt_dir : str
         Folder under ``prompts/`` holding this family's templates.
     fields : mapping of str to str
@@ -40,7 +42,11 @@ class TaskSpec:
         Dataset fields holding the item id and its original label.
     negative_label : str
         The "nothing here" class (0 / lowest): expected answer of gullibility probes and the
-        class the ``strict`` crowd aggregation falls to.
+        class the ``strict`` crowd aggregation falls to. Nominal specs have none unless one is
+        named: ``""`` then, and sections that need one say NOT APPLICABLE.
+    answer_tokens : tuple of str
+        What the judge answers with, one per label in the same order (``A``, ``B``... for prompts
+        that list lettered options); empty means the labels themselves are the answer tokens.
 
     Examples
     --------
@@ -60,10 +66,11 @@ class TaskSpec:
     label_field: str = "label"
     negative_label: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    answer_tokens: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.family not in ("binary", "ordinal"):
-            raise ValueError(f"family must be 'binary' or 'ordinal', got {self.family!r}")
+        if self.family not in FAMILIES:
+            raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {self.family!r}")
         if len(self.labels) < 2:
             raise ValueError("a task needs at least two labels")
         if len(set(self.labels)) != len(self.labels):
@@ -72,16 +79,34 @@ class TaskSpec:
             raise ValueError("a binary task has exactly two labels")
         if not self.fields:
             raise ValueError("a task spec maps at least one template variable to a field")
-        if self.negative_label == "":
+        if self.negative_label == "" and self.family != "nominal":
             object.__setattr__(self, "negative_label", self.labels[0])
-        if self.negative_label not in self.labels:
+        if self.negative_label and self.negative_label not in self.labels:
             raise ValueError(f"negative_label {self.negative_label!r} is not in labels {self.labels}")
+        tokens = tuple(str(t) for t in self.answer_tokens)
+        object.__setattr__(self, "answer_tokens", tokens)
+        if tokens and (len(tokens) != len(self.labels) or len(set(tokens)) != len(tokens)):
+            raise ValueError(f"answer_tokens must be {len(self.labels)} distinct tokens, one per label: {tokens}")
 
     @property
     def positive_label(self) -> str:
-        """The highest class (binary: the non-negative one)."""
+        """The highest class (binary: the non-negative one; nominal without a negative: the last)."""
         others = [lab for lab in self.labels if lab != self.negative_label]
         return others[-1]
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """The tokens a judge answers with, in label order (the labels unless options are lettered)."""
+        return self.answer_tokens or self.labels
+
+    def probs_by_label(self, token_probs: Mapping[str, float]) -> dict[str, float]:
+        """A judge's distribution over answer tokens -> the same distribution keyed by label.
+
+        Distributions already keyed by label (cached answers of label-token specs) pass through.
+        """
+        if not self.answer_tokens:
+            return dict(token_probs)
+        return {label: float(token_probs.get(token, 0.0)) for label, token in zip(self.labels, self.answer_tokens)}
 
     def normalize_label(self, value: Any) -> str | None:
         """Map a raw label (``1``, ``"1"``, ``1.0``, ``" 1 "``) to the spec's label string, or None."""
@@ -93,10 +118,22 @@ class TaskSpec:
         try:
             number = float(text)
         except ValueError:
-            return None
+            return self._casefold_match(text) if self.family == "nominal" or not self._numeric else None
         if number.is_integer() and str(int(number)) in self.labels:
             return str(int(number))
         return None
+
+    def _casefold_match(self, text: str) -> str | None:
+        folded = [lab for lab in self.labels if lab.casefold() == text.casefold()]
+        return folded[0] if len(folded) == 1 else None
+
+    @property
+    def _numeric(self) -> bool:
+        try:
+            [float(lab) for lab in self.labels]
+        except ValueError:
+            return False
+        return True
 
     def label_index(self, label: str) -> int:
         """Position of a label in class order (ordinal distance uses it)."""
@@ -112,6 +149,7 @@ class TaskSpec:
             "id_field": self.id_field,
             "label_field": self.label_field,
             "negative_label": self.negative_label,
+            **({"answer_tokens": list(self.answer_tokens)} if self.answer_tokens else {}),
         }
 
 
@@ -120,7 +158,8 @@ def spec_from_mapping(data: Mapping[str, Any]) -> TaskSpec:
     missing = [k for k in ("name", "family", "fields", "labels") if k not in data]
     if missing:
         raise ValueError(f"task spec is missing {', '.join(missing)}")
-    known = {"name", "family", "prompt_dir", "fields", "labels", "id_field", "label_field", "negative_label"}
+    known = {"name", "family", "prompt_dir", "fields", "labels", "id_field", "label_field", "negative_label",
+             "answer_tokens"}
     family = str(data["family"])
     return TaskSpec(
         name=str(data["name"]),
@@ -131,6 +170,7 @@ def spec_from_mapping(data: Mapping[str, Any]) -> TaskSpec:
         id_field=str(data.get("id_field", "id")),
         label_field=str(data.get("label_field", "label")),
         negative_label=str(data.get("negative_label", "")),
+        answer_tokens=tuple(str(t) for t in data.get("answer_tokens") or ()),
         extra={k: v for k, v in data.items() if k not in known},
     )
 

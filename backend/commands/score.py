@@ -21,6 +21,7 @@ from backend.dataset import read_items
 from backend.engine import Engine, EngineConfig
 from backend.members import Member, default_members, ensemble_fingerprint, members_from_args, members_from_config
 from backend.summary import SuspectList, build_summary, print_summary
+from backend.task_options import resolve_task
 from backend.taskspec import TaskSpec, load_spec
 
 DEMO_SAMPLE = "sample_factual_consistency.jsonl"
@@ -95,12 +96,18 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def score(
         input_path: Path = typer.Argument(..., metavar="INPUT", help="Labelled items: JSONL, or CSV/TSV by suffix."),
-        task: str = typer.Option(..., "--task", help="Task spec: factual-consistency, likert, relevance, or a YAML/TOML file."),
+        task: Optional[str] = typer.Option(None, "--task", help="Task spec: factual-consistency, likert, relevance, or a YAML/TOML file (with --labels/--label-config: the task's name)."),
+        labels: Optional[list[str]] = typer.Option(None, "--labels", help="Generic task: the label names, comma-separated (or repeat --labels, one label each)."),
+        fields: Optional[str] = typer.Option(None, "--fields", help="Generic task: the data fields shown to the judge, comma-separated."),
+        guidelines: Optional[Path] = typer.Option(None, "--guidelines", help="Generic task: labelling guidelines (text or HTML file)."),
+        label_config: Optional[Path] = typer.Option(None, "--label-config", help="Generic task from a Label Studio label config (XML file)."),
+        family: Optional[str] = typer.Option(None, "--family", help="binary, ordinal or nominal (default: 2 labels binary, numbers ordinal, else nominal)."),
+        negative_label: Optional[str] = typer.Option(None, "--negative-label", help="The 'nothing here' class (strict aggregation, probes)."),
         members_file: Optional[Path] = typer.Option(None, "--members", help="YAML list of members (provider, model, base_url, prompts, options)."),
         member: Optional[list[str]] = typer.Option(None, "--member", help="PROVIDER:MODEL or PROVIDER:MODEL@BASE_URL, repeatable; each adds one model with all prompts."),
         out: Optional[Path] = typer.Option(None, "--out", help="Write one JSON line per input item here."),
         summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Also write the summary as JSON here."),
-        threshold: Optional[float] = typer.Option(None, "--threshold", help="Minimum confidence to flag (default 0.5 binary, 0.2 ordinal)."),
+        threshold: Optional[float] = typer.Option(None, "--threshold", help="Minimum confidence to flag (default 0.5 binary and nominal, 0.2 ordinal)."),
         delta: int = typer.Option(1, "--delta", help="Ordinal tasks: flag when |prediction - original| > DELTA."),
         concurrency: int = typer.Option(8, "--concurrency", help="Calls in flight at once."),
         timeout: float = typer.Option(60.0, "--timeout", help="Per-call timeout, seconds."),
@@ -114,7 +121,8 @@ def register(app: typer.Typer) -> None:
         if members_file and member:
             _fail("use either --members or --member, not both")
         try:
-            spec = load_spec(task)
+            spec = resolve_task(task=task, labels=labels, fields=fields, guidelines=guidelines,
+                                label_config=label_config, family=family, negative_label=negative_label)
             config = EngineConfig(
                 threshold=threshold, delta=delta, concurrency=concurrency, timeout=timeout, max_attempts=max_attempts
             )

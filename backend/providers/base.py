@@ -23,7 +23,8 @@ class ClassDistribution:
         the model mostly wanted to say something else, so the normalised answer is weak evidence.
     method : str
         How the probabilities were read: ``"logits"`` (full distribution), ``"top_logprobs"``,
-        ``"chosen_logprob"`` (only the generated token's logprob: p and 1 - p), or ``"sampling"``.
+        ``"chosen_logprob"`` (only the generated token's logprob: p and 1 - p), ``"top_logprobs_fallback"``
+        (no class token generated first, read from that position's top alternatives) or ``"sampling"``.
     text : str or None
         The generated text, when the provider generated any.
     usage : mapping

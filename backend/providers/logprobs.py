@@ -7,6 +7,11 @@ not in the top-k get 0. When only the chosen token's logprob is known, p_t = exp
 the chosen label and 1 - p_t to the other label (binary) or, for more than two labels, is spread
 evenly over the other labels -- the paper only defines the binary case, and an even spread claims
 nothing about which wrong label is likelier. OpenAI and Gemini share this code.
+
+Chat models often start with a word ("The answer is...") instead of the class token. The class tokens
+are then usually still among that first position's ``top_logprobs``: the distribution is read there
+(method ``top_logprobs_fallback``: what the model would have answered had it answered at once).
+``no_class_token`` remains only when no class token is generated nor listed in any position's top-k.
 """
 
 from __future__ import annotations
@@ -80,7 +85,28 @@ def distribution_from_positions(
         chosen = class_of(pos.token, labels)
         if chosen is not None:
             return _at_position(pos, chosen, labels, text=text, usage=usage or {})
+    for pos in positions[:ANSWER_WINDOW]:
+        fallback = _from_top_list(pos, labels, text=text, usage=usage or {})
+        if fallback is not None:
+            return fallback
     raise NoClassTokenError(f"no class token {list(labels)} in the first {ANSWER_WINDOW} tokens: {text!r}", text=text)
+
+
+def _from_top_list(
+    pos: TokenPosition, labels: tuple[str, ...], *, text: str | None, usage: Mapping[str, Any]
+) -> ClassDistribution | None:
+    """The class distribution among a position's top alternatives, or None when none is a class token."""
+    mass = dict.fromkeys(labels, 0.0)
+    for token, logprob in pos.top:
+        label = class_of(token, labels)
+        if label is not None and logprob is not None:
+            mass[label] += math.exp(logprob)
+    total = sum(mass.values())
+    if total <= 0.0:
+        return None
+    probs = {label: m / total for label, m in mass.items()}
+    return ClassDistribution(probs, raw_mass=min(total, 1.0), method="top_logprobs_fallback", text=text,
+                             usage=dict(usage))
 
 
 def _at_position(

@@ -1,7 +1,9 @@
 """Judges behind the OpenAI chat-completions protocol: OpenAI itself, vLLM, Ollama, llama.cpp server.
 
 The official ``openai`` SDK is used as is (its serialization and error types); only ``base_url``
-changes between servers. The client never retries (``max_retries=0``): the engine owns retries so
+changes between servers. ``endpoint="completions"`` uses the raw ``/v1/completions`` endpoint that
+vLLM and llama.cpp serve: the prompt is wrapped in the chat template here (``prompt_format``, as the
+in-process provider does) and ends with the answer cue, so the next token is the answer. The client never retries (``max_retries=0``): the engine owns retries so
 that it can count them, honour ``Retry-After`` and resume interrupted runs without double calls.
 """
 
@@ -14,6 +16,7 @@ from typing import Any, Mapping, Sequence
 import openai
 
 from backend.providers.base import ClassDistribution, ProviderError
+from backend.providers.chatml import PROMPT_FORMATS, chatml_segments
 from backend.providers.errors import error_for_status, parse_retry_after, redact, status_message
 from backend.providers.logprobs import TokenPosition, check_api_options, check_labels, distribution_from_positions
 from backend.providers.sampling import collect_samples
@@ -21,6 +24,19 @@ from backend.providers.sampling import collect_samples
 #: Stand-in key for local servers that ignore authentication (the SDK insists on some key).
 PLACEHOLDER_KEY = "no-key-needed"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+ENDPOINTS = ("chat", "completions")
+
+
+def completion_prompt(prompt: str, *, prompt_format: str, system: str | None) -> str:
+    """The raw-completion text: the chat transcript as plain text, ending with the answer cue.
+
+    The server tokenizes the whole string, so a ChatML marker inside item text could open a fake turn;
+    ``<|`` in our non-template segments is broken up (``< |``) to keep it plain text.
+    """
+    return "".join(
+        seg.text if seg.special else seg.text.replace("<|", "< |")
+        for seg in chatml_segments(prompt, prompt_format=prompt_format, system=system)
+    )
 
 
 def resolve_api_key(api_key_env: str | Sequence[str], *, base_url: str | None, provider: str) -> str:
@@ -66,6 +82,9 @@ class OpenAIProvider:
         Sampling temperature (0 for judging).
     system : str or None
         Optional system message.
+    endpoint : {"chat", "completions"}
+        ``chat`` (default): chat completions. ``completions``: raw completions of the prompt formatted
+        with ``prompt_format`` (one of ``chatml.PROMPT_FORMATS``; default ``chatml-prefill``).
     """
 
     name = "openai"
@@ -80,7 +99,15 @@ class OpenAIProvider:
         max_tokens: int = 2,
         temperature: float = 0.0,
         system: str | None = None,
+        endpoint: str = "chat",
+        prompt_format: str = "chatml-prefill",
     ):
+        if endpoint not in ENDPOINTS:
+            raise ValueError(f"endpoint must be one of {ENDPOINTS}, got {endpoint!r}")
+        if prompt_format not in PROMPT_FORMATS:
+            raise ValueError(f"prompt_format must be one of {PROMPT_FORMATS}, got {prompt_format!r}")
+        self.endpoint = endpoint
+        self.prompt_format = prompt_format
         check_api_options(model, top_k=("top_logprobs", top_logprobs), max_tokens=("max_tokens", max_tokens),
                           temperature=temperature)
         self.model = model
@@ -101,11 +128,14 @@ class OpenAIProvider:
             "max_tokens": self.max_tokens,
             "temperature": self.temperature,
             "system": self.system,
+            **({"endpoint": self.endpoint, "prompt_format": self.prompt_format} if self.endpoint != "chat" else {}),
         }
 
     def classify(self, prompt: str, labels: Sequence[str], *, timeout: float) -> ClassDistribution:
         """Class probabilities from the logprobs of the first class token the model generates."""
         labels = check_labels(labels)
+        if self.endpoint == "completions":
+            return self._classify_completion(prompt, labels, timeout=timeout)
         extra: dict[str, Any] = {"top_logprobs": self.top_logprobs} if self.top_logprobs else {}
         response = self._create(prompt, timeout=timeout, logprobs=True, max_tokens=self.max_tokens,
                                 temperature=self.temperature, **extra)
@@ -117,6 +147,29 @@ class OpenAIProvider:
         positions = [
             TokenPosition(t.token, t.logprob, tuple((a.token, a.logprob) for a in (t.top_logprobs or ())))
             for t in content
+        ]
+        return distribution_from_positions(positions, labels, text=text, usage=_usage(response))
+
+    def _classify_completion(self, prompt: str, labels: tuple[str, ...], *, timeout: float) -> ClassDistribution:
+        """The same reading over ``/v1/completions``, whose logprobs come as parallel lists."""
+        text_prompt = completion_prompt(prompt, prompt_format=self.prompt_format, system=self.system)
+        try:
+            response = self._client.completions.create(
+                model=self.model, prompt=text_prompt, max_tokens=self.max_tokens, temperature=self.temperature,
+                logprobs=self.top_logprobs or 1, timeout=timeout,
+            )
+        except openai.OpenAIError as exc:
+            raise self._provider_error(exc) from None
+        choice = response.choices[0] if response.choices else None
+        text = choice.text if choice is not None else None
+        lp = choice.logprobs if choice is not None else None
+        if lp is None or not lp.tokens:
+            raise ProviderError("no_logprobs", f"server returned no logprobs (text {text!r}); use the sampling option")
+        tops = list(lp.top_logprobs or [])
+        positions = [
+            TokenPosition(tok, (lp.token_logprobs or [None] * len(lp.tokens))[i],
+                          tuple((tops[i] or {}).items()) if i < len(tops) else ())
+            for i, tok in enumerate(lp.tokens)
         ]
         return distribution_from_positions(positions, labels, text=text, usage=_usage(response))
 

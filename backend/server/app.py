@@ -20,6 +20,7 @@ from typing import Any
 from flask import Flask, Response, jsonify, request
 from rq import Queue
 
+from backend.labelstudio.guidelines import fetch_guidelines
 from backend.ledger import Ledger
 from backend.server.auth import BasicAuth
 from backend.server.projects import ProjectSpecs, project_id
@@ -81,7 +82,8 @@ def create_app(
             return denied()
         body = request.get_json(silent=True) or {}
         try:
-            ctx = specs.context(project_id(body.get("project")), body.get("schema"))
+            project = project_id(body.get("project"))
+            ctx = specs.context(project, body.get("schema"), guidelines=fetch_guidelines(project))
         except ValueError as exc:
             return bad_request(str(exc))
         return jsonify({"model_version": ctx.model_version})
@@ -138,8 +140,9 @@ def create_app(
             return jsonify({"status": "ok", "job": None, "note": "the ensemble is zero-shot: nothing to train"})
         project = body.get("project")
         label_config = project.get("label_config") if isinstance(project, dict) else None
+        guidelines = project.get("expert_instruction") if isinstance(project, dict) else None
         try:
-            ctx = specs.context(project_id(project), label_config)
+            ctx = specs.context(project_id(project), label_config, guidelines=guidelines)
         except ValueError as exc:
             return bad_request(str(exc))
         if action == "TASKS_CREATED":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from backend.labelstudio.labelconfig import attach_guidelines, split_guidelines
 from backend.ledger import Ledger
 from backend.taskspec import TaskSpec
 from backend.worker.config import EnsembleConfig
@@ -46,10 +47,17 @@ class ProjectSpecs:
         self._by_config: dict[str, tuple[TaskSpec, str]] = {}
         self._lock = threading.Lock()
 
-    def context(self, project: str, label_config: str | None = None) -> ProjectContext:
-        """The project's context; a new ``label_config`` is stored (raises ValueError if unusable)."""
+    def context(self, project: str, label_config: str | None = None, *, guidelines: str | None = None) -> ProjectContext:
+        """The project's context; a new ``label_config`` is stored (raises ValueError if unusable).
+
+        ``guidelines`` (the project's instructions) travel with the label config; None keeps the ones
+        already known for the project, so a /predict that only sends the config does not drop them.
+        """
         if label_config:
             known = self.ledger.project(project)
+            if guidelines is None and known and known["label_config"]:
+                guidelines = split_guidelines(known["label_config"])[1]
+            label_config = attach_guidelines(label_config, guidelines)
             if known is None or known["label_config"] != label_config:
                 self.ledger.set_project(project, label_config=label_config, label_field=self.config.label_field)
         else:

@@ -19,6 +19,7 @@ from rq.job import Job, JobStatus
 
 from backend.engine import EngineStats
 from backend.labelstudio.client import iter_tasks
+from backend.labelstudio.labelconfig import attach_guidelines
 from backend.ledger import Ledger
 from backend.results import ItemResult
 from backend.summary import SuspectList, build_summary
@@ -45,8 +46,9 @@ def task_dict(task: Any) -> dict[str, Any]:
 
 
 def start_audit(client: Any, project: int, *, queue: Queue, ledger: Ledger, config: EnsembleConfig) -> AuditRun:
-    """Read the project's config and tasks (paged), then enqueue the tasks not yet in the ledger."""
-    label_config = client.projects.get(id=project).label_config
+    """Read the project's config, guidelines and tasks (paged), then enqueue the tasks not yet in the ledger."""
+    info = client.projects.get(id=project)
+    label_config = attach_guidelines(info.label_config, getattr(info, "expert_instruction", None))
     spec = config.spec(label_config)
     version = config.model_version(spec)
     ledger.set_project(str(project), label_config=label_config, label_field=config.label_field)

@@ -34,7 +34,8 @@ class EnsembleConfig:
     Parameters
     ----------
     spec_name : str
-        Built-in spec whose prompts judge the project (``factual-consistency``, ``likert``, ``relevance``).
+        ``auto`` (default): a built-in spec when the project has its fields and labels, else the generic
+        prompts built from the project itself; or a built-in name (used when the project has its fields).
     members : tuple of dict
         Model entries (``provider``, ``model``, ``base_url``, ``prompts``, ``options``) as in a members file.
     label_field : str, optional
@@ -47,7 +48,7 @@ class EnsembleConfig:
         Tasks per RQ job.
     """
 
-    spec_name: str = "factual-consistency"
+    spec_name: str = "auto"
     members: tuple[Mapping[str, Any], ...] = field(default_factory=lambda: (_entry(parse_member_arg(DEFAULT_MEMBER)),))
     label_field: str | None = None
     control: str | None = None
@@ -73,7 +74,7 @@ class EnsembleConfig:
             entries = [parse_member_arg(a) for a in args]
         threshold = env.get("LABEL_AUDIT_THRESHOLD")
         return cls(
-            spec_name=env.get("LABEL_AUDIT_SPEC", "factual-consistency"),
+            spec_name=env.get("LABEL_AUDIT_SPEC", "auto"),
             members=tuple(_entry(e) for e in entries),
             label_field=env.get("LABEL_AUDIT_LABEL_FIELD") or None,
             control=env.get("LABEL_AUDIT_CONTROL") or None,

@@ -76,9 +76,9 @@ def test_single_radio_is_a_single_choice_but_multiple_is_refused():
         ("<View><Text name='t' value='$t'/>", "well-formed"),
         ("<View><Text name='t' value='$t'/></View>", "no <Choices>"),
         (
-            "<View><Text name='t' value='$t'/><Choices name='c' toName='t'><Choice value='a'/>"
-            "<Choice value='b'/><Choice value='c'/></Choices></View>",
-            "non-numeric",
+            "<View><Text name='t' value='$t'/><Choices name='c' toName='t'>"
+            + "".join(f"<Choice value='class {i}'/>" for i in range(27)) + "</Choices></View>",
+            "at most 26 classes",
         ),
         ("<View><Choices name='c' toName='t'><Choice value='0'/><Choice value='1'/></Choices></View>", "no text input"),
         (
