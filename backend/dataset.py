@@ -18,12 +18,11 @@ Rules
 
 from __future__ import annotations
 
-import csv
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+from backend.records import RecordProblem, RecordReader
 from backend.taskspec import TaskSpec
 
 
@@ -128,81 +127,26 @@ def item_from_record(record: Mapping[str, Any], spec: TaskSpec, *, line: int | N
     return Item(id=item_id, original=original, fields=fields, line=line, data=dict(record))
 
 
-def _records_jsonl(path: Path) -> Iterator[tuple[int, Any | ItemError]]:
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                yield number, ItemError(number, None, "unreadable", f"not valid UTF-8 ({exc.reason})")
-                continue
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                yield number, ItemError(number, None, "invalid_json", f"{exc.msg} at column {exc.colno}")
-                continue
-            except (ValueError, RecursionError) as exc:  # an integer over 4300 digits, nesting too deep
-                yield number, ItemError(number, None, "invalid_json", f"{type(exc).__name__}: {str(exc)[:200]}")
-                continue
-            yield number, record
-
-
-def _records_csv(path: Path, *, delimiter: str) -> Iterator[tuple[int, Any | ItemError]]:
-    # surrogateescape keeps undecodable bytes visible as lone surrogates, caught per field by _text.
-    with path.open("r", encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
-        reader = csv.reader(handle, delimiter=delimiter)
-        try:
-            header = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            yield 1, ItemError(1, None, "csv_error", str(exc))
-            return
-        header = [name.strip() for name in header]
-        while True:
-            start = reader.line_num + 1
-            try:
-                row = next(reader)
-            except StopIteration:
-                return
-            except csv.Error as exc:
-                yield start, ItemError(start, None, "csv_error", str(exc))
-                continue
-            if not row or all(not cell.strip() for cell in row):
-                continue
-            if len(row) > len(header):
-                yield start, ItemError(start, None, "csv_error", f"{len(row)} cells for {len(header)} columns")
-                continue
-            # Short rows leave the trailing columns absent (reported as missing fields, not empty text).
-            yield start, dict(zip(header, row))
-
-
-def _records(path: Path) -> Iterator[tuple[int, Any | ItemError]]:
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        return _records_csv(path, delimiter=",")
-    if suffix == ".tsv":
-        return _records_csv(path, delimiter="\t")
-    return _records_jsonl(path)
+def _jsonl(path: str | Path) -> bool:
+    """``label-audit score`` reads JSONL unless the name ends in ``.csv`` or ``.tsv``."""
+    return Path(path).suffix.lower() not in (".csv", ".tsv")
 
 
 def read_items(path: str | Path, spec: TaskSpec) -> Iterator[Item | ItemError]:
     """Yield Items and ItemErrors in file order (JSONL by default; ``.csv``/``.tsv`` by suffix).
 
-    Raises OSError only when the file itself cannot be opened; every per-record problem is yielded.
+    The file is read by the shared :class:`backend.records.RecordReader` (short CSV rows keep their
+    trailing fields absent, reported as missing fields). Raises OSError only when the file itself
+    cannot be opened; every per-record problem is yielded.
     """
-    path = Path(path)
     seen: set[str] = set()
-    for number, record in _records(path):
-        if isinstance(record, ItemError):
-            yield record
+    for record in RecordReader(Path(path), fmt="jsonl" if _jsonl(path) else None, short_rows="partial"):
+        if isinstance(record, RecordProblem):
+            yield ItemError(record.line, None, record.reason, record.detail)
             continue
+        number = record.line
         try:
-            item = item_from_record(record, spec, line=number)
+            item = item_from_record(record.data, spec, line=number)
         except RecordError as exc:
             yield ItemError(number, exc.item_id, exc.reason, exc.detail)
             continue

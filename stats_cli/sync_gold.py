@@ -20,11 +20,22 @@ from typing import Any, Iterable, Literal, Mapping
 from backend.ensemble import resolve_threshold
 from backend.labelstudio.client import ensure_user, organization_id
 
-from stats_cli.report.inputs import GOLD_EXPERTS, AuditData
-from stats_cli.report.pull import GOLD_USER_EMAIL
+from backend.labelstudio.gold import GOLD_USER_EMAIL
+from backend.review.outcome import GoldStatus
+from stats_cli.audit_data import AuditData
 
 Mode = Literal["correct", "flip", "filter"]
 MODES = ("correct", "flip", "filter")
+#: The gold file's ``source`` column: where an item's gold label came from, or why it has none.
+SOURCE_TEXT = {
+    GoldStatus.AGREED_WITH_ENSEMBLE: "ensemble agrees with original",
+    GoldStatus.EXPERTS_AGREE: "experts",
+    GoldStatus.RECONCILED: "experts",
+    GoldStatus.PENDING: "pending review",
+    GoldStatus.SPLIT_UNRESOLVED: "experts still disagree",
+    GoldStatus.NOT_REVIEWED: "not reviewed",
+    GoldStatus.NOT_SCORED: "no ensemble verdict",
+}
 COLUMNS = ("id", "original", "gold", "source", "label", "action", "prediction", "confidence", "flagged")
 
 
@@ -59,16 +70,16 @@ def gold_rows(data: AuditData, *, mode: Mode = "correct", threshold: float | Non
     cut = resolve_threshold(data.spec, threshold if threshold is not None else data.threshold)
     rows = []
     for it in data.items:
-        gold, source = data.gold(it)
+        gold, status = data.gold(it)
         label, action = it.original, "kept"
-        if gold is not None and source == GOLD_EXPERTS:
+        if gold is not None and status.by_experts:
             label, action = gold, "corrected" if gold != it.original else "kept"
         elif (mode != "correct" and str(it.id) not in data.reviews  # an expert looked at it: not ours to flip
               and it.flagged and it.prediction is not None and (it.confidence or 0.0) >= cut):
             label, action = (it.prediction, "flipped") if mode == "flip" else (None, "dropped")
         if label is None and action != "dropped":
             action = "no label"
-        rows.append(GoldRow(str(it.id), it.original, gold, source, label, action, it.prediction,
+        rows.append(GoldRow(str(it.id), it.original, gold, SOURCE_TEXT[status], label, action, it.prediction,
                             it.confidence, bool(it.flagged)))
     return rows
 
@@ -138,8 +149,8 @@ def sync_to_labelstudio(client: Any, data: AuditData, tasks: list[Mapping[str, A
     existing = _gold_annotations(tasks, gold_user)
     counts = SyncCounts()
     for it in data.items:
-        gold, source = data.gold(it)
-        if gold is None or (source != GOLD_EXPERTS and not include_agreed):
+        gold, status = data.gold(it)
+        if gold is None or (not status.by_experts and not include_agreed):
             continue
         result = [{"from_name": control, "to_name": to_name, "type": "choices",
                    "value": {"choices": [values.get(gold, gold)]}}]

@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from backend.cli_errors import fail as _fail
 from backend.labelstudio.errors import client_errors, describe_error
 
 review_app = typer.Typer(
@@ -25,11 +26,6 @@ URL = typer.Option(None, "--url", help="Label Studio URL (default LABEL_STUDIO_U
 DB = typer.Option(None, "--db", help="Audit database URL (default DATABASE_URL or ./.label-audit/audit.sqlite).")
 PROJECT = typer.Option(..., "--project", help="Source Label Studio project id.")
 JSON = typer.Option(False, "--json", help="Print the result as JSON.")
-
-
-def _fail(message: str) -> None:
-    Console(stderr=True).print(f"[red]error:[/red] {message}")
-    raise typer.Exit(2)
 
 
 def _open(url: Optional[str], db: Optional[str]):
@@ -58,13 +54,12 @@ def _refresh_gold(store, ledger, source) -> None:
 
 def _refreshed(project: int, url: Optional[str], db: Optional[str]):
     """Collect the experts' answers and recompute gold labels: (store, source project), or exit 2."""
-    from backend.review.collect import collect_answers
+    from backend.review.gold import refresh_review
 
     try:
         client, ledger, store = _open(url, db)
         source = _source(client, ledger, project)
-        collect_answers(client, store, source)
-        _refresh_gold(store, ledger, source)
+        refresh_review(client, store, source, ledger.results(source.key))
     except client_errors() as exc:
         _fail(describe_error(exc))
     return store, source
@@ -171,13 +166,14 @@ def gold_cmd(project: int = PROJECT, url: Optional[str] = URL, db: Optional[str]
     store, source = _refreshed(project, url, db)
     labels = store.gold_labels(source.key)
     if json_out:
-        _print_json([g.__dict__ for g in labels])
+        _print_json([g.to_json() for g in labels])
         return
     table = Table(title=f"Gold labels of project {project}")
     for col in ("task", "original", "ensemble", "gold", "decided by", "status"):
         table.add_column(col)
     for g in labels:
-        table.add_row(g.task_id, str(g.original), str(g.prediction), str(g.gold or "-"), str(g.decided_by or "-"), g.status)
+        table.add_row(g.task_id, str(g.original), str(g.prediction), str(g.gold or "-"), str(g.decided_by or "-"),
+                      g.status.value)
     Console().print(table)
 
 

@@ -87,7 +87,7 @@ gold = Table(
     Column("confidence", Float),
     Column("gold", String(KEY)),  # None while pending/unresolved
     Column("decided_by", String(32)),  # original | experts_round1 | experts_round2
-    Column("status", String(32), nullable=False),  # final | pending | unresolved | not_scored
+    Column("status", String(32), nullable=False),  # a GoldStatus value (older rows: final | pending | unresolved | not_scored)
     Column("updated_at", DateTime(timezone=True), nullable=False),
     UniqueConstraint("source_project", "task_id", name="uq_review_gold_key"),
 )

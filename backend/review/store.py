@@ -12,12 +12,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Sequence
 
-from sqlalchemy import Engine, Row, Table, delete, func, select, update
+from sqlalchemy import Engine, Row, Table, delete, select, update
 
 from backend.db import make_engine
 from backend.labelstudio.labelconfig import expert_name
 from backend.ledger.upsert import upsert
 from backend.review import schema
+from backend.review.outcome import GoldStatus, ReviewOutcome, answers_after
+
+GoldLabel = ReviewOutcome  # the name earlier callers import
 
 ROUND_REVIEW = 1
 ROUND_RECONCILE = 2
@@ -76,19 +79,6 @@ class Answer:
     expert: str
     annotation_id: int
     label: str | None
-
-
-@dataclass(frozen=True)
-class GoldLabel:
-    """The gold label of one item; ``gold`` is None unless ``status == "final"``."""
-
-    task_id: str
-    original: str | None
-    prediction: str | None
-    confidence: float | None
-    gold: str | None
-    decided_by: str | None
-    status: str
 
 
 class ReviewStore:
@@ -237,48 +227,35 @@ class ReviewStore:
         if stage == "before":
             return out
         for task_id, by in self.answers_by_task(source_project, round=ROUND_RECONCILE).items():
-            labels = {lab for lab in by.values() if lab is not None}
-            consensus = labels.pop() if len(labels) == 1 else None
-            row = out.setdefault(task_id, {})
-            for expert in names.values():
-                if consensus is not None:
-                    row[expert] = consensus
-            for email, lab in by.items():
-                if email in names:
-                    row[names[email]] = lab
+            second = {names.get(email, email): lab for email, lab in by.items()}
+            out[task_id] = answers_after(out.get(task_id, {}), second, experts=list(names.values()))
         return out
 
     # ---- gold labels -----------------------------------------------------------------------
-    def set_gold(self, source_project: str, labels: Sequence[GoldLabel]) -> None:
+    def set_gold(self, source_project: str, outcomes: Sequence[ReviewOutcome]) -> None:
+        """Store each item's outcome (``decided_by`` is kept for readers of the older columns)."""
         now = _now()
         rows = [
             {"source_project": str(source_project), "task_id": g.task_id, "original": g.original,
              "prediction": g.prediction, "confidence": g.confidence, "gold": g.gold,
-             "decided_by": g.decided_by, "status": g.status, "updated_at": now}
-            for g in labels
+             "decided_by": g.decided_by, "status": g.status.value, "updated_at": now}
+            for g in outcomes
         ]
         with self.engine.begin() as conn:
             upsert(conn, schema.gold, rows, keys=("source_project", "task_id"))
 
-    def gold_labels(self, source_project: str, *, status: str | None = None) -> list[GoldLabel]:
-        """Stored gold labels of a project (``status="final"`` for the decided ones only)."""
+    def gold_labels(self, source_project: str, *, status: GoldStatus | None = None) -> list[ReviewOutcome]:
+        """Stored outcomes of a project (``status=`` one status only)."""
         return [
-            GoldLabel(r.task_id, r.original, r.prediction, r.confidence, r.gold, r.decided_by, r.status)
-            for r in self._rows(schema.gold, source_project, ("id",), status=status)
+            ReviewOutcome(r.task_id, r.original, r.prediction, r.confidence, r.gold,
+                          GoldStatus.from_stored(r.status, r.decided_by))
+            for r in self._rows(schema.gold, source_project, ("id",))
+            if status is None or GoldStatus.from_stored(r.status, r.decided_by) is status
         ]
 
     def gold_counts(self, source_project: str) -> dict[str, int]:
-        """``{status: n}`` plus ``{"decided_by:<source>": n}`` for final labels."""
-        cols = schema.gold.c
-        query = (
-            select(cols.status, cols.decided_by, func.count())
-            .where(cols.source_project == str(source_project))
-            .group_by(cols.status, cols.decided_by)
-        )
+        """``{status value: n}`` over the project's stored outcomes."""
         out: dict[str, int] = {}
-        with self.engine.connect() as conn:
-            for status, decided_by, n in conn.execute(query):
-                out[status] = out.get(status, 0) + int(n)
-                if decided_by:
-                    out[f"decided_by:{decided_by}"] = out.get(f"decided_by:{decided_by}", 0) + int(n)
+        for outcome in self.gold_labels(source_project):
+            out[outcome.status.value] = out.get(outcome.status.value, 0) + 1
         return out

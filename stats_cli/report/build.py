@@ -1,20 +1,13 @@
-"""Assemble the report from :class:`AuditData`: every section, in the order a lead reads them."""
+"""Assemble the report from :class:`AuditData`: every registered section, in the order a lead reads them."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from .inputs import AuditData
 from .model import Report, Section, Status
-from .sections.audit import audit_section
-from .sections.confidence import confidence_section
-from .sections.crowd import crowd_section, stratified_section
-from .sections.ensemble import ensemble_section
-from .sections.errors import errors_section
-from .sections.experts import experts_section
-from .sections.models import models_section
-from .sections.probes import probes_section
+from .registry import BuildOptions, ReportSection, registered_sections
 
 
 def build_report(data: AuditData, *, target_precision: float = 0.8, meta: Mapping[str, Any] | None = None,
@@ -32,28 +25,17 @@ def build_report(data: AuditData, *, target_precision: float = 0.8, meta: Mappin
     """
     if not 0.0 < target_precision <= 1.0:
         raise ValueError(f"target_precision must be in (0, 1], got {target_precision}")
-    builders: list[tuple[str, str, Callable[[], Section]]] = [
-        ("audit", "The audit", lambda: audit_section(data)),
-        ("experts", "Expert agreement", lambda: experts_section(data)),
-        ("errors", "Label errors", lambda: errors_section(data)),
-        ("confidence", "Who is right, by ensemble confidence",
-         lambda: confidence_section(data, target_precision=target_precision, seed=seed)),
-        ("ensemble", "The ensemble", lambda: ensemble_section(data, seed=seed)),
-        ("crowd", "Crowd annotations", lambda: crowd_section(data)),
-        ("stratified", "Stratified by annotator certainty (p_d)", lambda: stratified_section(data)),
-        ("models", "Models on original vs gold labels", lambda: models_section(data)),
-        ("probes", "Gullibility probes", lambda: probes_section(data)),
-    ]
-    sections = [_safe(key, title, fn) for key, title, fn in builders]
+    options = BuildOptions(target_precision=target_precision, seed=seed)
+    sections = [_safe(section, data, options) for section in registered_sections()]
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     info = {"target_precision": target_precision, "labels": list(data.spec.labels), "family": data.spec.family,
             "task": data.spec.name, **dict(meta or {})}
     return Report(project=str(data.project), generated_at=now, sections=tuple(sections), meta=info)
 
 
-def _safe(key: str, title: str, fn: Callable[[], Section]) -> Section:
+def _safe(section: type[ReportSection], data: AuditData, options: BuildOptions) -> Section:
     try:
-        return fn()
+        return section.compute(data, options)
     except Exception as exc:  # noqa: BLE001 - one broken section must not hide the others
-        return Section(key, title, Status.NOT_APPLICABLE,
+        return Section(section.key, section.title, Status.NOT_APPLICABLE,
                        reason=f"could not be computed: {type(exc).__name__}: {exc}")

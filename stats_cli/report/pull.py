@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from backend.labelstudio.client import find_user
+from backend.labelstudio.gold import GOLD_USER_EMAIL, is_gold_annotation
 from backend.labelstudio.tasks import crowd_labels
 from backend.ledger import Ledger
+from backend.review.gold import refresh_review as refresh_review_outcomes
 from backend.review.source import load_source
+from backend.review.store import ReviewStore
 from backend.taskspec import TaskSpec
 
 from .cache import STAMP_FIELDS, TaskCache, stamp_of
@@ -28,7 +31,6 @@ from .sources import load_models, probe_rows, review_state
 PAGE_SIZE = 500
 EXPORT_TIMEOUT_S = 1800  # the SDK waits 60 s for an export by default; 50k tasks take longer
 BY_ID_CHUNK = 200  # ids per filtered listing: keeps the query string well under URL limits
-GOLD_USER_EMAIL = "gold@label-audit.local"
 
 
 @dataclass
@@ -120,13 +122,6 @@ def _fetch(client: Any, project: int, ids: list[str], *, whole: bool) -> Iterato
         yield from _raw_pages(client, project, {"fields": "all", "query": query})
 
 
-def is_gold_annotation(annotation: Mapping[str, Any], gold_user_id: int | None) -> bool:
-    """Annotations written by `sync-gold` (ground truth by the gold user) are not crowd labels."""
-    by = annotation.get("completed_by")
-    by = by.get("id") if isinstance(by, Mapping) else by
-    return bool(annotation.get("ground_truth")) and gold_user_id is not None and by is not None and int(by) == gold_user_id
-
-
 def source_crowd(tasks: list[dict[str, Any]], spec: TaskSpec, *, gold_user_id: int | None) -> dict[str, dict[str, str]]:
     """Item id -> annotator -> label from the source annotations (gold annotations left out)."""
     out: dict[str, dict[str, str]] = {}
@@ -181,7 +176,9 @@ def pull_audit(
         stats.notes.append("the ledger holds no scored items for this project yet")
     known = {str(it.id) for it in items}
     crowd = source_crowd(tasks, source.spec, gold_user_id=find_gold_user(client))
-    review = review_state(client, ledger, source, items, refresh=refresh_review)
+    if refresh_review:  # the review module writes the outcomes; the read below only reads them
+        refresh_review_outcomes(client, ReviewStore(engine=ledger.engine), source, items)
+    review = review_state(ledger, source, items)
     models = None
     if models_file:
         models, bad = load_models(models_file)

@@ -1,4 +1,4 @@
-"""Adapters to the stores other parts of label-audit own: H5's review store, H6's probe store, --models files.
+"""Adapters to the stores other parts of label-audit own: the review store, the probe store, --models files.
 
 Each function reads through the owner's public API and only reshapes the answer into the report's
 inputs; when nothing was stored yet it returns nothing and the sections say "pending".
@@ -13,10 +13,9 @@ from typing import Any
 from backend.ledger import Ledger
 from backend.probes.store import latest_probe_results
 from backend.results import ItemResult
-from backend.review.collect import collect_answers
-from backend.review.gold import refresh_gold
 from backend.review.source import SourceProject
-from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, GoldLabel, ReviewStore
+from backend.review.outcome import ReviewOutcome
+from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore
 from stats_cli.rows import RowError, read_rows
 
 from .inputs import ExpertReview, ProbeRow
@@ -29,24 +28,20 @@ class ReviewState:
     routed: frozenset[str] = frozenset()
     reviews: dict[str, ExpertReview] = field(default_factory=dict)
     experts: tuple[str, ...] = ()
-    gold_labels: dict[str, GoldLabel] | None = None
+    gold_labels: dict[str, ReviewOutcome] | None = None
 
 
-def review_state(client: Any, ledger: Ledger, source: SourceProject, items: list[ItemResult], *,
-                 refresh: bool = True) -> ReviewState:
-    """Read the review of ``source`` from H5's store, first refreshing answers and gold through the SDK.
+def review_state(ledger: Ledger, source: SourceProject, items: list[ItemResult]) -> ReviewState:
+    """Read the review of ``source`` from the review store (answers and stored outcomes); writes nothing.
 
-    ``refresh`` re-reads every review and reconciliation project (H5's :func:`collect_answers`) and
-    recomputes gold labels (:func:`refresh_gold`), exactly as ``label-audit review status`` does.
+    The outcomes are as fresh as the last :func:`backend.review.gold.refresh_review` (the report's pull
+    runs it first unless told not to).
     """
     store = ReviewStore(engine=ledger.engine)
     key = source.key
     projects = store.projects(key)
     if not projects:
         return ReviewState()
-    if refresh:
-        collect_answers(client, store, source)
-        refresh_gold(store, items, source.spec, source_project=key)
     known = {str(it.id) for it in items}
     before = store.expert_labels(key, stage="before")
     after = store.expert_labels(key, stage="after")

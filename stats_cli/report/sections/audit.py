@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..inputs import AuditData
 from ..model import Section, Status, Table, pending
+from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "audit", "The audit"
 
@@ -62,3 +63,11 @@ def audit_section(data: AuditData) -> Section:
                    values={"items": n_items, "scored": len(scored), "disagree": len(disagree),
                            "disagree_rate": len(disagree) / len(scored), "flagged": len(flagged),
                            "routed": len(data.routed), "reviewed": len(reviewed)})
+
+
+class AuditSection(ReportSection):
+    key, title, order = KEY, TITLE, 10
+
+    @classmethod
+    def compute(cls, data: AuditData, options: BuildOptions) -> Section:
+        return audit_section(data)

@@ -13,6 +13,7 @@ from stats_cli.confidence_bins import confidence_bins
 
 from ..inputs import AuditData
 from ..model import Figure, Section, Series, Status, Table, pending
+from ..registry import BuildOptions, ReportSection
 from ..threshold import threshold_for_precision
 
 KEY, TITLE = "confidence", "Who is right, by ensemble confidence"
@@ -88,3 +89,11 @@ def reliability_curve(data: AuditData, *, bins: int = 5) -> Figure | None:
     return Figure("reliability", "Reliability: ensemble confidence vs accuracy on gold", "line",
                   (Series("ensemble", x, y),), xlabel="mean confidence in bin", ylabel="accuracy vs gold",
                   reference=((0.0, 0.0), (1.0, 1.0)))
+
+
+class ConfidenceSection(ReportSection):
+    key, title, order = KEY, TITLE, 40
+
+    @classmethod
+    def compute(cls, data: AuditData, options: BuildOptions) -> Section:
+        return confidence_section(data, target_precision=options.target_precision, seed=options.seed)

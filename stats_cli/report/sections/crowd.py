@@ -14,8 +14,10 @@ from stats_cli.stratify import stratify
 from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement, ratings_table
 from ..inputs import AuditData
 from ..model import Section, Status, Table, not_applicable, pending
+from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "crowd", "Crowd annotations"
+STRATIFIED_KEY, STRATIFIED_TITLE = "stratified", "Stratified by annotator certainty (p_d)"
 
 
 def multi_annotated(data: AuditData) -> dict[str, dict[str, str]]:
@@ -79,7 +81,7 @@ def stratified_section(data: AuditData) -> Section:
     Elangovan et al.: where annotators split (low p_d) even an expert scores near a random labeller,
     so a score means something only beside its stratum's expected value.
     """
-    key, title = "stratified", "Stratified by annotator certainty (p_d)"
+    key, title = STRATIFIED_KEY, STRATIFIED_TITLE
     if not multi_annotated(data):
         return not_applicable(key, title, "p_d needs several original annotations per item; the source has one")
     majority = crowd_labels(data, method="majority" if data.spec.family == "binary" else "median")
@@ -105,3 +107,19 @@ def stratified_section(data: AuditData) -> Section:
              "the p_d = 1 stratum uses p_d = 0.97.",)
     return Section(key, title, Status.OK, sizes={"items with ≥2 annotations": len(majority)},
                    tables=tuple(tables), notes=notes, values=values)
+
+
+class CrowdSection(ReportSection):
+    key, title, order = KEY, TITLE, 60
+
+    @classmethod
+    def compute(cls, data: AuditData, options: BuildOptions) -> Section:
+        return crowd_section(data)
+
+
+class StratifiedSection(ReportSection):
+    key, title, order = STRATIFIED_KEY, STRATIFIED_TITLE, 70
+
+    @classmethod
+    def compute(cls, data: AuditData, options: BuildOptions) -> Section:
+        return stratified_section(data)

@@ -19,6 +19,7 @@ from backend.ensemble import resolve_threshold
 from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement
 from ..inputs import AuditData
 from ..model import Figure, Section, Series, Status, Table, pending
+from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "ensemble", "The ensemble"
 MAX_SUBSETS = 20  # random member subsets per ensemble size when there are more combinations
@@ -156,3 +157,11 @@ def size_curve(data: AuditData, probs: np.ndarray, *, seed: int = 0):
         low.append(float(np.min(scores)))
         high.append(float(np.max(scores)))
     return sizes, mean, low, high
+
+
+class EnsembleSection(ReportSection):
+    key, title, order = KEY, TITLE, 50
+
+    @classmethod
+    def compute(cls, data: AuditData, options: BuildOptions) -> Section:
+        return ensemble_section(data, seed=options.seed)

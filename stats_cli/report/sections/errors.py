@@ -9,10 +9,12 @@ population; the FPC-adjusted interval's lower end is the error rate the project 
 
 from __future__ import annotations
 
+from backend.review.outcome import GoldStatus
 from stats_cli.bounds import error_rate_bounds
 
-from ..inputs import AuditData, GOLD_PENDING
+from ..inputs import AuditData
 from ..model import Section, Status, Table, pending
+from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "errors", "Label errors"
 COLUMNS = ("sample", "n", "errors", "% error", "CP 95% low", "CP 95% high", "population N",
@@ -27,7 +29,7 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
     """Error count and rate with Clopper-Pearson and FPC bounds; pending until an expert settles an item."""
     reviewed = data.reviewed()
     population = len(data.items)  # every audited item, as "items audited" in the audit section
-    open_items = sum(1 for it in data.items if data.gold(it)[1] == GOLD_PENDING)
+    open_items = sum(1 for it in data.items if data.gold(it)[1] is GoldStatus.PENDING)
     sizes = {"reviewed": len(reviewed), "open reviews": open_items, "items audited (N)": population}
     if not reviewed:
         return pending(KEY, TITLE, "no expert decision is settled yet, so no label error is confirmed", sizes=sizes)
@@ -58,3 +60,11 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
     table = Table.build(f"Label errors (Nahum Table 2; {100 * confidence:.0f}% intervals, in %)", COLUMNS, rows)
     return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=tuple(notes),
                    values={"reviewed": rev.to_json(), "project": whole.to_json()})
+
+
+class ErrorsSection(ReportSection):
+    key, title, order = KEY, TITLE, 30
+
+    @classmethod
+    def compute(cls, data: AuditData, options: BuildOptions) -> Section:
+        return errors_section(data)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement
 from ..inputs import AuditData
 from ..model import Section, Status, Table, pending
+from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "experts", "Expert agreement"
 
@@ -47,3 +48,11 @@ def experts_section(data: AuditData) -> Section:
              "split in round 1": len(split), "reconciled": len(reconciled)}
     table = Table.build("Inter-expert agreement (Nahum Table 3)", AGREEMENT_COLUMNS, rows)
     return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=tuple(notes), values=values)
+
+
+class ExpertsSection(ReportSection):
+    key, title, order = KEY, TITLE, 20
+
+    @classmethod
+    def compute(cls, data: AuditData, options: BuildOptions) -> Section:
+        return experts_section(data)

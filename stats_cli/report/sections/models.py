@@ -6,6 +6,7 @@ from stats_cli.rerank import rerank
 
 from ..inputs import AuditData
 from ..model import Section, Status, Table, not_applicable, pending
+from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "models", "Models on original vs gold labels"
 
@@ -47,3 +48,11 @@ def models_section(data: AuditData) -> Section:
                   for metric, reason in r.to_json()["undefined"].items())
     return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=notes,
                    values={"models": [r.to_json() for r in ranked]})
+
+
+class ModelsSection(ReportSection):
+    key, title, order = KEY, TITLE, 80
+
+    @classmethod
+    def compute(cls, data: AuditData, options: BuildOptions) -> Section:
+        return models_section(data)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..inputs import AuditData
 from ..model import Section, Status, Table, not_applicable
+from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "probes", "Gullibility probes"
 
@@ -22,3 +23,11 @@ def probes_section(data: AuditData) -> Section:
     return Section(KEY, TITLE, Status.OK, sizes={"members": len({p.member_id for p in data.probes}),
                                                   "rows": len(data.probes)},
                    tables=(table,), notes=notes)
+
+
+class ProbesSection(ReportSection):
+    key, title, order = KEY, TITLE, 90
+
+    @classmethod
+    def compute(cls, data: AuditData, options: BuildOptions) -> Section:
+        return probes_section(data)

@@ -229,15 +229,15 @@ def test_gold_labels_follow_the_rule(loop):
     reviewed = set(ReviewStore(loop.db).items(str(loop.source))[i].task_id for i in range(loop.budget))
     for task_id, g in gold.items():
         if g["prediction"] == loop.original[task_id]:
-            assert (g["gold"], g["decided_by"], g["status"]) == (loop.original[task_id], "original", "final")
+            assert (g["gold"], g["decided_by"], g["status"]) == (loop.original[task_id], "original", "agreed_with_ensemble")
         elif task_id == loop.settled:
-            assert (g["gold"], g["decided_by"], g["status"]) == (loop.truth[task_id], "experts_round2", "final")
+            assert (g["gold"], g["decided_by"], g["status"]) == (loop.truth[task_id], "experts_round2", "reconciled")
         elif task_id in loop.planted:
-            assert (g["gold"], g["status"]) == (None, "unresolved")
+            assert (g["gold"], g["status"]) == (None, "split_unresolved")
         elif task_id in reviewed:
-            assert (g["gold"], g["decided_by"], g["status"]) == (loop.truth[task_id], "experts_round1", "final")
+            assert (g["gold"], g["decided_by"], g["status"]) == (loop.truth[task_id], "experts_round1", "experts_agree")
         else:  # flagged beyond the budget: nobody reviewed it
-            assert task_id in loop.flagged and (g["gold"], g["status"]) == (None, "pending")
+            assert task_id in loop.flagged and (g["gold"], g["status"]) == (None, "not_reviewed")
 
 
 def test_status_reports_progress_per_expert_and_round(loop):
@@ -248,7 +248,7 @@ def test_status_reports_progress_per_expert_and_round(loop):
     assert rows[(2, "Reconciliation")]["tasks"] == 2 and rows[(2, "Reconciliation")]["answered"] == 2
     assert status["round1"] == {"disagreed": 2, "agreed": loop.budget - 2, "incomplete": 0}
     assert sorted(status["round2_answers"].values()) == [2, 2]
-    assert status["gold"]["unresolved"] == 1 and status["gold"]["pending"] == 1
+    assert status["gold"]["split_unresolved"] == 1 and status["gold"]["not_reviewed"] == 1
 
 
 def test_expert_labels_before_and_after_reconciliation(loop):

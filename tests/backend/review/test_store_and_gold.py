@@ -1,11 +1,12 @@
-"""The review store (SQLite and PostgreSQL) and the gold-label rule."""
+"""The review store (SQLite and PostgreSQL) and the review-outcome (gold-label) rule."""
 
 from __future__ import annotations
 
 import pytest
 
 from backend.results import ItemResult
-from backend.review.gold import FINAL, NOT_SCORED, PENDING, UNRESOLVED, gold_label, refresh_gold
+from backend.review.gold import refresh_gold
+from backend.review.outcome import GoldStatus, answers_after, decide_outcome
 from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, Answer, ReviewItem, ReviewProject, ReviewStore
 from backend.taskspec import load_spec
 
@@ -20,39 +21,62 @@ def result(task_id: str, original: str | None, prediction: str | None, *, error:
 
 
 def test_original_stands_when_the_ensemble_agrees():
-    g = gold_label(result("1", "1", "1"), BINARY, experts=EXPERTS)
-    assert (g.gold, g.decided_by, g.status) == ("1", "original", FINAL)
+    g = decide_outcome(result("1", "1", "1"), BINARY, experts=EXPERTS)
+    assert (g.gold, g.decided_by, g.status) == ("1", "original", GoldStatus.AGREED_WITH_ENSEMBLE)
+    assert g.status.settled and not g.status.by_experts
 
 
 def test_ordinal_agreement_uses_the_flag_distance():
-    assert gold_label(result("1", "3", "4"), LIKERT, experts=EXPERTS).status == FINAL
-    assert gold_label(result("1", "3", "5"), LIKERT, experts=EXPERTS).status == PENDING
-    assert gold_label(result("1", "3", "4"), LIKERT, experts=EXPERTS, delta=0).status == PENDING
+    assert decide_outcome(result("1", "3", "4"), LIKERT, experts=EXPERTS).status is GoldStatus.AGREED_WITH_ENSEMBLE
+    assert decide_outcome(result("1", "3", "5"), LIKERT, experts=EXPERTS).status is GoldStatus.NOT_REVIEWED
+    assert decide_outcome(result("1", "3", "4"), LIKERT, experts=EXPERTS, delta=0).status is GoldStatus.NOT_REVIEWED
 
 
 def test_disagreement_needs_every_expert_then_their_agreement():
     item = result("7", "1", "0")
-    assert gold_label(item, BINARY, experts=EXPERTS).status == PENDING
-    assert gold_label(item, BINARY, experts=EXPERTS, round1={"a@x.org": "0"}).status == PENDING
-    agreed = gold_label(item, BINARY, experts=EXPERTS, round1={"a@x.org": "1", "b@x.org": "1"})
-    assert (agreed.gold, agreed.decided_by) == ("1", "experts_round1")
-    split = gold_label(item, BINARY, experts=EXPERTS, round1={"a@x.org": "0", "b@x.org": "1"})
-    assert (split.gold, split.status) == (None, PENDING)
+    assert decide_outcome(item, BINARY, experts=EXPERTS).status is GoldStatus.NOT_REVIEWED
+    assert decide_outcome(item, BINARY, experts=EXPERTS, routed=True).status is GoldStatus.PENDING
+    assert decide_outcome(item, BINARY, experts=EXPERTS, round1={"a@x.org": "0"}).status is GoldStatus.PENDING
+    agreed = decide_outcome(item, BINARY, experts=EXPERTS, round1={"a@x.org": "1", "b@x.org": "1"})
+    assert (agreed.gold, agreed.decided_by, agreed.status) == ("1", "experts_round1", GoldStatus.EXPERTS_AGREE)
+    split = decide_outcome(item, BINARY, experts=EXPERTS, round1={"a@x.org": "0", "b@x.org": "1"})
+    assert (split.gold, split.status) == (None, GoldStatus.PENDING)
 
 
 def test_round_two_overrides_round_one_and_can_stay_unresolved():
     item = result("7", "1", "0")
     r1 = {"a@x.org": "0", "b@x.org": "1"}
-    settled = gold_label(item, BINARY, experts=EXPERTS, round1=r1, round2={"a@x.org": "0", "b@x.org": "0"})
-    assert (settled.gold, settled.decided_by, settled.status) == ("0", "experts_round2", FINAL)
-    still = gold_label(item, BINARY, experts=EXPERTS, round1=r1, round2={"a@x.org": "0", "b@x.org": "1"})
-    assert (still.gold, still.status) == (None, UNRESOLVED)
-    blank = gold_label(item, BINARY, experts=EXPERTS, round1=r1, round2={"a@x.org": None})
-    assert blank.status == UNRESOLVED
+    settled = decide_outcome(item, BINARY, experts=EXPERTS, round1=r1, round2={"a@x.org": "0", "b@x.org": "0"})
+    assert (settled.gold, settled.decided_by, settled.status) == ("0", "experts_round2", GoldStatus.RECONCILED)
+    still = decide_outcome(item, BINARY, experts=EXPERTS, round1=r1, round2={"a@x.org": "0", "b@x.org": "1"})
+    assert (still.gold, still.status) == (None, GoldStatus.SPLIT_UNRESOLVED)
+    blank = decide_outcome(item, BINARY, experts=EXPERTS, round1=r1, round2={"a@x.org": None})
+    assert blank.status is GoldStatus.SPLIT_UNRESOLVED
 
 
 def test_unscored_items_have_no_gold():
-    assert gold_label(result("9", "1", None, error="timeout"), BINARY, experts=EXPERTS).status == NOT_SCORED
+    assert decide_outcome(result("9", "1", None, error="timeout"), BINARY, experts=EXPERTS).status is GoldStatus.NOT_SCORED
+
+
+def test_a_sampled_item_is_decided_by_the_experts_even_where_the_ensemble_agrees():
+    item = result("8", "1", "1")
+    assert decide_outcome(item, BINARY, experts=EXPERTS, sampled=True).status is GoldStatus.PENDING
+    wrong = decide_outcome(item, BINARY, experts=EXPERTS, sampled=True, round1={"a@x.org": "0", "b@x.org": "0"})
+    assert (wrong.gold, wrong.status) == ("0", GoldStatus.EXPERTS_AGREE)
+
+
+def test_answers_after_reconciliation():
+    r1 = {"Expert A": "0", "Expert B": "1"}
+    assert answers_after(r1, {"a@x.org": "1", "b@x.org": "1"}) == {"Expert A": "1", "Expert B": "1"}
+    assert answers_after(r1, {"Expert B": "0"}) == {"Expert A": "0", "Expert B": "0"}
+    assert answers_after(r1, {"Expert A": "1", "Expert B": None}) == {"Expert A": "1", "Expert B": None}
+
+
+def test_stored_rows_of_the_older_vocabulary_read_back():
+    assert GoldStatus.from_stored("final", "original") is GoldStatus.AGREED_WITH_ENSEMBLE
+    assert GoldStatus.from_stored("final", "experts_round2") is GoldStatus.RECONCILED
+    assert GoldStatus.from_stored("unresolved") is GoldStatus.SPLIT_UNRESOLVED
+    assert GoldStatus.from_stored("reconciled", "experts_round2") is GoldStatus.RECONCILED
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -95,12 +119,12 @@ def test_store_roundtrip_assignments_answers_and_gold(store):
 
     counts = refresh_gold(store, [result("11", "1", "0"), result("12", "0", "1"), result("13", "1", "1")], BINARY,
                           source_project="5")
-    assert counts == {FINAL: 2, PENDING: 1}
+    assert counts == {"reconciled": 1, "agreed_with_ensemble": 1, "pending": 1}
     gold = {g.task_id: g for g in store.gold_labels("5")}
     assert (gold["11"].gold, gold["11"].decided_by) == ("0", "experts_round2")
     assert (gold["13"].gold, gold["13"].decided_by) == ("1", "original")
     assert gold["12"].gold is None
-    assert store.gold_counts("5") == {FINAL: 2, PENDING: 1, "decided_by:experts_round2": 1, "decided_by:original": 1}
+    assert store.gold_counts("5") == counts
     # Other source projects are untouched.
     assert store.gold_labels("6") == [] and store.items("6") == []
 

@@ -165,11 +165,12 @@ def test_crowd_majority_and_strict_against_gold():
 
 def test_one_broken_section_does_not_take_the_report_down(monkeypatch):
     import stats_cli.report.build as build
+    from stats_cli.report.sections.audit import AuditSection
 
-    def boom(_data):
+    def boom(cls, _data, _options):
         raise RuntimeError("planted failure")
 
-    monkeypatch.setattr(build, "audit_section", boom)
+    monkeypatch.setattr(AuditSection, "compute", classmethod(boom))
     data, _ = planted_audit()
     report = build.build_report(data)
     assert "planted failure" in report.section("audit").reason
@@ -279,3 +280,12 @@ def test_probe_table_names_the_task_negative_label():
     likert = probes_section(replace(data, spec=load_spec("likert"), probes=probes))
     assert "expected label 1;" in likert.tables[0].title  # Likert probes deserve 1, not 0
     assert "expected label 0;" in probes_section(replace(data, probes=probes)).tables[0].title
+
+
+def test_sections_register_themselves_in_reading_order():
+    from stats_cli.report.registry import ReportSection, registered_sections
+
+    keys = [section.key for section in registered_sections()]
+    assert keys[:3] == ["audit", "experts", "errors"] and len(keys) == len(set(keys))
+    with pytest.raises(ValueError, match="two report sections"):
+        type("Clash", (ReportSection,), {"key": "audit", "title": "Another audit"})

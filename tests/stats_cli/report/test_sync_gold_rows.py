@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from stats_cli.report.inputs import GOLD_EXPERTS
 from stats_cli.sync_gold import choice_values, gold_rows, write_gold_file
 from tests.stats_cli.report.builders import planted_audit
 
@@ -16,7 +15,7 @@ def test_correct_mode_uses_expert_gold_and_keeps_the_rest():
     data, truth = planted_audit()
     rows = {r.id: r for r in gold_rows(data, mode="correct")}
     for item_id in data.reviews:
-        assert rows[item_id].label == truth[item_id] and rows[item_id].source == GOLD_EXPERTS
+        assert rows[item_id].label == truth[item_id] and rows[item_id].source == "experts"
     corrected = [r for r in rows.values() if r.action == "corrected"]
     assert len(corrected) == 9
     assert all(r.label == r.original for r in rows.values() if r.id not in data.reviews)

@@ -1,0 +1,169 @@
+"""The review outcome of one item: the one place that decides its gold label and says where it came from.
+
+Nahum et al. 2024 (§4.2): the gold label is the original label where the ensemble agrees with it, else
+the experts' resolution — their round-2 (reconciliation) consensus where there was a round 2, else their
+unanimous round-1 answer. Everything else is not settled yet, and the status says why. The review
+ledger stores this outcome; the report and `sync-gold` only read it, and the renderers turn the status
+into words. Changing the gold rule means editing :func:`decide_outcome` and nothing else.
+
+A *sampled* item (a control drawn by a sampling design, reviewed whatever the ensemble said) is settled
+by the experts even where the ensemble agrees with the original: that is what makes the sample measure
+the error rate among unflagged items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Mapping, Sequence
+
+from backend.ensemble import DEFAULT_DELTA, disagrees
+from backend.results import ItemResult
+from backend.taskspec import TaskSpec
+
+__all__ = ["GoldStatus", "ReviewOutcome", "consensus", "decide_outcome", "answers_after"]
+
+
+class GoldStatus(str, Enum):
+    """Where an item's gold label comes from, or why it has none (the value is what the ledger stores)."""
+
+    AGREED_WITH_ENSEMBLE = "agreed_with_ensemble"  # original kept: the ensemble agrees with it
+    EXPERTS_AGREE = "experts_agree"  # every round-1 expert gave the same answer
+    RECONCILED = "reconciled"  # the round-2 answers agree
+    SPLIT_UNRESOLVED = "split_unresolved"  # the experts still disagree after reconciliation
+    PENDING = "pending"  # sent to review, not settled yet
+    NOT_REVIEWED = "not_reviewed"  # needs the experts, never sent to them
+    NOT_SCORED = "not_scored"  # no ensemble verdict (an error, or not scored yet)
+
+    @property
+    def settled(self) -> bool:
+        """The item has a gold label."""
+        return self in _SETTLED
+
+    @property
+    def by_experts(self) -> bool:
+        """The gold label is the experts' decision (round 1 or round 2)."""
+        return self in (GoldStatus.EXPERTS_AGREE, GoldStatus.RECONCILED)
+
+    @property
+    def decided_by(self) -> str | None:
+        """The legacy ``decided_by`` column: ``original``, ``experts_round1``, ``experts_round2`` or None."""
+        return _DECIDED_BY.get(self)
+
+    @classmethod
+    def from_stored(cls, status: str, decided_by: str | None = None) -> "GoldStatus":
+        """Read a stored status, including rows written before the statuses carried their source."""
+        try:
+            return cls(status)
+        except ValueError:
+            pass
+        if status == "final":
+            return {v: k for k, v in _DECIDED_BY.items()}.get(decided_by or "", cls.EXPERTS_AGREE)
+        return {"unresolved": cls.SPLIT_UNRESOLVED, "not_scored": cls.NOT_SCORED}.get(status, cls.PENDING)
+
+
+_SETTLED = frozenset({GoldStatus.AGREED_WITH_ENSEMBLE, GoldStatus.EXPERTS_AGREE, GoldStatus.RECONCILED})
+_DECIDED_BY = {
+    GoldStatus.AGREED_WITH_ENSEMBLE: "original",
+    GoldStatus.EXPERTS_AGREE: "experts_round1",
+    GoldStatus.RECONCILED: "experts_round2",
+}
+
+
+@dataclass(frozen=True)
+class ReviewOutcome:
+    """One item's outcome; ``gold`` is None unless ``status.settled``."""
+
+    task_id: str
+    original: str | None
+    prediction: str | None
+    confidence: float | None
+    gold: str | None
+    status: GoldStatus
+
+    def __post_init__(self) -> None:
+        if (self.gold is not None) != self.status.settled:
+            raise ValueError(f"gold {self.gold!r} does not fit status {self.status.value}")
+
+    @property
+    def decided_by(self) -> str | None:
+        return self.status.decided_by
+
+    def to_json(self) -> dict[str, object]:
+        return {"task_id": self.task_id, "original": self.original, "prediction": self.prediction,
+                "confidence": self.confidence, "gold": self.gold, "status": self.status.value,
+                "decided_by": self.decided_by}
+
+
+def consensus(answers: Sequence[str | None]) -> str | None:
+    """The one label every answer gave, or None (no answers, an empty answer, or a disagreement)."""
+    distinct = set(answers)
+    if len(distinct) == 1 and None not in distinct:
+        return next(iter(distinct))
+    return None
+
+
+def answers_after(
+    round1: Mapping[str, str | None], round2: Mapping[str, str | None], *, experts: Sequence[str] | None = None
+) -> dict[str, str | None]:
+    """Each expert's last word: their own round-2 answer, else the round-2 consensus, else their round-1 answer.
+
+    ``experts`` are the round-1 experts (default the keys of ``round1``); round-2 answers of anybody
+    else are left out (agreement "after reconciliation" compares the round-1 experts).
+    """
+    names = list(round1 if experts is None else experts)
+    agreed = consensus(list(round2.values())) if round2 else None
+    out = dict(round1)
+    if agreed is not None:
+        out.update({name: agreed for name in names})
+    out.update({name: label for name, label in round2.items() if name in names})
+    return out
+
+
+def decide_outcome(
+    result: ItemResult,
+    spec: TaskSpec,
+    *,
+    experts: Sequence[str],
+    round1: Mapping[str, str | None] | None = None,
+    round2: Mapping[str, str | None] | None = None,
+    routed: bool = False,
+    sampled: bool = False,
+    delta: int = DEFAULT_DELTA,
+) -> ReviewOutcome:
+    """Decide one item's gold label and its status.
+
+    Parameters
+    ----------
+    result : ItemResult
+        The ensemble's verdict (``original``, ``prediction``).
+    spec : TaskSpec
+        Binary: the ensemble agrees when prediction == original. Ordinal: when their class distance is
+        at most ``delta`` (the flag rule without its confidence threshold).
+    experts : sequence of str
+        The round-1 experts; a round-1 resolution needs an answer from each of them.
+    round1, round2 : mapping of expert -> label, optional
+        The answers read back from Label Studio (None when the item was not in that round).
+    routed : bool
+        The item was sent to review (an unsettled item is then ``PENDING``, else ``NOT_REVIEWED``).
+    sampled : bool
+        The item is a control of a sampling design: the experts decide it even where the ensemble agrees.
+    """
+
+    def made(gold: str | None, status: GoldStatus) -> ReviewOutcome:
+        return ReviewOutcome(str(result.id), result.original, result.prediction, result.confidence, gold, status)
+
+    if result.prediction is None or result.error:
+        return made(None, GoldStatus.NOT_SCORED)
+    original = spec.normalize_label(result.original)
+    if not sampled and original is not None and not disagrees(result.prediction, original, spec, delta=delta):
+        return made(original, GoldStatus.AGREED_WITH_ENSEMBLE)
+    if round2:
+        agreed = consensus(list(round2.values()))
+        return made(agreed, GoldStatus.RECONCILED) if agreed is not None else made(None, GoldStatus.SPLIT_UNRESOLVED)
+    if round1 and experts and all(e in round1 for e in experts):
+        agreed = consensus([round1[e] for e in experts])
+        if agreed is not None:
+            return made(agreed, GoldStatus.EXPERTS_AGREE)
+    waiting = routed or sampled or bool(round1)
+    return made(None, GoldStatus.PENDING if waiting else GoldStatus.NOT_REVIEWED)
