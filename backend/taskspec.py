@@ -15,6 +15,8 @@ from typing import Any, Literal, Mapping
 
 import yaml
 
+from backend.labels import normalize_label as canonical_label
+
 Family = Literal["binary", "ordinal", "nominal"]
 FAMILIES = ("binary", "ordinal", "nominal")
 BUILTIN_SPECS = ("factual-consistency", "likert", "relevance")
@@ -109,18 +111,22 @@ class TaskSpec:
         return {label: float(token_probs.get(token, 0.0)) for label, token in zip(self.labels, self.answer_tokens)}
 
     def normalize_label(self, value: Any) -> str | None:
-        """Map a raw label (``1``, ``"1"``, ``1.0``, ``" 1 "``) to the spec's label string, or None."""
+        """Map a raw label (``1``, ``"1"``, ``1.0``, ``" 1 "``) to the spec's label string, or None.
+
+        An exact label wins; otherwise the one normaliser of :mod:`backend.labels` decides.
+        """
         if value is None:
             return None
         text = str(value).strip()
         if text in self.labels:
             return text
+        canonical = canonical_label(value)
+        if canonical is not None and canonical in self.labels:
+            return canonical
         try:
-            number = float(text)
+            float(text)
         except ValueError:
             return self._casefold_match(text) if self.family == "nominal" or not self._numeric else None
-        if number.is_integer() and str(int(number)) in self.labels:
-            return str(int(number))
         return None
 
     def _casefold_match(self, text: str) -> str | None:

@@ -5,9 +5,10 @@ annotator marks it inconsistent, that becomes the label") — and ordinal SummEv
 median. Elangovan et al. (2026) call the share of annotators behind the majority label p_d and
 show scores mean little without it, so every aggregated item carries that share.
 
-Tie rule (documented, deterministic): a majority tie goes to the ``negative`` label when it is one
-of the tied labels, otherwise to the first tied label in natural label order; either way the
-item is marked ``tie`` and lists the tied labels. A median over an even number of ratings whose
+Tie rule (documented, deterministic; the one :func:`backend.labels.break_tie` that the Label Studio
+backend uses too): a majority tie goes to the ``negative`` label when it is one of the tied labels,
+otherwise to the first tied label in natural label order; either way the item is marked ``tie``
+and lists the tied labels. A median over an even number of ratings whose
 two middle values differ is the half-way value (e.g. 2.5), also marked ``tie``.
 """
 
@@ -18,7 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from stats_cli.labels import normalize_label
+from stats_cli.labels import break_tie, normalize_label
 from stats_cli.ratings import RatingsTable
 
 __all__ = ["Method", "AggregatedItem", "aggregate"]
@@ -70,7 +71,7 @@ def aggregate(table: RatingsTable, *, method: Method = "majority", negative: str
         return _median(table)
     counts = table.counts()
     neg_index = table.categories.index(negative) if negative in table.categories else None
-    out = _majority(table, counts, neg_index)
+    out = _majority(table, counts, negative)
     if method == "strict" and neg_index is not None:
         n_neg = counts[:, neg_index]
         totals = counts.sum(axis=1)
@@ -82,26 +83,22 @@ def aggregate(table: RatingsTable, *, method: Method = "majority", negative: str
     return out
 
 
-def _majority(table: RatingsTable, counts: np.ndarray, neg_index: int | None) -> list[AggregatedItem]:
+def _majority(table: RatingsTable, counts: np.ndarray, negative: str | None) -> list[AggregatedItem]:
     if counts.shape[1] == 0:  # no rating anywhere
         return [AggregatedItem(item, None, None, 0, 0) for item in table.items]
     totals = counts.sum(axis=1)
     top = counts.max(axis=1)
     is_top = (counts == top[:, None]) & (top[:, None] > 0)
-    n_top = is_top.sum(axis=1)
-    winner = is_top.argmax(axis=1)  # first tied label in natural order
-    if neg_index is not None:
-        winner = np.where(is_top[:, neg_index] & (n_top > 1), neg_index, winner)
     out: list[AggregatedItem] = []
     for i, item in enumerate(table.items):
         if totals[i] == 0:
             out.append(AggregatedItem(item, None, None, 0, 0))
             continue
-        tie = bool(n_top[i] > 1)
-        tied = tuple(table.categories[k] for k in np.flatnonzero(is_top[i])) if tie else ()
+        tied = tuple(table.categories[k] for k in np.flatnonzero(is_top[i]))
+        tie = len(tied) > 1
         out.append(AggregatedItem(
-            item=item, label=table.categories[winner[i]], p_d=float(top[i] / totals[i]),
-            votes=int(top[i]), n_ratings=int(totals[i]), tie=tie, tied_labels=tied,
+            item=item, label=break_tie(tied, negative=negative), p_d=float(top[i] / totals[i]),
+            votes=int(top[i]), n_ratings=int(totals[i]), tie=tie, tied_labels=tied if tie else (),
         ))
     return out
 

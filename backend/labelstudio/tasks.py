@@ -1,7 +1,7 @@
 """Label Studio task -> :class:`backend.dataset.Item`, with the crowd's labels kept aside.
 
 The original label of a task is what its annotators chose in the project's ``<Choices>`` control: the
-majority of its (non-cancelled) annotations, ties going to the label chosen first, so a task annotated
+majority of its (non-cancelled) annotations, ties by the one rule of :mod:`backend.labels`, so a task annotated
 by three crowd workers is judged against their majority while every individual answer is kept for the
 crowd statistics (p_d, agreement). Projects imported with the label as a data field name that field
 (``label_field``) instead. A malformed task never raises out of :func:`tasks_to_items`: it becomes an
@@ -10,11 +10,11 @@ error :class:`ItemResult` that the worker records and counts like any other verd
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from backend.dataset import Item, RecordError, item_from_record
+from backend.labels import majority_label
 from backend.labelstudio.labelconfig import choice_from_result
 from backend.ledger.store import CrowdLabel
 from backend.results import ItemResult
@@ -62,16 +62,6 @@ def crowd_labels(task: Mapping[str, Any], spec: TaskSpec) -> list[CrowdLabel]:
     return out
 
 
-def majority_label(labels: Iterable[str | None]) -> str | None:
-    """Most frequent label, ties to the one chosen first; None when nobody labelled."""
-    chosen = [lab for lab in labels if lab is not None]
-    if not chosen:
-        return None
-    counts = Counter(chosen)
-    top = max(counts.values())
-    return next(lab for lab in chosen if counts[lab] == top)
-
-
 def task_to_item(task: Mapping[str, Any], spec: TaskSpec, *, label_field: str | None = None) -> tuple[Item, list[CrowdLabel]]:
     """Convert one LS task; raise ValueError (a ``RecordError``) saying what is wrong with it.
 
@@ -94,7 +84,8 @@ def task_to_item(task: Mapping[str, Any], spec: TaskSpec, *, label_field: str | 
     record = dict(data)
     record[spec.id_field] = str(task_id)
     if label_field is None:
-        record[spec.label_field] = majority_label(c.label for c in crowd)
+        record[spec.label_field] = majority_label((c.label for c in crowd), negative=spec.negative_label,
+                                                  order=spec.labels)
     elif label_field != spec.label_field:
         record[spec.label_field] = data.get(label_field)
     return item_from_record(record, spec), crowd

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from stats_cli.output import stderr
+from backend.cli_errors import fail
 from stats_cli.ratings import RatingsTable, read_ratings
 from stats_cli.rows import Row, RowError, read_rows
 
@@ -21,12 +21,6 @@ ItemCol = Annotated[str, typer.Option("--item-col", help="Item id column.")]
 AnnotatorCol = Annotated[str, typer.Option("--annotator-col", help="Annotator column (long format).")]
 LabelCol = Annotated[str, typer.Option("--label-col", help="Label column (long format).")]
 WideOpt = Annotated[bool, typer.Option("--wide", help="One row per item, one column per annotator; blanks = missing.")]
-
-
-def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print ``message`` as an error on stderr and return the Exit to raise (usage errors exit 2)."""
-    stderr.print(f"[red]error:[/] {message}", highlight=False)
-    return typer.Exit(code)
 
 
 def load_ratings(file: Path, *, wide: bool, fmt_: str | None, item_col: str, annotator_col: str, label_col: str,

@@ -15,6 +15,8 @@ from typing import Iterator, Optional
 
 import typer
 
+from backend.cli_errors import fail as _fail
+
 PROJECT = typer.Option(..., "--project", help="Source project id in Label Studio.")
 URL = typer.Option(None, "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")
 TOKEN = typer.Option(None, "--token", show_default=False,
@@ -29,11 +31,6 @@ def _connect(url: Optional[str], token: Optional[str]):
         return connect(url, token)
     except ValueError as exc:  # the message never contains the token
         raise typer.BadParameter(str(exc)) from None
-
-
-def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
 
 
 @contextlib.contextmanager

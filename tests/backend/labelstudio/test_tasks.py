@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from backend.labelstudio.labelconfig import spec_from_label_config
-from backend.labelstudio.tasks import majority_label, task_to_item, tasks_to_items
+from backend.labels import majority_label
+from backend.labelstudio.tasks import task_to_item, tasks_to_items
 
 CONFIG = """<View><Text name="g" value="$grounding"/><Text name="t" value="$generated_text"/>
 <Choices name="verdict" toName="t"><Choice value="0"/><Choice value="1"/></Choices></View>"""
@@ -30,9 +31,12 @@ def test_majority_of_annotations_keeps_every_answer():
                                                                         ("3", "0", "9")]
 
 
-def test_ties_go_to_the_first_answer_and_cancelled_ones_do_not_count():
-    assert majority_label(["1", "0"]) == "1"
+def test_ties_follow_the_one_tie_rule_and_cancelled_ones_do_not_count():
+    assert majority_label(["1", "0"], negative="0") == majority_label(["0", "1"], negative="0") == "0"
+    assert majority_label(["b", "a"]) == "a" and majority_label(["b", "a"], order=["b", "a"]) == "b"
     assert majority_label([None, None]) is None
+    tie, _ = task_to_item(task(5, ann(1, "1", user=7), ann(2, "0", user=8)), SPEC)
+    assert tie.original == SPEC.negative_label == "0"  # not whichever answer came first
     item, crowd = task_to_item(task(5, ann(1, "0", cancelled=True), ann(2, "1"), ann(3, "1", control="other")), SPEC)
     assert item.original == "1"
     assert [c.label for c in crowd] == ["1", None]  # another control's answer is not a label of ours
