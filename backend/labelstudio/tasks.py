@@ -1,7 +1,8 @@
 """Label Studio task -> :class:`backend.dataset.Item`, with the crowd's labels kept aside.
 
 The original label of a task is what its annotators chose in the project's ``<Choices>`` control: the
-majority of its (non-cancelled) annotations, ties by the one rule of :mod:`backend.labels`, so a task annotated
+majority of its (non-cancelled) annotations — the median for an ordinal task (Nahum's SummEval) — with the
+one tie rule of :mod:`backend.labels`, so a task annotated
 by three crowd workers is judged against their majority while every individual answer is kept for the
 crowd statistics (p_d, agreement). Projects imported with the label as a data field name that field
 (``label_field``) instead. A malformed task never raises out of :func:`tasks_to_items`: it becomes an
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from backend.dataset import Item, RecordError, item_from_record
-from backend.labels import majority_label
+from backend.labels import original_label
 from backend.labelstudio.labelconfig import choice_from_result
 from backend.ledger.store import CrowdLabel
 from backend.results import ItemResult
@@ -84,8 +85,8 @@ def task_to_item(task: Mapping[str, Any], spec: TaskSpec, *, label_field: str | 
     record = dict(data)
     record[spec.id_field] = str(task_id)
     if label_field is None:
-        record[spec.label_field] = majority_label((c.label for c in crowd), negative=spec.negative_label,
-                                                  order=spec.labels)
+        record[spec.label_field] = original_label([c.label for c in crowd], family=spec.family, order=spec.labels,
+                                                  negative=spec.negative_label or None)
     elif label_field != spec.label_field:
         record[spec.label_field] = data.get(label_field)
     return item_from_record(record, spec), crowd

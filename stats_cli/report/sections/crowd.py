@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from sklearn.metrics import f1_score
 
+from backend.labels import median_label
 from stats_cli.aggregate import aggregate
 from stats_cli.stratify import stratify
 
@@ -26,7 +27,19 @@ def multi_annotated(data: AuditData) -> dict[str, dict[str, str]]:
 
 
 def crowd_labels(data: AuditData, *, method: str) -> dict[str, tuple[str | None, float | None]]:
-    """Item id -> (aggregated label, p_d) with H3's majority / strict / median aggregation."""
+    """Item id -> (aggregated label, p_d) by majority / strict aggregation, or the median.
+
+    The median is the one the Label Studio backend takes as an ordinal task's original label
+    (:func:`backend.labels.median_label`, its tie rule included), so both sides name the same label;
+    p_d is the share of annotators who gave it.
+    """
+    if method == "median":
+        out: dict[str, tuple[str | None, float | None]] = {}
+        for item, answers in multi_annotated(data).items():
+            ratings = list(answers.values())
+            label = median_label(ratings, order=data.spec.labels, negative=data.spec.negative_label or None)
+            out[item] = (label, None if label is None else ratings.count(label) / len(ratings))
+        return out
     table = ratings_table(multi_annotated(data))
     negative = data.spec.negative_label
     return {a.item: (a.label, a.p_d) for a in aggregate(table, method=method, negative=negative)}
