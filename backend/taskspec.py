@@ -44,8 +44,9 @@ class TaskSpec:
         Dataset fields holding the item id and its original label.
     negative_label : str
         The "nothing here" class (0 / lowest): expected answer of gullibility probes and the
-        class the ``strict`` crowd aggregation falls to. Nominal specs have none unless one is
-        named: ``""`` then, and sections that need one say NOT APPLICABLE.
+        class the ``strict`` crowd aggregation falls to. Numeric labels default to the first
+        (lowest); word labels (and every nominal spec) have none unless one is named: ``""`` then,
+        and the sections that need one say NOT APPLICABLE.
     answer_tokens : tuple of str
         What the judge answers with, one per label in the same order (``A``, ``B``... for prompts
         that list lettered options); empty means the labels themselves are the answer tokens.
@@ -81,8 +82,8 @@ class TaskSpec:
             raise ValueError("a binary task has exactly two labels")
         if not self.fields:
             raise ValueError("a task spec maps at least one template variable to a field")
-        if self.negative_label == "" and self.family != "nominal":
-            object.__setattr__(self, "negative_label", self.labels[0])
+        if self.negative_label == "" and self.family != "nominal" and self._numeric:
+            object.__setattr__(self, "negative_label", self.labels[0])  # 0 / the lowest grade
         if self.negative_label and self.negative_label not in self.labels:
             raise ValueError(f"negative_label {self.negative_label!r} is not in labels {self.labels}")
         tokens = tuple(str(t) for t in self.answer_tokens)

@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.metrics import accuracy_score, f1_score
 
 from stats_cli.agreement_summary import pick_positive
+from stats_cli.expected_kclass import expected_macro_f1
 from stats_cli.expected import expected_scores
 from stats_cli.labels import normalize_label, sort_labels
 
@@ -62,7 +63,8 @@ def stratify(
     """Per-stratum accuracy and F1 (scikit-learn) with sample size, positive ratio m and expectation.
 
     Returns the strata in increasing p_d followed by an ``all`` row, and the positive label used
-    (None when the labels are not binary: then F1 is macro-averaged and has no expectation).
+    (None when the labels are not binary: then F1 is macro-averaged and its expectation is
+    :func:`stats_cli.expected_kclass.expected_macro_f1`).
     The ``all`` row's expected accuracy is the n-weighted mean of the strata's; its expected F1 pools
     the strata's expected TP, FP and FN counts (Elangovan's *All* row), because a mean of F1s is
     not the F1 of the union.
@@ -119,7 +121,8 @@ def _stratum(level: float | None, y_true: np.ndarray, y_pred: np.ndarray, pos: s
     if pos is None:
         f1 = float(f1_score(list(y_true), list(y_pred), average="macro", zero_division=0)) if n else None
         expected_accuracy = certain_as if level is not None and level >= 1.0 else level
-        return Stratum(level, n, None, accuracy, f1, expected_accuracy, None)
+        expected_f1 = expected_macro_f1(expected_accuracy, list(y_true)) if expected_accuracy is not None else None
+        return Stratum(level, n, None, accuracy, f1, expected_accuracy, expected_f1)
     m = float((y_true == pos).mean()) if n else None
     f1 = float(f1_score(list(y_true), list(y_pred), pos_label=pos, average="binary", zero_division=0)) if n else None
     if level is None:

@@ -49,9 +49,10 @@ def test_all_row_expected_f1_pools_counts_atelectasis() -> None:
     assert round(overall.expected_accuracy, 2) == 0.83
 
 
-def test_multiclass_uses_macro_f1_without_expectation() -> None:
+def test_multiclass_uses_macro_f1_with_the_k_class_expectation() -> None:
     strata, positive = stratify(["a", "b", "c"], ["a", "b", "b"], [1, 1, 1])
-    assert positive is None and strata[0].expected_f1 is None
+    # three classes, one item each, p_d = 1 counted as 0.97: every class has F1 0.97 (expected_kclass)
+    assert positive is None and strata[0].expected_f1 == pytest.approx(0.97)
     with pytest.raises(ValueError):
         stratify(["a", "b", "c"], ["a", "b", "b"], [1, 1, 1], positive="a")
 

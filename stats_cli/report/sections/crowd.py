@@ -45,6 +45,20 @@ def crowd_labels(data: AuditData, *, method: str) -> dict[str, tuple[str | None,
     return {a.item: (a.label, a.p_d) for a in aggregate(table, method=method, negative=negative)}
 
 
+def aggregation_methods(data: AuditData) -> tuple[list[str], str | None]:
+    """Majority always; strict when the task names a negative class; median for ordinal scales.
+
+    Returns the methods and, when strict is left out, the NOT APPLICABLE note saying why.
+    """
+    family, negative = data.spec.family, data.spec.negative_label
+    if family == "ordinal":
+        return ["majority", "median"], None
+    if negative:
+        return ["majority", "strict"], None
+    return ["majority"], ("Strict aggregation: NOT APPLICABLE - it needs a negative class (any vote for it wins) "
+                          "and this task's labels name none; name one (--negative-label) to compute it.")
+
+
 def _compare(pairs: list[tuple[str, str]]) -> tuple[int, float | None, float | None]:
     if not pairs:
         return 0, None, None
@@ -62,7 +76,7 @@ def crowd_section(data: AuditData) -> Section:
     agreement = rater_agreement("crowd annotators", multi, spec=data.spec)
     by_id = {str(it.id): it for it in data.items}
     gold = {i: data.gold(by_id[i])[0] for i in multi if i in by_id}
-    methods = ["majority", "strict"] if data.spec.family == "binary" else ["majority", "median"]
+    methods, skipped = aggregation_methods(data)
     rows = []
     for method in methods:
         labels = crowd_labels(data, method=method)
@@ -79,7 +93,7 @@ def crowd_section(data: AuditData) -> Section:
                           ("annotation", "n gold", "accuracy vs gold", "weighted F1 vs gold",
                            "n original", "accuracy vs original", "weighted F1 vs original"), rows)
     agree = Table.build("Crowd agreement", AGREEMENT_COLUMNS, [agreement.cells()])
-    notes = [n for n in (paradox_note(agreement),) if n]
+    notes = [n for n in (paradox_note(agreement), skipped) if n]
     if not any(r[1] for r in rows):
         notes.append("No crowd-annotated item has a gold label yet: the gold columns are pending.")
     return Section(KEY, TITLE, Status.OK, sizes={"items with ≥2 annotations": len(multi),
@@ -97,7 +111,7 @@ def stratified_section(data: AuditData) -> Section:
     key, title = STRATIFIED_KEY, STRATIFIED_TITLE
     if not multi_annotated(data):
         return not_applicable(key, title, "p_d needs several original annotations per item; the source has one")
-    majority = crowd_labels(data, method="majority" if data.spec.family == "binary" else "median")
+    majority = crowd_labels(data, method="median" if data.spec.family == "ordinal" else "majority")
     by_id = {str(it.id): it for it in data.items}
     positive = data.spec.positive_label if data.spec.family == "binary" else None
     tables, values = [], {}

@@ -1,0 +1,59 @@
+"""Label errors by class (k-class tasks): confusion original -> gold, per-class errors, per-label agreement.
+
+Binary tasks read the same numbers off the errors section; with k labels the question becomes
+"which labels get mistaken for which", and whether the experts agree on each label.
+"""
+
+from __future__ import annotations
+
+from stats_cli.confusion import category_agreement, label_confusion, per_class_errors
+
+from ..agreement import ratings_table
+from ..inputs import AuditData
+from ..model import Section, Status, Table, pending
+from ..registry import BuildOptions, ReportSection
+
+KEY, TITLE = "classes", "Label errors by class"
+
+
+def _pct(x: float | None) -> float | None:
+    return None if x is None else 100.0 * x
+
+
+def classes_section(data: AuditData, *, confidence: float = 0.95) -> Section:
+    """Confusion table and per-class error counts over the items the experts settled."""
+    labels = list(data.spec.labels)
+    reviewed = [(it.original, gold) for it, gold in data.reviewed() if it.original is not None]
+    if not reviewed:
+        return pending(KEY, TITLE, "no expert decision is settled yet", sizes={"classes": len(labels)})
+    original, gold = [o for o, _ in reviewed], [g for _, g in reviewed]
+    matrix = label_confusion(original, gold, labels)
+    confusion = Table.build("Original label (rows) -> gold label (columns), reviewed items",
+                            ("original \\ gold", *labels),
+                            [(lab, *(int(x) for x in matrix[i])) for i, lab in enumerate(labels)])
+    per_class = per_class_errors(original, gold, labels, confidence=confidence)
+    errors = Table.build(f"Wrong labels per original class ({100 * confidence:.0f}% Clopper-Pearson, in %)",
+                         ("original label", "reviewed", "wrong", "% wrong", "CP low", "CP high"),
+                         [(c.label, c.reviewed, c.errors, _pct(c.rate), _pct(c.cp_low), _pct(c.cp_high))
+                          for c in per_class])
+    answers = {i: {e: lab for e, lab in r.round1.items() if lab is not None} for i, r in data.reviews.items()}
+    pairable = {i: a for i, a in answers.items() if len(a) >= 2}
+    agreement = category_agreement(ratings_table(pairable), labels) if pairable else dict.fromkeys(labels)
+    agree = Table.build("Expert agreement specific to each label (round 1; 2a/(2a+b+c) for two experts)",
+                        ("label", "specific agreement"), [(lab, agreement[lab]) for lab in labels])
+    confused = sorted(((int(matrix[i, j]), labels[i], labels[j]) for i in range(len(labels))
+                       for j in range(len(labels)) if i != j and matrix[i, j]), reverse=True)
+    notes = [f"Most frequent confusion: {a!r} labelled where the experts say {b!r} ({n} items)."
+             for n, a, b in confused[:3]]
+    values = {"confusion": {"labels": labels, "counts": matrix.tolist()},
+              "per_class": [c.to_json() for c in per_class], "category_agreement": agreement}
+    return Section(KEY, TITLE, Status.OK, sizes={"reviewed": len(reviewed), "classes": len(labels)},
+                   tables=(confusion, errors, agree), notes=tuple(notes), values=values)
+
+
+class ClassesSection(ReportSection):
+    key, title, order = KEY, TITLE, 35
+
+    @classmethod
+    def compute(cls, data: AuditData, options: BuildOptions) -> Section:
+        return classes_section(data)
