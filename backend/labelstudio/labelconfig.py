@@ -85,13 +85,18 @@ def find_choice_control(root: ET.Element, *, control: str | None = None) -> Choi
         if not controls:
             raise ValueError(f"the label config has no <Choices name={control!r}>")
     if not controls:
+        regions = sorted({e.tag for e in root.iter() if e.tag.endswith("Labels")})
+        if regions:
+            raise ValueError(f"the label config labels regions (<{regions[0]}>): only one label per item (a single-choice "
+                             "<Choices>) can be audited, because the judges answer one class per item")
         raise ValueError("the label config has no <Choices> control: only classification projects can be audited")
     if len(controls) > 1:
         names = ", ".join(c.get("name", "") for c in controls)
         raise ValueError(f"the label config has several <Choices> controls ({names}): name the one to audit")
     elem = controls[0]
     if elem.get("choice", "single") not in ("single", "single-radio"):
-        raise ValueError(f"<Choices name={elem.get('name')!r}> allows several choices: multi-label is not supported")
+        raise ValueError(f"<Choices name={elem.get('name')!r}> allows several choices: multi-label is not supported, "
+                         "because the ensemble reads one distribution over mutually exclusive labels")
     if elem.get("perRegion", "false").lower() == "true":
         raise ValueError(f"<Choices name={elem.get('name')!r}> is per region: only per-item labels are supported")
     shown, labels = [], []
@@ -233,7 +238,10 @@ def spec_from_label_config(
         raise ValueError(f"<Choices name={choices.name!r}> repeats a choice: {labels}")
     inputs = [obj for obj in find_inputs(root) if obj.field != label_field]
     if not inputs:
-        raise ValueError("the label config shows no text input bound to a data field (value=\"$field\")")
+        other = sorted({e.tag for e in root.iter() if _field_of(e.get("value")) and e.tag not in INPUT_TAGS})
+        why = f" (found <{other[0]}>: the judges are text models)" if other else ""
+        raise ValueError("the label config shows no text input bound to a data field (value=\"$field\"); "
+                         f"supported inputs: {', '.join(sorted(INPUT_TAGS))}{why}")
     data_fields = list(dict.fromkeys(obj.field for obj in inputs))
     extra = {"from_name": choices.name, "to_name": choices.to_name, "source": "labelstudio",
              "choice_labels": choices.labels, "choice_shown": choices.shown}

@@ -117,3 +117,17 @@ def test_cli_options_build_the_same_generic_spec(tmp_path):
 def test_nominal_labels_normalise_case_and_numbers_stay_strict():
     spec = generic_spec(labels=("Positive", "Negative", "Neutral"), fields=["text"])
     assert spec.normalize_label(" positive ") == "Positive" and spec.normalize_label("good") is None
+
+
+@pytest.mark.parametrize(("xml", "reason"), [
+    ("<View><Text name='t' value='$t'/><Choices name='c' toName='t' choice='multiple'><Choice value='a'/>"
+     "<Choice value='b'/></Choices></View>", "multi-label is not supported, because"),
+    ("<View><Text name='t' value='$t'/><Labels name='ner' toName='t'><Label value='PER'/></Labels></View>",
+     "only one label per item"),
+    ("<View><Image name='i' value='$image'/><Choices name='c' toName='i'><Choice value='cat'/>"
+     "<Choice value='dog'/></Choices></View>", "found <Image>: the judges are text models"),
+])
+def test_unsupported_projects_are_refused_in_one_line_with_the_reason(xml, reason):
+    with pytest.raises(ValueError, match=reason) as info:
+        spec_from_label_config(xml)
+    assert "\n" not in str(info.value)
