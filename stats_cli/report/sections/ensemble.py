@@ -149,7 +149,7 @@ def size_curve(data: AuditData, probs: np.ndarray, *, seed: int = 0):
             pred = np.where(known, np.nanargmax(np.nan_to_num(avg, nan=-1.0), axis=1), -1)
             conf = np.where(known, np.nan_to_num(avg).max(axis=1), 0.0)
             dist = np.abs(pred - orig_idx)
-            disagree = dist > (0 if data.spec.family == "binary" else 1)
+            disagree = dist > (1 if data.spec.family == "ordinal" else 0)  # nominal: any other class
             flag = known & disagree & (conf >= threshold) & (orig_idx >= 0)
             scores.append(f1_score(truth, flag, zero_division=0.0))
         sizes.append(size)
