@@ -1,7 +1,10 @@
 """`label-audit review push|reconcile|status|gold`: the blind expert review in Label Studio.
 
 Connection: ``--url`` (default ``LABEL_STUDIO_URL``) and the token from ``LABEL_STUDIO_API_KEY`` only
-(a token on the command line would show in ``ps``). Scores come from the audit ledger and review state
+(a token on the command line would show in ``ps``) reach the source instance; ``--review-url`` (default
+``LABEL_AUDIT_REVIEW_URL``, token from ``LABEL_AUDIT_REVIEW_API_KEY``) the review instance, where the
+experts' accounts and projects live. Without one the review runs on the source instance, which
+``push`` refuses unless ``--allow-same-instance``. Scores come from the audit ledger and review state
 goes to the same database (``--db``, default ``DATABASE_URL``).
 """
 
@@ -26,6 +29,10 @@ URL = typer.Option(None, "--url", help="Label Studio URL (default LABEL_STUDIO_U
 DB = typer.Option(None, "--db", help="Audit database URL (default DATABASE_URL or ./.label-audit/audit.sqlite).")
 PROJECT = typer.Option(..., "--project", help="Source Label Studio project id.")
 JSON = typer.Option(False, "--json", help="Print the result as JSON.")
+REVIEW_URL = typer.Option(
+    None, "--review-url",
+    help="Review Label Studio URL (default LABEL_AUDIT_REVIEW_URL; token from LABEL_AUDIT_REVIEW_API_KEY).",
+)
 
 
 def _open(url: Optional[str], db: Optional[str]):
@@ -36,6 +43,14 @@ def _open(url: Optional[str], db: Optional[str]):
     client = connect(url)
     ledger = Ledger(db)
     return client, ledger, ReviewStore(engine=ledger.engine)
+
+
+def _review_client(client, review_url: Optional[str]):
+    """The review instance's client, or ``client`` itself when none is configured; and its URL."""
+    from backend.labelstudio.instances import connect_review, review_connection_from_env
+
+    conn = review_connection_from_env(review_url)
+    return (connect_review(conn), conn.url) if conn.configured else (client, None)
 
 
 def _source(client, ledger, project: int):
@@ -52,17 +67,23 @@ def _refresh_gold(store, ledger, source) -> None:
     refresh_gold(store, ledger.results(source.key), source.spec, source_project=source.key)
 
 
-def _refreshed(project: int, url: Optional[str], db: Optional[str]):
+def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: Optional[str]):
     """Collect the experts' answers and recompute gold labels: (store, source project), or exit 2."""
     from backend.review.gold import refresh_review
 
     try:
         client, ledger, store = _open(url, db)
         source = _source(client, ledger, project)
-        refresh_review(client, store, source, ledger.results(source.key))
+        refresh_review(_review_client(client, review_url)[0], store, source, ledger.results(source.key))
     except client_errors() as exc:
         _fail(describe_error(exc))
     return store, source
+
+
+def _env_url() -> Optional[str]:
+    import os
+
+    return os.environ.get("LABEL_STUDIO_URL")
 
 
 def _print_skipped(out: Console, errors: dict[str, str]) -> None:
@@ -84,18 +105,27 @@ def push(
     order: str = typer.Option("confidence", help="Task order: confidence (default) or shuffled (the paper's)."),
     seed: int = typer.Option(0, help="Seed of the shuffled order."),
     label_field: Optional[str] = typer.Option(None, help="Data field holding the original label, never shown."),
+    allow_same_instance: bool = typer.Option(
+        False, "--allow-same-instance",
+        help="Accept a review on the source instance, where experts can open the source project (a leak).",
+    ),
     url: Optional[str] = URL,
+    review_url: Optional[str] = REVIEW_URL,
     db: Optional[str] = DB,
     json_out: bool = JSON,
 ) -> None:
     """Round 1: flagged items -> one blind review project per expert (inputs + opaque ref only)."""
+    from backend.labelstudio.instances import check_review_instance
     from backend.review.push import push_review
 
     try:
         client, ledger, store = _open(url, db)
+        review, resolved_review_url = _review_client(client, review_url)
+        check_review_instance(client, review, source_project=project, source_url=url or _env_url(),
+                              review_url=resolved_review_url, allow_same_instance=allow_same_instance)
         report = push_review(
-            client, store, ledger, project_id=project, experts=experts.split(","), threshold=threshold,
-            budget=budget, order=order, seed=seed, label_field=label_field,
+            client, store, ledger, review_client=review, project_id=project, experts=experts.split(","),
+            threshold=threshold, budget=budget, order=order, seed=seed, label_field=label_field,
         )
     except client_errors() as exc:
         _fail(describe_error(exc))
@@ -106,6 +136,8 @@ def push(
     out.print(f"project {project}: {report.items} items under review ({report.added} added now)")
     for email, pid in report.projects.items():
         out.print(f"  {email}: review project {pid} (+{report.new_tasks.get(email, 0)} tasks)")
+    for warning in report.warnings:
+        out.print(f"  [yellow]warning[/yellow] {warning}")
     _print_skipped(out, report.errors)
 
 
@@ -114,6 +146,7 @@ def reconcile_cmd(
     project: int = PROJECT,
     partial: bool = typer.Option(False, "--partial", help="Reconcile the items every expert answered so far."),
     url: Optional[str] = URL,
+    review_url: Optional[str] = REVIEW_URL,
     db: Optional[str] = DB,
     json_out: bool = JSON,
 ) -> None:
@@ -123,7 +156,8 @@ def reconcile_cmd(
     try:
         client, ledger, store = _open(url, db)
         source = _source(client, ledger, project)
-        report = reconcile(client, store, source, partial=partial)
+        review, _ = _review_client(client, review_url)
+        report = reconcile(client, store, source, partial=partial, review_client=review)
         _refresh_gold(store, ledger, source)
     except client_errors() as exc:
         _fail(describe_error(exc))
@@ -138,11 +172,12 @@ def reconcile_cmd(
 
 
 @review_app.command("status")
-def status_cmd(project: int = PROJECT, url: Optional[str] = URL, db: Optional[str] = DB, json_out: bool = JSON) -> None:
+def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Optional[str] = REVIEW_URL,
+               db: Optional[str] = DB, json_out: bool = JSON) -> None:
     """Progress per expert and round, and where the gold labels stand."""
     from backend.review.status import review_status
 
-    store, source = _refreshed(project, url, db)
+    store, source = _refreshed(project, url, db, review_url)
     status = review_status(store, source.key)
     if json_out:
         _print_json(status.to_json())
@@ -161,9 +196,10 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, db: Optional[st
 
 
 @review_app.command("gold")
-def gold_cmd(project: int = PROJECT, url: Optional[str] = URL, db: Optional[str] = DB, json_out: bool = JSON) -> None:
+def gold_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Optional[str] = REVIEW_URL,
+             db: Optional[str] = DB, json_out: bool = JSON) -> None:
     """Recompute and list the gold labels (original where the ensemble agrees, else the experts')."""
-    store, source = _refreshed(project, url, db)
+    store, source = _refreshed(project, url, db, review_url)
     labels = store.gold_labels(source.key)
     if json_out:
         _print_json([g.to_json() for g in labels])

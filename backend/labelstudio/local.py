@@ -172,6 +172,20 @@ class LocalLabelStudio:
                 pass
             proc.wait(timeout=timeout)
 
+    def reset_password(self, email: str, password: str, *, timeout: float = 180.0) -> None:
+        """Set a user's password with ``label-studio reset_password`` (same venv, same data dir/database).
+
+        Open-source Label Studio has no API for another user's password; this is the command a lead runs
+        for an expert created by ``review push``. Raises ValueError when Label Studio did not change it.
+        """
+        done = subprocess.run(
+            [str(self.binary), "reset_password", "--username", email, "--password", password],
+            env=self.environment(), cwd=self.data_dir, capture_output=True, text=True, timeout=timeout,
+        )
+        if "Password successfully changed" not in done.stdout:
+            last = (done.stdout.strip().splitlines() or ["no output"])[-1]
+            raise ValueError(f"Label Studio did not set the password of {email}: {last[:200]}")
+
     def __enter__(self) -> "LocalLabelStudio":
         return self.start()
 

@@ -6,6 +6,11 @@ Manager (every column, prediction and other annotation), so blindness is enforce
 the project: one project per expert, holding only the inputs and an opaque reference, with no
 predictions and no ML backend. Re-running adds what is missing (new items within the budget, new
 experts) and never duplicates a task: an import that died half-way is matched back by its refs.
+
+Two clients: ``client`` reads the source project (config, guidelines, inputs) and is never written to;
+``review_client`` (a separate instance, see :mod:`backend.labelstudio.instances`) gets the experts'
+accounts and projects. The expert view keeps static titles, choice meanings and the guidelines once
+they are checked to name no item under review (:mod:`backend.labelstudio.expertview`).
 """
 
 from __future__ import annotations
@@ -16,7 +21,15 @@ from typing import Any, Sequence
 
 from label_studio_sdk import LabelStudio
 
-from backend.labelstudio.client import create_project, ensure_user, import_tasks, iter_tasks, organization_id
+from backend.labelstudio.client import (
+    create_project,
+    ensure_user,
+    find_user,
+    import_tasks,
+    iter_tasks,
+    organization_id,
+)
+from backend.labelstudio.expertview import Guidelines, check_guidelines
 from backend.labelstudio.labelconfig import expert_name
 from backend.results import ItemResult
 from backend.review.source import REF_FIELD, SourceProject, fetch_inputs, load_source
@@ -29,7 +42,7 @@ BLIND_SETTINGS: dict[str, Any] = {
     "show_collab_predictions": False,
     "evaluate_predictions_automatically": False,
     "show_annotation_history": False,
-    "show_instruction": False,
+    "show_instruction": False,  # switched on per project when checked guidelines exist
     "maximum_annotations": 1,
     "sampling": "Sequential sampling",
 }
@@ -45,6 +58,8 @@ class PushReport:
     items: int = 0
     added: int = 0
     errors: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    guidelines_shown: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -55,6 +70,8 @@ class PushReport:
             "items": self.items,
             "added": self.added,
             "errors": dict(self.errors),
+            "warnings": list(self.warnings),
+            "guidelines_shown": self.guidelines_shown,
         }
 
 
@@ -92,15 +109,16 @@ def _pick_items(
 
 
 def _expert_project(
-    client: LabelStudio, store: ReviewStore, source: SourceProject, email: str, index: int, org_id: int
+    client: LabelStudio, store: ReviewStore, source: SourceProject, email: str, index: int, org_id: int,
+    guidelines: Guidelines,
 ) -> ReviewProject:
     user_id = ensure_user(client, email, org_id=org_id)
     project_id = create_project(
         client,
         title=f"Review {expert_name(index)} · {email}"[:TITLE_MAX],
-        label_config=source.review_config(),
+        label_config=source.review_config(guidelines.html),
         description="Label each item from its content alone.",
-        **BLIND_SETTINGS,
+        **{**BLIND_SETTINGS, "expert_instruction": guidelines.html, "show_instruction": bool(guidelines.html)},
     )
     project = ReviewProject(source.key, ROUND_REVIEW, email, index, user_id, project_id)
     store.add_project(project)
@@ -137,11 +155,20 @@ def import_assignments(
     return len(ready)
 
 
+def source_accounts(client: LabelStudio, experts: Sequence[str]) -> list[str]:
+    """Warnings for experts who also have an account on the source instance (they could open it)."""
+    return [
+        f"{email} has an account on the source instance: they can open the source project there"
+        for email in experts if find_user(client, email) is not None
+    ]
+
+
 def push_review(
     client: LabelStudio,
     store: ReviewStore,
     ledger: Any,
     *,
+    review_client: LabelStudio | None = None,
     project_id: int,
     experts: Sequence[str],
     threshold: float | None = None,
@@ -153,6 +180,7 @@ def push_review(
     """Send the flagged items of ``project_id`` (highest confidence first, up to ``budget``) to the experts.
 
     ``ledger`` is an :class:`backend.ledger.Ledger` (``flagged``, ``latest_version``, ``project``).
+    ``review_client`` is the review instance (default: ``client`` itself, the documented leak).
     ``order="shuffled"`` shuffles each expert's tasks (seeded by ``seed`` and the expert), as in the
     paper; the default keeps confidence order so a partial review covers the strongest suspects first.
     """
@@ -184,27 +212,43 @@ def push_review(
     if not items:
         return report  # nothing flagged: no empty review projects
 
-    projects = {p.expert: p for p in store.projects(source.key, round=ROUND_REVIEW)}
-    org_id = organization_id(client)
-    for email in experts:
-        if email not in projects:
-            projects[email] = _expert_project(client, store, source, email, len(projects), org_id)
     missing_inputs = [i.task_id for i in items if i.task_id not in inputs]
     if missing_inputs:
         got, bad = fetch_inputs(client, source, missing_inputs)
         inputs.update(got)
         report.errors.update(bad)
+    review = review_client if review_client is not None else client
+    if review is not client:
+        report.warnings.extend(source_accounts(client, experts))
+    guidelines = check_guidelines(source.guidelines, items=inputs)
+    if guidelines.refused:
+        report.warnings.append(f"guidelines not shown to the experts: {guidelines.refused}")
+    report.guidelines_shown = bool(guidelines.html)
+    _fill_expert_projects(review, store, source, report, experts=experts, items=items, inputs=inputs,
+                          guidelines=guidelines, order=order, seed=seed)
+    return report
 
+
+def _fill_expert_projects(
+    review: LabelStudio, store: ReviewStore, source: SourceProject, report: PushReport, *,
+    experts: Sequence[str], items: Sequence[ReviewItem], inputs: dict[str, dict[str, Any]],
+    guidelines: Guidelines, order: str, seed: int,
+) -> None:
+    """Create each missing expert project on the review instance and import what it lacks."""
+    projects = {p.expert: p for p in store.projects(source.key, round=ROUND_REVIEW)}
+    org_id = organization_id(review)
+    for email in experts:
+        if email not in projects:
+            projects[email] = _expert_project(review, store, source, email, len(projects), org_id, guidelines)
     for email in experts:
         project = projects[email]
         assigned = store.assignments(source.key, round=ROUND_REVIEW, expert=email)
-        recover_task_ids(client, store, project.ls_project_id, [a for a in assigned if a.ls_task_id is None])
+        recover_task_ids(review, store, project.ls_project_id, [a for a in assigned if a.ls_task_id is None])
         assigned = store.assignments(source.key, round=ROUND_REVIEW, expert=email)
         unconfirmed = [a for a in assigned if a.ls_task_id is None]
         todo = [i.task_id for i in items if i.task_id in inputs]
         if order == "shuffled":
             random.Random(f"{seed}:{email}").shuffle(todo)
         fresh = store.assign(source.key, todo, round=ROUND_REVIEW, expert=email, ls_project_id=project.ls_project_id)
-        report.new_tasks[email] = import_assignments(client, store, project.ls_project_id, unconfirmed + fresh, inputs)
+        report.new_tasks[email] = import_assignments(review, store, project.ls_project_id, unconfirmed + fresh, inputs)
         report.projects[email] = project.ls_project_id
-    return report

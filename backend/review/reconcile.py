@@ -77,9 +77,12 @@ def _reconcile_project(client: LabelStudio, store: ReviewStore, source: SourcePr
 
 
 def reconcile(
-    client: LabelStudio, store: ReviewStore, source: SourceProject, *, partial: bool = False
+    client: LabelStudio, store: ReviewStore, source: SourceProject, *, partial: bool = False,
+    review_client: LabelStudio | None = None,
 ) -> ReconcileReport:
     """Collect round-1 answers and put every disagreement into the reconciliation project.
+
+    ``client`` reads the source items' inputs; ``review_client`` (default ``client``) holds the review.
 
     Raises
     ------
@@ -93,7 +96,8 @@ def reconcile(
         raise ValueError(f"project {source.project_id} has no review yet: run `label-audit review push` first")
     if len(experts) < 2:
         raise ValueError("reconciliation needs at least two experts")
-    collect_answers(client, store, source)
+    review = review_client if review_client is not None else client
+    collect_answers(review, store, source)
     disagreed, agreed, incomplete = split_round1(store, source.key)
     report = ReconcileReport(source.project_id, None, len(disagreed), len(agreed), len(incomplete))
     if incomplete and not partial:
@@ -103,10 +107,10 @@ def reconcile(
         )
     if not disagreed:
         return report
-    project = _reconcile_project(client, store, source, len(experts))
+    project = _reconcile_project(review, store, source, len(experts))
     report.project = project.ls_project_id
     assigned = store.assignments(source.key, round=ROUND_RECONCILE)
-    recover_task_ids(client, store, project.ls_project_id, [a for a in assigned if a.ls_task_id is None])
+    recover_task_ids(review, store, project.ls_project_id, [a for a in assigned if a.ls_task_id is None])
     unconfirmed = [a for a in store.assignments(source.key, round=ROUND_RECONCILE) if a.ls_task_id is None]
     fresh = store.assign(source.key, disagreed, round=ROUND_RECONCILE, expert=SHARED,
                          ls_project_id=project.ls_project_id)
@@ -116,5 +120,5 @@ def reconcile(
     for task_id, data in inputs.items():
         for i, email in enumerate(experts):
             data[expert_field(i)] = f"{expert_name(i)}: {source.shown_label(answers.get(task_id, {}).get(email))}"
-    report.new_tasks = import_assignments(client, store, project.ls_project_id, todo, inputs)
+    report.new_tasks = import_assignments(review, store, project.ls_project_id, todo, inputs)
     return report

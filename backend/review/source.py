@@ -13,12 +13,8 @@ from typing import Any, Sequence
 from label_studio_sdk import LabelStudio
 
 from backend.labelstudio.client import field, iter_tasks
-from backend.labelstudio.labelconfig import (
-    find_inputs,
-    reconcile_label_config,
-    review_label_config,
-    spec_from_label_config,
-)
+from backend.labelstudio.expertview import expert_label_config
+from backend.labelstudio.labelconfig import expert_field, find_inputs, spec_from_label_config
 from backend.taskspec import TaskSpec
 
 REF_FIELD = "review_ref"  # the one non-input field of a review task: the opaque reference
@@ -32,6 +28,7 @@ class SourceProject:
     label_config: str
     spec: TaskSpec
     label_field: str
+    guidelines: str = ""  # the project's labelling guidelines (HTML), shown only once checked
 
     @property
     def key(self) -> str:
@@ -42,12 +39,18 @@ class SourceProject:
     def control(self) -> str:
         return str(self.spec.extra["from_name"])
 
-    def review_config(self) -> str:
-        return review_label_config(self.label_config, control=self.control, exclude_fields=(self.label_field,))
+    def review_config(self, guidelines_html: str = "") -> str:
+        """Round 1: titled inputs and the choices with their meanings (``guidelines_html``: checked ones)."""
+        return expert_label_config(self.label_config, control=self.control, exclude_fields=(self.label_field,),
+                                   guidelines_html=guidelines_html)
 
     def reconcile_config(self, n_experts: int) -> str:
-        return reconcile_label_config(
-            self.label_config, n_experts=n_experts, control=self.control, exclude_fields=(self.label_field,)
+        """Round 2: the round-1 config plus each expert's answer ("Expert A: ...")."""
+        if n_experts < 2:
+            raise ValueError("reconciliation needs at least two experts")
+        return expert_label_config(
+            self.label_config, control=self.control, exclude_fields=(self.label_field,),
+            answer_fields=[expert_field(i) for i in range(n_experts)], choices_title="Agreed label",
         )
 
     def input_fields(self) -> list[str]:
@@ -69,11 +72,13 @@ def load_source(
     client: LabelStudio, project_id: int, *, label_field: str | None = None, control: str | None = None
 ) -> SourceProject:
     """Read the source project's label config and derive its spec (ValueError when unusable)."""
-    config = client.projects.get(id=project_id).label_config
+    project = client.projects.get(id=project_id)
+    config = project.label_config
     if not config:
         raise ValueError(f"project {project_id} has no label config")
     spec = spec_from_label_config(config, label_field=label_field, control=control)
-    return SourceProject(project_id=project_id, label_config=config, spec=spec, label_field=spec.label_field)
+    return SourceProject(project_id=project_id, label_config=config, spec=spec, label_field=spec.label_field,
+                         guidelines=str(getattr(project, "expert_instruction", None) or ""))
 
 
 def fetch_inputs(

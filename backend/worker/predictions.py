@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from backend.labelstudio.scoreview import mark_result, show_scores
 from backend.results import ItemResult
 from backend.taskspec import TaskSpec
 
@@ -31,7 +32,8 @@ def prediction_for(result: ItemResult, spec: TaskSpec, model_version: str) -> di
     if result.prediction is None or result.confidence is None:
         return None
     return {
-        "result": prediction_result(result.prediction, spec),
+        "result": mark_result(prediction_result(result.prediction, spec), flagged=bool(result.flagged),
+                              model_version=model_version),
         "score": float(result.confidence),
         "model_version": model_version,
     }
@@ -62,7 +64,12 @@ def ls_client(url: str | None = None, token: str | None = None):
 
 
 def import_predictions(client: Any, project: str, requests: list[dict[str, Any]], *, chunk: int = 500) -> int:
-    """Bulk-import prediction requests into a project; returns how many were sent."""
+    """Bulk-import prediction requests into a project; returns how many were sent.
+
+    Then the project's score column and "Suspected label errors" tab follow this model version.
+    """
     for start in range(0, len(requests), chunk):
         client.projects.import_predictions(id=int(project), request=requests[start:start + chunk])
+    if requests:
+        show_scores(client, int(project), str(requests[0]["model_version"]))
     return len(requests)

@@ -1,7 +1,7 @@
-"""One real Label Studio 1.23.2 for the whole test session.
+"""Real Label Studio 1.23.2 servers for the whole test session.
 
 ``label_studio`` starts it once (first start ≈ 45 s of migrations), shares it with every test and stops
-it at session end. Tests isolate themselves by creating their own projects and users (emails made
+it at session end; ``review_ls`` is a second one, for the blind review's own instance. Tests isolate themselves by creating their own projects and users (emails made
 unique with ``unique_email``). Locally a missing Label Studio skips its tests; under CI it fails them.
 
 ``LABEL_AUDIT_TEST_LS_DB=postgresql`` runs the session's Label Studio on a fresh PostgreSQL database
@@ -14,6 +14,7 @@ import os
 import secrets
 import tempfile
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
@@ -87,6 +88,24 @@ class LabelStudioServer:
         return self._users[email]
 
 
+def login_session(url: str, email: str, password: str) -> Any | None:
+    """An ``httpx.Client`` logged in through Label Studio's login form (as a browser would), or None
+    when the form refuses the email/password. The caller closes it."""
+    import httpx
+
+    session = httpx.Client(base_url=url, timeout=30.0)
+    session.get("/user/login/")
+    resp = session.post(
+        "/user/login/",
+        data={"email": email, "password": password, "csrfmiddlewaretoken": session.cookies.get("csrftoken", "")},
+        headers={"Referer": f"{url}/user/login/"},
+    )
+    if resp.status_code != 302:
+        session.close()
+        return None
+    return session
+
+
 def unique_email(prefix: str) -> str:
     """An email no other test of the session uses (the server is shared)."""
     return f"{prefix}-{uuid.uuid4().hex[:10]}@label-audit.test"
@@ -129,9 +148,9 @@ def drop_pg_database(name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@pytest.fixture(scope="session")
-def label_studio() -> Iterator[LabelStudioServer]:
-    """The session's Label Studio (SQLite; PostgreSQL with ``LABEL_AUDIT_TEST_LS_DB=postgresql``)."""
+@contextmanager
+def _session_server(name: str) -> Iterator[LabelStudioServer]:
+    """A Label Studio for the session (SQLite; PostgreSQL with ``LABEL_AUDIT_TEST_LS_DB=postgresql``)."""
     if find_label_studio_bin() is None:
         missing_service("Label Studio 1.23.2 (LABEL_STUDIO_BIN or ~/.cache/label-audit/ls-venv-1.23.2)")
     pg_name = None
@@ -140,26 +159,40 @@ def label_studio() -> Iterator[LabelStudioServer]:
         if not port_open("127.0.0.1", 5432):
             missing_service("PostgreSQL at 127.0.0.1:5432 (LABEL_AUDIT_TEST_LS_DB=postgresql)")
         postgres, pg_name = create_pg_database()
-    with tempfile.TemporaryDirectory(prefix="la-ls-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"la-{name}-") as tmp:
         data_dir = Path(tmp) / "data"
         try:
             server = start_label_studio(data_dir, postgres=postgres)
         except RuntimeError as exc:
-            _keep_log(data_dir)
-            pytest.fail(f"Label Studio did not start: {exc}")
+            _keep_log(data_dir, name)
+            pytest.fail(f"Label Studio ({name}) did not start: {exc}")
         try:
             yield server
         finally:
             server.process.stop()
-            _keep_log(data_dir)
+            _keep_log(data_dir, name)
             if pg_name:
                 drop_pg_database(pg_name)
 
 
-def _keep_log(data_dir: Path) -> None:
+@pytest.fixture(scope="session")
+def label_studio() -> Iterator[LabelStudioServer]:
+    """The session's Label Studio: the source instance (projects, items, original labels, predictions)."""
+    with _session_server("ls") as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def review_ls() -> Iterator[LabelStudioServer]:
+    """A second Label Studio for the blind review: holds no source data; the experts' accounts live here."""
+    with _session_server("review-ls") as server:
+        yield server
+
+
+def _keep_log(data_dir: Path, name: str = "ls") -> None:
     """Copy the server log out of the temp dir so a failure can be read after the session."""
     log = data_dir / "label-studio.log"
     if log.is_file():
-        kept = Path(tempfile.gettempdir()) / f"label-audit-ls-{os.getpid()}.log"
+        kept = Path(tempfile.gettempdir()) / f"label-audit-{name}-{os.getpid()}.log"
         kept.write_bytes(log.read_bytes())
         print(f"\nLabel Studio log: {kept}")

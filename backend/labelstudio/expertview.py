@@ -1,0 +1,196 @@
+"""What an expert sees in a review project: titled inputs, choices with their meaning, safe guidelines.
+
+A blind view must still be usable: two bare text blocks and the choices "0" / "1" leave an expert
+guessing what is asked. Everything kept here is *static* — the same for every item of the project —
+so none of it can carry an item's label: a header's text (a header bound to a data field is dropped),
+a choice's ``hint`` or the meaning the guidelines give it, and the project's guidelines once checked
+to name no task and quote no item. Per-item data (the original label, predictions, scores, source
+ids) never enters the config.
+
+A choice's meaning is shown in its visible text while the stored answer stays the bare label:
+``<Choice value="1 — supported" alias="1">`` (Label Studio stores the alias in the result).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from backend.labelstudio.labelconfig import find_choice_control, find_inputs
+
+MEANING_SEP = " — "
+CHOICES_TITLE = "Your label"
+# Minimum length of an input (or one of its sentences) that counts as quoted in the guidelines: shorter
+# strings ("yes", "Paris") are common words, not a copied item.
+QUOTE_MIN_CHARS = 24
+TASK_REFERENCE = re.compile(
+    r"(?:\btasks?\b|\bitems?\b|\bid\b|/tasks/|[?&]task=|#)\s*[:#=]?\s*(\d+)", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class Guidelines:
+    """The guidelines to show (``html`` is "" when there are none or they were refused) and why not."""
+
+    html: str
+    refused: str | None = None
+
+
+def _header_text(elem: ET.Element) -> str | None:
+    """A header's static text, or None when it shows a data field (``$field``) or is empty."""
+    text = (elem.get("value") or elem.text or "").strip()
+    if not text or "$" in text:
+        return None
+    return text
+
+
+def _is_title(text: str) -> bool:
+    """A short label ("Premise"), not a question or an instruction sentence."""
+    return len(text) <= 40 and not text.rstrip().endswith(("?", ".", "!", ":"))
+
+
+def field_title(field: str) -> str:
+    """``"generated_text"`` -> ``"Generated text"``: the neutral title of an input without a header."""
+    words = re.sub(r"[_\-.]+", " ", field).strip()
+    return (words[:1].upper() + words[1:]) if words else field
+
+
+def input_titles(root: ET.Element, fields: Iterable[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """The static headers before each input field (in document order) and those after the last input.
+
+    Returns ``(titles by field, trailing headers)``; an input whose nearest header is no title of its own
+    (none, or a question/instruction sentence) also gets its field name as title.
+    """
+    wanted = set(fields)
+    titles: dict[str, list[str]] = {}
+    pending: list[str] = []
+    inputs = {o.name: o.field for o in find_inputs(root)}
+    for elem in root.iter():
+        if elem.tag == "Header":
+            text = _header_text(elem)
+            if text:
+                pending.append(text)
+        elif elem.get("name") in inputs and elem.get("value", "").startswith("$"):
+            field = inputs[elem.get("name", "")]
+            if field in wanted and field not in titles:
+                titled = bool(pending) and _is_title(pending[-1])
+                titles[field] = pending if titled else pending + [field_title(field)]
+            pending = []
+    return titles, pending
+
+
+def guideline_text(guidelines_html: str) -> str:
+    """Plain text of HTML guidelines (tags dropped, entities decoded, whitespace collapsed)."""
+    text = re.sub(r"<(br|/p|/li|/div|/h\d)\b[^>]*>", "\n", guidelines_html or "", flags=re.IGNORECASE)
+    text = html.unescape(re.sub(r"<[^>]+>", " ", text))
+    return "\n".join(" ".join(line.split()) for line in text.splitlines())
+
+
+def defined_meanings(guidelines_html: str, labels: Sequence[str]) -> dict[str, str]:
+    """Definitions the guidelines give for each label, from lines like ``1: supported`` / ``0 = ...``."""
+    found: dict[str, str] = {}
+    for line in guideline_text(guidelines_html).splitlines():
+        for label in labels:
+            match = re.match(rf"^\s*[\"'“]?{re.escape(label)}[\"'”]?\s*(?::|=|—|–|-|\bmeans\b)\s*(.+)$", line)
+            if match and label not in found:
+                found[label] = match.group(1).strip().rstrip(".;")
+    return found
+
+
+def choice_meanings(root: ET.Element, *, control: str | None, guidelines_html: str = "") -> dict[str, str]:
+    """Stored label -> its meaning: the choice's ``hint``, else its value when an alias is stored, else
+    the guidelines' definition. Labels with no meaning anywhere are left out."""
+    choices = find_choice_control(root, control=control)
+    elems = {c.get("alias") or c.get("value"): c for c in root.iter("Choice")}
+    from_guidelines = defined_meanings(guidelines_html, choices.labels)
+    meanings: dict[str, str] = {}
+    for label, shown in zip(choices.labels, choices.shown):
+        hint = (elems[label].get("hint") or "").strip()
+        if hint:
+            meanings[label] = hint
+        elif shown != label:
+            meanings[label] = shown
+        elif label in from_guidelines:
+            meanings[label] = from_guidelines[label]
+    return meanings
+
+
+def check_guidelines(
+    guidelines_html: str, *, items: Mapping[str, Mapping[str, object]]
+) -> Guidelines:
+    """Show the guidelines only when they name no item under review and quote no item's text.
+
+    ``items`` maps source task id -> the inputs under review. A guideline that mentions one of those
+    tasks (``task 12``, ``#12``, ``/tasks/12``) or copies an item's text (a sentence of at least
+    ``QUOTE_MIN_CHARS`` characters) could point an expert at that item's label, so it is refused whole:
+    half a guideline with a hole in it is worse than none, and the lead can fix and re-push.
+    """
+    text = guideline_text(guidelines_html)
+    if not text.strip():
+        return Guidelines("")
+    for match in TASK_REFERENCE.finditer(f"{text}\n{guidelines_html}"):  # links too, not only visible text
+        if match.group(1) in items:
+            return Guidelines("", f"the guidelines refer to a task under review ({match.group(0).strip()!r})")
+    folded = " ".join(text.lower().split())
+    for task_id, inputs in items.items():
+        for value in inputs.values():
+            for piece in _quotable(str(value)):
+                if piece in folded:
+                    return Guidelines("", f"the guidelines quote the text of an item under review (task {task_id})")
+    return Guidelines(guidelines_html)
+
+
+def _quotable(value: str) -> list[str]:
+    """The whole input and each of its sentences, lower-cased, when long enough to count as a quote."""
+    folded = " ".join(value.lower().split())
+    pieces = [folded] + [s.strip() for s in re.split(r"(?<=[.!?])\s+", folded)]
+    return [p for p in dict.fromkeys(pieces) if len(p) >= QUOTE_MIN_CHARS]
+
+
+def expert_label_config(
+    source_xml: str,
+    *,
+    control: str | None,
+    exclude_fields: Sequence[str],
+    guidelines_html: str = "",
+    answer_fields: Sequence[str] = (),
+    answers_title: str = "Round 1 answers",
+    choices_title: str | None = None,
+) -> str:
+    """The review config: each input under its static title, then the choices with their meanings.
+
+    ``answer_fields`` adds text blocks under ``answers_title`` before the choices (round 2: the
+    experts' round-1 answers); ``choices_title`` replaces the headers found after the last input.
+    Extra controls, dynamic headers and ``selected`` choices of the source are dropped.
+    """
+    root = ET.fromstring(source_xml)
+    choices = find_choice_control(root, control=control)
+    inputs = [o for o in find_inputs(root) if o.field not in set(exclude_fields)]
+    if not inputs:
+        raise ValueError("the label config shows no input left to review")
+    titles, trailing = input_titles(root, [o.field for o in inputs])
+    meanings = choice_meanings(root, control=control, guidelines_html=guidelines_html)
+    view = ET.Element("View")
+    for obj in inputs:
+        for title in titles.get(obj.field, [field_title(obj.field)]):
+            ET.SubElement(view, "Header", {"value": title, "size": "5"})
+        ET.SubElement(view, obj.tag, dict(obj.attrs))
+    if answer_fields:
+        ET.SubElement(view, "Header", {"value": answers_title, "size": "5"})
+    for field in answer_fields:
+        ET.SubElement(view, "Text", {"name": field, "value": f"${field}"})
+    for title in [choices_title] if choices_title else (trailing or [CHOICES_TITLE]):
+        ET.SubElement(view, "Header", {"value": title, "size": "5"})
+    to_name = choices.to_name if choices.to_name in {o.name for o in inputs} else inputs[-1].name
+    ctrl = ET.SubElement(view, "Choices", {"name": choices.name, "toName": to_name, "choice": "single-radio",
+                                           "required": "true"})
+    for label, shown in zip(choices.labels, choices.shown):
+        attrs = {"value": shown, "alias": label}
+        if label in meanings and meanings[label] != shown:
+            attrs["value"] = f"{shown}{MEANING_SEP}{meanings[label]}"
+            attrs["hint"] = meanings[label]
+        ET.SubElement(ctrl, "Choice", attrs)
+    return ET.tostring(view, encoding="unicode").replace(" />", "/>")
