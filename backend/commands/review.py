@@ -116,9 +116,10 @@ def push(
 ) -> None:
     """Round 1: flagged items -> one blind review project per expert (inputs + opaque ref only)."""
     from backend.labelstudio.instances import check_review_instance
-    from backend.review.push import push_review
+    from backend.review.push import check_push_options, push_review
 
     try:
+        check_push_options(experts.split(","), order=order, budget=budget)
         client, ledger, store = _open(url, db)
         review, resolved_review_url = _review_client(client, review_url)
         check_review_instance(client, review, source_project=project, source_url=url or _env_url(),

@@ -2,7 +2,8 @@
 
 A blind view must still be usable: two bare text blocks and the choices "0" / "1" leave an expert
 guessing what is asked. Everything kept here is *static* — the same for every item of the project —
-so none of it can carry an item's label: a header's text (a header bound to a data field is dropped),
+so none of it can carry an item's label: a header's text (a header bound to a data field, or one
+talking about the model's or the original verdict, is dropped),
 a choice's ``hint`` or the meaning the guidelines give it, and the project's guidelines once checked
 to name no task and quote no item. Per-item data (the original label, predictions, scores, source
 ids) never enters the config.
@@ -26,6 +27,12 @@ CHOICES_TITLE = "Your label"
 # Minimum length of an input (or one of its sentences) that counts as quoted in the guidelines: shorter
 # strings ("yes", "Paris") are common words, not a copied item.
 QUOTE_MIN_CHARS = 24
+# Static text that talks about a verdict (the model's or the original one) biases every item alike: such
+# a header or hint is dropped and such guidelines are refused (e.g. "Our LLM says: likely 0").
+VERDICT_TALK = re.compile(
+    r"\b(llms?|predictions?|predicted|ensemble|confidence|original labels?|the model(?:'s| says| thinks))\b",
+    re.IGNORECASE,
+)
 TASK_REFERENCE = re.compile(
     r"(?:\btasks?\b|\bitems?\b|\bid\b|/tasks/|[?&]task=|#)\s*[:#=]?\s*(\d+)", re.IGNORECASE
 )
@@ -42,7 +49,7 @@ class Guidelines:
 def _header_text(elem: ET.Element) -> str | None:
     """A header's static text, or None when it shows a data field (``$field``) or is empty."""
     text = (elem.get("value") or elem.text or "").strip()
-    if not text or "$" in text:
+    if not text or "$" in text or VERDICT_TALK.search(text):
         return None
     return text
 
@@ -109,7 +116,7 @@ def choice_meanings(root: ET.Element, *, control: str | None, guidelines_html: s
     meanings: dict[str, str] = {}
     for label, shown in zip(choices.labels, choices.shown):
         hint = (elems[label].get("hint") or "").strip()
-        if hint:
+        if hint and not VERDICT_TALK.search(hint):
             meanings[label] = hint
         elif shown != label:
             meanings[label] = shown
@@ -131,6 +138,9 @@ def check_guidelines(
     text = guideline_text(guidelines_html)
     if not text.strip():
         return Guidelines("")
+    talk = VERDICT_TALK.search(text)
+    if talk:
+        return Guidelines("", f"the guidelines talk about a verdict ({talk.group(0)!r}): experts must judge unprimed")
     for match in TASK_REFERENCE.finditer(f"{text}\n{guidelines_html}"):  # links too, not only visible text
         if match.group(1) in items:
             return Guidelines("", f"the guidelines refer to a task under review ({match.group(0).strip()!r})")

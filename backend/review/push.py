@@ -87,6 +87,15 @@ def parse_experts(text: str | Sequence[str]) -> list[str]:
     return experts
 
 
+def check_push_options(experts: str | Sequence[str], *, order: str, budget: int | None) -> list[str]:
+    """The parsed experts, or ValueError for a bad option (checked before any request is made)."""
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
+    if budget is not None and budget < 0:
+        raise ValueError("budget must be >= 0")
+    return parse_experts(experts)
+
+
 def _pick_items(
     client: LabelStudio, source: SourceProject, candidates: list[ItemResult], room: int | None
 ) -> tuple[list[ItemResult], dict[str, dict[str, Any]], dict[str, str]]:
@@ -184,11 +193,7 @@ def push_review(
     ``order="shuffled"`` shuffles each expert's tasks (seeded by ``seed`` and the expert), as in the
     paper; the default keeps confidence order so a partial review covers the strongest suspects first.
     """
-    if order not in ORDERS:
-        raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
-    if budget is not None and budget < 0:
-        raise ValueError("budget must be >= 0")
-    experts = parse_experts(experts)
+    experts = check_push_options(experts, order=order, budget=budget)
     settings = ledger.project(str(project_id)) or {}
     source = load_source(client, project_id, label_field=label_field or settings.get("label_field"))
     report = PushReport(source_project=project_id)

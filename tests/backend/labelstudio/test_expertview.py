@@ -100,3 +100,14 @@ def test_ordinary_guidelines_pass_unchanged():
 def test_field_title():
     assert field_title("generated_text") == "Generated text"
     assert field_title("premise") == "Premise"
+
+
+def test_static_text_about_a_verdict_is_dropped():
+    xml = """<View><Header value="Premise. Our LLM says: likely 0"/><Text name="p" value="$p"/>
+      <Choices name="c" toName="p"><Choice value="0" hint="the prediction is usually right"/><Choice value="1"/></Choices>
+    </View>"""
+    root = ET.fromstring(expert_label_config(xml, control=None, exclude_fields=()))
+    assert [h.get("value") for h in root.iter("Header")] == ["P", "Your label"]
+    assert [c.get("value") for c in root.iter("Choice")] == ["0", "1"]
+    found = check_guidelines("<p>The original label is often wrong.</p>", items={})
+    assert found.html == "" and "talk about a verdict" in found.refused

@@ -83,3 +83,12 @@ def test_a_non_json_error_page_is_one_line_without_the_response_headers(tmp_path
     assert "Bad Gateway" in result.output
     assert "c00k1e" not in result.output and "set-cookie" not in result.output.lower()
     assert SECRET not in result.output and "Traceback" not in result.output
+
+
+def test_a_review_instance_without_its_token_is_named(tmp_path):
+    env = {"LABEL_STUDIO_URL": "http://127.0.0.1:9", "LABEL_STUDIO_API_KEY": SECRET,
+           "LABEL_AUDIT_REVIEW_URL": "http://127.0.0.1:10", "LABEL_AUDIT_REVIEW_API_KEY": None,
+           "DATABASE_URL": f"sqlite:///{tmp_path}/a.sqlite"}
+    result = invoke(["review", "push", "--project", "1", "--experts", "a@x.org"], env)
+    assert result.exit_code == 2 and "LABEL_AUDIT_REVIEW_API_KEY" in result.output
+    assert SECRET not in result.output and "Traceback" not in result.output

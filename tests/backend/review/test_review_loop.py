@@ -144,7 +144,7 @@ def loop(label_studio, redis_url, smollm2_path, tmp_path_factory) -> Loop:
     state.budget = len(state.flagged) - 1
     experts = [unique_email("expert-a"), unique_email("expert-b")]
     push_args = ["review", "push", "--project", str(source), "--experts", ",".join(experts),
-                 "--budget", str(state.budget), "--json"]
+                 "--budget", str(state.budget), "--allow-same-instance", "--json"]
     state.push = run_cli(env, *push_args)
     state.push_again = run_cli(env, *push_args)
 

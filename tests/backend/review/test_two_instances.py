@@ -161,6 +161,14 @@ def test_push_to_the_source_instance_is_refused(scene):
     assert scene.projects_after_refusal == 0  # refused before any project was created
 
 
+def test_an_expert_with_a_source_account_is_warned_about(scene):
+    from backend.review.push import source_accounts
+
+    admin = scene.source.process.username
+    assert source_accounts(scene.source.client, [admin, scene.experts[0]]) == [
+        f"{admin} has an account on the source instance: they can open the source project there"]
+
+
 def test_the_same_server_behind_another_name_is_recognised(scene):
     from label_studio_sdk import LabelStudio
 

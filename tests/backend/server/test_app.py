@@ -68,7 +68,7 @@ def test_predict_answers_scored_tasks_and_enqueues_the_rest_once(client, ledger,
     first, second, third = resp.json["results"]
     assert first["score"] == pytest.approx(0.83) and first["model_version"] == version
     assert first["result"] == [{"from_name": "label", "to_name": "generated_text", "type": "choices",
-                                "value": {"choices": ["1"]}}]
+                                "value": {"choices": ["1"]}, "id": f"{version}-suspect"}]  # flagged: tab marker
     assert second == [] and third == []
     assert queue.count == 1  # tasks 2 and 3 make one batch of batch_size 2
     job = queue.jobs[0]

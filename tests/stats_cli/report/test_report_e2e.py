@@ -119,7 +119,8 @@ def reviewed(label_studio, tmp_path_factory) -> Run:
     ls = label_studio
     run = make_project(ls, tmp_path_factory, "full")
     experts = [short_email("a"), short_email("b")]
-    cli(label_audit, run.env, "review", "push", "--project", str(run.source), "--experts", ",".join(experts), "--json")
+    cli(label_audit, run.env, "review", "push", "--project", str(run.source), "--experts", ",".join(experts),
+        "--allow-same-instance", "--json")
     store = ReviewStore(run.env["DATABASE_URL"])
     projects = {p.expert: p for p in store.projects(str(run.source), round=ROUND_REVIEW)}
     flagged = [i.task_id for i in store.items(str(run.source))]
@@ -250,7 +251,8 @@ def test_partially_reviewed_project_reports_pending(label_studio, tmp_path_facto
     ls = label_studio
     run = make_project(ls, tmp_path_factory, "partial")
     experts = [short_email("pa"), short_email("pb")]
-    cli(label_audit, run.env, "review", "push", "--project", str(run.source), "--experts", ",".join(experts))
+    cli(label_audit, run.env, "review", "push", "--project", str(run.source), "--experts", ",".join(experts),
+        "--allow-same-instance")
     store = ReviewStore(run.env["DATABASE_URL"])
     first = store.projects(str(run.source), round=ROUND_REVIEW)[0]
     play_expert(ls, first.ls_project_id, first.expert_user_id, truth_of)  # only expert A answered so far
