@@ -128,7 +128,8 @@ def test_spam_project_through_review_report_and_sync_gold(label_studio, env, tmp
     if not flagged:
         pytest.skip("the tiny model agreed with every original label: nothing to review")
     experts = [f"sa{uuid.uuid4().hex[:6]}@la.test", f"sb{uuid.uuid4().hex[:6]}@la.test"]
-    cli(label_audit, env, "review", "push", "--project", str(project), "--experts", ",".join(experts))
+    cli(label_audit, env, "review", "push", "--project", str(project), "--experts", ",".join(experts),
+        "--allow-same-instance")
     store = ReviewStore(env["DATABASE_URL"])
     projects = {p.expert: p for p in store.projects(str(project), round=ROUND_REVIEW)}
     truth = {m: ("spam" if i % 2 == 0 else "ham") for i, m in enumerate(MESSAGES)}

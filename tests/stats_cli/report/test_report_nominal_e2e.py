@@ -93,7 +93,8 @@ def run(label_studio, tmp_path_factory) -> dict[str, Any]:
            "LABEL_AUDIT_HOME": str(tmp_path_factory.mktemp("nominal-home"))}
     Ledger(db).record_many(str(source), "planted-v1", [verdict(t, k, originals[k]) for k, t in enumerate(ids)])
     experts = [f"na{uuid.uuid4().hex[:6]}@la.test", f"nb{uuid.uuid4().hex[:6]}@la.test"]
-    cli(label_audit, env, "review", "push", "--project", str(source), "--experts", ",".join(experts), "--json")
+    cli(label_audit, env, "review", "push", "--project", str(source), "--experts", ",".join(experts),
+        "--allow-same-instance", "--json")
     store = ReviewStore(db)
     projects = {p.expert: p for p in store.projects(str(source), round=ROUND_REVIEW)}
     planted_k = min(k_of_text(text_of(k)) for k in (*FLIPPED, *FALSE_ALARMS))
