@@ -70,8 +70,17 @@ def test_chosen_candidate_only_gives_p_and_one_minus_p(replay: ReplayServer) -> 
     assert "logprobs" not in replay.requests[0].body["generationConfig"]
 
 
-def test_no_class_token(replay: ReplayServer) -> None:
+def test_first_token_not_a_class_reads_that_positions_top_candidates(replay: ReplayServer) -> None:
+    # The model began with "The", but "1" is among that position's top candidates: read it there.
     replay.queue("gemini/no_class_token")
+    dist = provider(replay).classify("q\nAnswer: ", ["0", "1"], timeout=5)
+    assert dist.method == "top_logprobs_fallback"
+    assert dist.probs["1"] > dist.probs["0"]
+    assert sum(dist.probs.values()) == pytest.approx(1.0)
+
+
+def test_no_class_token_in_reach(replay: ReplayServer) -> None:
+    replay.queue("gemini/no_class_token_out_of_reach")
     with pytest.raises(NoClassTokenError) as info:
         provider(replay).classify("q\nAnswer: ", ["0", "1"], timeout=5)
     assert info.value.text == "The text"
