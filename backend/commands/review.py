@@ -47,10 +47,9 @@ def _open(url: Optional[str], db: Optional[str]):
 
 def _review_client(client, review_url: Optional[str]):
     """The review instance's client, or ``client`` itself when none is configured; and its URL."""
-    from backend.labelstudio.instances import connect_review, review_connection_from_env
+    from backend.labelstudio.instances import review_client_or, review_connection_from_env
 
-    conn = review_connection_from_env(review_url)
-    return (connect_review(conn), conn.url) if conn.configured else (client, None)
+    return review_client_or(client, url=review_url), review_connection_from_env(review_url).url
 
 
 def _source(client, ledger, project: int):

@@ -59,6 +59,16 @@ def connect_review(conn: ReviewConnection, *, timeout: float = 120.0) -> Any:
     return connect(conn.url, conn.token, timeout=timeout)
 
 
+def review_client_or(source_client: Any, *, url: str | None = None) -> Any:
+    """The review instance's client when one is configured (``url`` or the environment), else ``source_client``.
+
+    Whatever reads the experts' answers back must ask the instance holding the review projects: their ids
+    mean other projects (or nothing) on the source instance.
+    """
+    conn = review_connection_from_env(url)
+    return connect_review(conn) if conn.configured else source_client
+
+
 def _origin(url: str | None) -> tuple[str, int] | None:
     if not url:
         return None

@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from backend.labelstudio.client import find_user
 from backend.labelstudio.gold import GOLD_USER_EMAIL, is_gold_annotation
 from backend.labelstudio.tasks import crowd_labels
+from backend.labelstudio.instances import review_client_or
 from backend.ledger import Ledger
 from backend.review.gold import refresh_review as refresh_review_outcomes
 from backend.review.source import load_source
@@ -177,7 +178,8 @@ def pull_audit(
     known = {str(it.id) for it in items}
     crowd = source_crowd(tasks, source.spec, gold_user_id=find_gold_user(client))
     if refresh_review:  # the review module writes the outcomes; the read below only reads them
-        refresh_review_outcomes(client, ReviewStore(engine=ledger.engine), source, items)
+        # The answers live on the review instance (LABEL_AUDIT_REVIEW_URL) when there is one.
+        refresh_review_outcomes(review_client_or(client), ReviewStore(engine=ledger.engine), source, items)
     review = review_state(ledger, source, items)
     models = None
     if models_file:

@@ -26,6 +26,7 @@ from backend.results import ItemResult
 from backend.review.source import REF_FIELD
 from backend.review.store import ReviewStore
 from backend.worker.predictions import import_predictions, prediction_requests
+from stats_cli.cli import app as audit_stats
 from tests.backend.review.blindness import blindness_leaks
 from tests.stats_cli.report.browser import ARTIFACTS, CHROMIUM_ARGS, require_chromium
 from tests.support.labelstudio import login_session, unique_email
@@ -93,7 +94,11 @@ class Scene:
 
 
 def cli(env: dict[str, str], *args: str) -> Any:
-    result = CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
+    return cli_app(app, env, *args)
+
+
+def cli_app(command: Any, env: dict[str, str], *args: str) -> Any:
+    result = CliRunner().invoke(command, list(args), env=env, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout) if "--json" in args else result.output
 
@@ -309,7 +314,7 @@ def test_browser_expert_view_and_lead_view(scene):
     assert answered[expert] == 1  # the browser answer was read back from the review instance
 
 
-def test_reconcile_and_gold_across_instances(scene):
+def test_reconcile_gold_and_report_across_instances(scene, tmp_path):
     store = ReviewStore(scene.db)
     uids = {p.expert: p.expert_user_id for p in store.projects(str(scene.project))}
     by_ref = {a.ref: a.task_id for a in store.assignments(str(scene.project))}
@@ -330,3 +335,12 @@ def test_reconcile_and_gold_across_instances(scene):
     for task_id in map(str, scene.flagged[1:]):
         assert (gold[task_id]["gold"], gold[task_id]["decided_by"]) == ("1", "experts_round1")
     assert gold[first]["status"] == "pending"
+    # The report re-reads the answers from the review instance too (the source holds other projects).
+    answers = len(store.answers(str(scene.project)))
+    report = tmp_path / "report.json"
+    cli_app(audit_stats, scene.env, "report", "--project", str(scene.project), "--format", "json",
+            "--out", str(report), "--no-progress")
+    assert len(store.answers(str(scene.project))) == answers == 2 * len(scene.flagged)
+    assert json.loads(report.read_text())["sections"]
+    again = {g["task_id"]: g for g in cli(scene.env, "review", "gold", "--project", str(scene.project), "--json")}
+    assert again == gold
