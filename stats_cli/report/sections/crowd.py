@@ -130,8 +130,12 @@ def stratified_section(data: AuditData) -> Section:
         values[name] = [s.to_json() for s in strata]
     if not tables:
         return pending(key, title, "no item has both a crowd majority and an ensemble verdict yet")
-    notes = ("Expected scores follow Elangovan et al.: accuracy = p_d, F1 from p_d and the positive ratio m; "
-             "the p_d = 1 stratum uses p_d = 0.97.",)
+    notes = ["Expected scores follow Elangovan et al.: accuracy = p_d, F1 from p_d and the positive ratio m; "
+             "the p_d = 1 stratum uses p_d = 0.97."]
+    if positive is None:
+        notes.append("With more than two labels F1 is macro-averaged; its expectation assumes a labeller who leaves "
+                     "the majority label picks one of the other labels evenly (stats_cli.expected_kclass).")
+    notes = tuple(notes)
     return Section(key, title, Status.OK, sizes={"items with ≥2 annotations": len(majority)},
                    tables=tuple(tables), notes=notes, values=values)
 
