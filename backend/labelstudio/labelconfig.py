@@ -12,6 +12,7 @@ ElementTree never fetches external entities.
 
 from __future__ import annotations
 
+import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
@@ -119,6 +120,8 @@ def _is_number(text: str) -> bool:
     return True
 
 
+#: Names the "nothing here" class of projects whose labels are words (strict aggregation, probes).
+NEGATIVE_ENV = "LABEL_AUDIT_NEGATIVE_LABEL"
 #: Marks the project's labelling guidelines carried along with its label config (see ``attach_guidelines``).
 GUIDELINES_MARK = "label-audit-guidelines:"
 
@@ -220,7 +223,8 @@ def spec_from_label_config(
         Labelling guidelines (HTML or text); default: those attached to ``xml``.
     family, negative_label : str, optional
         Override the inferred family (two labels binary, all numeric ordinal, else nominal) and name
-        the "nothing here" class.
+        the "nothing here" class (default ``$LABEL_AUDIT_NEGATIVE_LABEL`` when it is one of the labels,
+        so the backend, review and report agree on it).
 
     Raises
     ------
@@ -236,6 +240,8 @@ def spec_from_label_config(
         raise ValueError(f"<Choices name={choices.name!r}> needs at least two choices, found {len(labels)}")
     if len(set(labels)) != len(labels):
         raise ValueError(f"<Choices name={choices.name!r}> repeats a choice: {labels}")
+    if negative_label is None and os.environ.get(NEGATIVE_ENV) in labels:
+        negative_label = os.environ[NEGATIVE_ENV]
     inputs = [obj for obj in find_inputs(root) if obj.field != label_field]
     if not inputs:
         other = sorted({e.tag for e in root.iter() if _field_of(e.get("value")) and e.tag not in INPUT_TAGS})

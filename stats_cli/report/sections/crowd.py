@@ -56,7 +56,7 @@ def aggregation_methods(data: AuditData) -> tuple[list[str], str | None]:
     if negative:
         return ["majority", "strict"], None
     return ["majority"], ("Strict aggregation: NOT APPLICABLE - it needs a negative class (any vote for it wins) "
-                          "and this task's labels name none; name one (--negative-label) to compute it.")
+                          "and this task's labels name none; name one (LABEL_AUDIT_NEGATIVE_LABEL) to compute it.")
 
 
 def _compare(pairs: list[tuple[str, str]]) -> tuple[int, float | None, float | None]:

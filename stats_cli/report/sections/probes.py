@@ -11,6 +11,9 @@ KEY, TITLE = "probes", "Gullibility probes"
 
 def probes_section(data: AuditData) -> Section:
     """One row per member and condition: items probed and mean absolute error against the negative label."""
+    if not data.spec.negative_label:
+        return not_applicable(KEY, TITLE, "a probe's expected answer is the 'nothing here' class, and this task's "
+                              "labels name none (set LABEL_AUDIT_NEGATIVE_LABEL)")
     if not data.probes:
         return not_applicable(KEY, TITLE, "no probe results stored (run `label-audit probe` to add them)")
     rows = sorted(((p.member_id, p.condition, p.n, p.mae, p.share_positive, p.delta_mae, p.detail)
