@@ -39,7 +39,7 @@ from backend.breaker import CircuitBreaker
 from backend.cache import CallCache, call_key
 from backend.dataset import Item, ItemError
 from backend.engine_config import DEFAULT_PROVIDER_CONCURRENCY, EngineConfig, EngineStats
-from backend.ensemble import average, decide, normalize, resolve_threshold
+from backend.ensemble import model_of, normalize, resolve_threshold, verdict
 from backend.guard import item_has_instructions
 from backend.members import Member
 from backend.prompting import spec_params
@@ -330,21 +330,24 @@ class Engine:
             results.append(slot.result)
         stats.items_with_calls += fresh
         stats.suspicious += job.suspicious
-        probs = average([r.probs for r in results], self.spec.labels)
-        if probs is None:
+        decision = verdict(
+            [r.probs for r in results], [model_of(s.member.id) for s in job.slots], entry.original, self.spec,
+            threshold=self.threshold, delta=self.config.delta, quorum=self.config.quorum,
+        )
+        if decision is None:
             reasons = Counter(r.error for r in results)
             return ItemResult(
                 id=entry.id, original=entry.original, prediction=None, confidence=None, probs=None, flagged=False,
                 members=tuple(results), line=entry.line, suspicious_text=job.suspicious, data=entry.data,
                 error="no_member_answered: " + ", ".join(f"{r} x{n}" for r, n in sorted(reasons.items())),
             )
-        decision = decide(probs, entry.original, self.spec, threshold=self.threshold, delta=self.config.delta)
         stats.scored += 1
         stats.flagged += decision.flagged
+        stats.insufficient += decision.insufficient
         return ItemResult(
             id=entry.id, original=entry.original, prediction=decision.prediction, confidence=decision.confidence,
-            probs=probs, flagged=decision.flagged, members=tuple(results), line=entry.line,
-            suspicious_text=job.suspicious, data=entry.data,
+            probs=decision.probs, flagged=decision.flagged, members=tuple(results), line=entry.line,
+            suspicious_text=job.suspicious, data=entry.data, insufficient=decision.insufficient,
         )
 
 

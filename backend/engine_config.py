@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from backend.ensemble import DEFAULT_DELTA
+from backend.ensemble import DEFAULT_QUORUM, Quorum
 from backend.retry import RetryPolicy
 
 #: Per-kind caps applied unless ``per_provider_concurrency`` says otherwise: the in-process model
@@ -26,8 +26,11 @@ class EngineConfig:
     ----------
     threshold : float, optional
         Minimum confidence for a flag (None: 0.5 binary, 0.2 ordinal).
-    delta : int
-        Ordinal flag distance: flag when ``|pred - orig| > delta``.
+    delta : int, optional
+        Overrides the distance part of the task's flag rule (None: the spec's rule, see
+        :func:`backend.ensemble.flag_rule`).
+    quorum : Quorum
+        How many members must answer for a verdict to count (default: half, every model).
     concurrency : int
         Calls in flight at once, all providers together.
     per_provider_concurrency : dict, optional
@@ -48,7 +51,8 @@ class EngineConfig:
     """
 
     threshold: float | None = None
-    delta: int = DEFAULT_DELTA
+    delta: int | None = None
+    quorum: Quorum = DEFAULT_QUORUM
     concurrency: int = 8
     per_provider_concurrency: Mapping[str, int] | None = None
     timeout: float = 60.0
@@ -66,7 +70,7 @@ class EngineConfig:
             raise ValueError("per_provider_concurrency values must be >= 1")
         if self.timeout <= 0:
             raise ValueError("timeout must be > 0")
-        if self.delta < 0:
+        if self.delta is not None and self.delta < 0:
             raise ValueError("delta must be >= 0")
         if self.breaker_after is not None and self.breaker_after < 1:
             raise ValueError("breaker_after must be >= 1 or None")
@@ -91,6 +95,7 @@ class EngineStats:
     items: int = 0
     scored: int = 0
     flagged: int = 0
+    insufficient: int = 0
     suspicious: int = 0
     llm_calls: int = 0
     cache_hits: int = 0
@@ -111,6 +116,7 @@ class EngineStats:
             "items": self.items,
             "scored": self.scored,
             "flagged": self.flagged,
+            "insufficient": self.insufficient,
             "suspicious": self.suspicious,
             "llm_calls": self.llm_calls,
             "cache_hits": self.cache_hits,

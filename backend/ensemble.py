@@ -3,31 +3,101 @@
 Each member gives a probability per class; the ensemble averages the normalised distributions of the
 members that answered (members that errored are left out, not counted as uniform), predicts the argmax
 and calls its averaged probability the confidence. An item is flagged as a suspected label error when
-the prediction disagrees with the original label strongly enough and the confidence reaches the
-threshold: higher confidence in a disagreeing prediction means a likelier label error (Nahum Fig. 2).
+
+- the prediction disagrees with the original label under the task's flag rule (:func:`flag_rule`:
+  binary/nominal any difference; ordinal a distance above ``delta`` and/or a crossing of a class
+  boundary, e.g. relevance 0-1 vs 2-3),
+- the confidence *exceeds* the threshold (Nahum §3: "confidence exceeding a predefined threshold"),
+- the top classes do not tie (a tie is no confident verdict, whichever label the item carries), and
+- enough members answered (:class:`Quorum`); an item below quorum is ``insufficient``, never flagged.
+
+Every path that asks "does the ensemble disagree?" (the engine, the Label Studio worker, the gold rule,
+the report) calls :func:`disagrees`, so they cannot drift apart.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
-from backend.taskspec import TaskSpec
+from backend.taskspec import BUILTIN_SPECS, TaskSpec, load_spec
 
 #: Confidence thresholds when none is given: 0.5 is the least a binary argmax can have; for the
 #: ordinal SummEval experiments Nahum et al. start their confidence bins at 0.2 (App. A.4.1).
 DEFAULT_THRESHOLD = {"binary": 0.5, "ordinal": 0.2, "nominal": 0.5}
 DEFAULT_DELTA = 1
+#: Two top probabilities closer than this are a tie (averages of symmetric answers differ in the last bits).
+TIE_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class FlagRule:
+    """When a prediction disagrees with the original label.
+
+    ``delta``: ordinal distance strictly above it disagrees (Nahum App. A.2: 1). ``boundary``: the
+    lowest label of the upper side of a class boundary; prediction and original on opposite sides
+    disagree (seed 003: relevance 2-3 relevant, 0-1 not). With both set, either one suffices.
+    Binary and nominal tasks ignore both: any difference disagrees.
+    """
+
+    delta: int | None = DEFAULT_DELTA
+    boundary: str | None = None
+
+    def describe(self) -> str:
+        parts = []
+        if self.delta is not None:
+            parts.append(f"|prediction - original| > {self.delta}")
+        if self.boundary is not None:
+            parts.append(f"prediction and original on opposite sides of {self.boundary!r}")
+        return " or ".join(parts) or "never"
+
+
+@dataclass(frozen=True)
+class Quorum:
+    """How many members must answer before an item's verdict counts.
+
+    ``min_share``: at least this share of the ensemble's members (default: half). ``every_model``:
+    every model of the ensemble answered through at least one of its prompts.
+    """
+
+    min_share: float = 0.5
+    every_model: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.min_share <= 1.0:
+            raise ValueError(f"quorum share must be within [0, 1], got {self.min_share}")
+
+    def met(self, answered_models: Sequence[str], ensemble_models: Sequence[str]) -> bool:
+        """True when ``answered_models`` (one entry per answering member) satisfy the quorum."""
+        needed = max(1, math.ceil(self.min_share * len(ensemble_models) - 1e-9))
+        if len(answered_models) < needed:
+            return False
+        return not self.every_model or set(ensemble_models) <= set(answered_models)
+
+
+DEFAULT_QUORUM = Quorum()
 
 
 @dataclass(frozen=True)
 class Decision:
-    """The ensemble's verdict on one item."""
+    """The ensemble's verdict on one item (``tie``: the top classes tie; ``insufficient``: below quorum).
+
+    ``probs`` is the averaged distribution the verdict was read from.
+    """
 
     prediction: str
     confidence: float
     flagged: bool
+    tie: bool = False
+    insufficient: bool = False
+    probs: Mapping[str, float] | None = field(default=None, compare=False)
+
+
+def model_of(member_id: str) -> str:
+    """``provider:model`` of a member id ``provider:model/template@vN`` (the quorum's model key)."""
+    return member_id.rsplit("/", 1)[0]
 
 
 def normalize(probs: Mapping[str, float], labels: Sequence[str]) -> dict[str, float]:
@@ -61,8 +131,7 @@ def average(distributions: Iterable[Mapping[str, float] | None], labels: Sequenc
 def argmax(probs: Mapping[str, float], labels: Sequence[str]) -> str:
     """The most probable label; a tie goes to the label that comes first in class order.
 
-    So a binary 0.5/0.5 tie predicts the first label (``"0"`` in the built-in specs), and an ordinal tie
-    predicts the lower grade. Ties are exact-float ties, which happen with symmetric members.
+    The tie-break only names a prediction: :func:`decide` never flags a tied item.
     """
     best = labels[0]
     for label in labels[1:]:
@@ -71,24 +140,73 @@ def argmax(probs: Mapping[str, float], labels: Sequence[str]) -> str:
     return best
 
 
+def top_tie(probs: Mapping[str, float], labels: Sequence[str]) -> bool:
+    """True when the two most probable classes are equally probable (within :data:`TIE_TOLERANCE`)."""
+    ranked = sorted((probs[label] for label in labels), reverse=True)
+    return ranked[0] - ranked[1] <= TIE_TOLERANCE
+
+
 def resolve_threshold(spec: TaskSpec, threshold: float | None) -> float:
-    """``threshold`` itself, or the family default (0.5 binary, 0.2 ordinal)."""
-    value = DEFAULT_THRESHOLD[spec.family] if threshold is None else float(threshold)
+    """``threshold`` itself, or the family default (0.5 binary/nominal, 0.2 ordinal)."""
+    value = DEFAULT_THRESHOLD.get(spec.family, 0.5) if threshold is None else float(threshold)
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"threshold must be within [0, 1], got {value}")
     return value
 
 
-def disagrees(prediction: str, original: str | None, spec: TaskSpec, *, delta: int = DEFAULT_DELTA) -> bool:
-    """Binary, nominal: prediction differs from the original. Ordinal: their class distance exceeds ``delta``.
+@lru_cache(maxsize=None)
+def _builtin_flag(name: str) -> tuple[tuple[str, ...], object]:
+    builtin = load_spec(name)
+    return builtin.labels, builtin.extra.get("flag")
 
-    An unlabelled item (``original`` None) never disagrees.
+
+def flag_rule(spec: TaskSpec, *, delta: int | None = None) -> FlagRule:
+    """The task's flag rule: the spec's ``flag:`` entry, else the built-in spec of the same name, else
+    ``|Δ| > 1``; ``delta`` (the CLI's ``--delta``) overrides the distance part.
+
+    A spec read from a Label Studio label config carries no ``flag:`` entry, so it borrows the rule of
+    the built-in spec it is named after (when the labels match): the worker and the CLI agree.
+    """
+    raw = spec.extra.get("flag")
+    if raw is None and spec.name in BUILTIN_SPECS:
+        labels, builtin_raw = _builtin_flag(spec.name)
+        raw = builtin_raw if labels == spec.labels else None
+    if raw is not None and not isinstance(raw, Mapping):
+        raise ValueError(f"spec {spec.name!r}: flag must be a mapping with delta and/or boundary")
+    raw = raw or {"delta": DEFAULT_DELTA}
+    spec_delta = raw.get("delta")
+    boundary = raw.get("boundary")
+    rule = FlagRule(
+        delta=int(delta) if delta is not None else (None if spec_delta is None else int(spec_delta)),
+        boundary=None if boundary is None else str(boundary),
+    )
+    if rule.delta is not None and rule.delta < 0:
+        raise ValueError(f"delta must be >= 0, got {rule.delta}")
+    if rule.boundary is not None and rule.boundary not in spec.labels[1:]:
+        raise ValueError(f"spec {spec.name!r}: flag boundary {rule.boundary!r} must be one of {spec.labels[1:]}")
+    if rule.delta is None and rule.boundary is None:
+        raise ValueError(f"spec {spec.name!r}: flag rule needs delta and/or boundary")
+    return rule
+
+
+def disagrees(prediction: str, original: str | None, spec: TaskSpec, *, delta: int | None = None) -> bool:
+    """Whether ``prediction`` disagrees with ``original`` under the task's :func:`flag_rule`.
+
+    Binary and nominal: they differ. Ordinal: distance above ``delta`` or opposite sides of the
+    boundary. An unlabelled item (``original`` None) never disagrees.
     """
     if original is None:
         return False
-    if spec.family in ("binary", "nominal"):
+    if spec.family != "ordinal":
         return prediction != original
-    return abs(spec.label_index(prediction) - spec.label_index(original)) > delta
+    rule = flag_rule(spec, delta=delta)
+    pred_idx, orig_idx = spec.label_index(prediction), spec.label_index(original)
+    if rule.delta is not None and abs(pred_idx - orig_idx) > rule.delta:
+        return True
+    if rule.boundary is not None:
+        cut = spec.label_index(rule.boundary)
+        return (pred_idx >= cut) != (orig_idx >= cut)
+    return False
 
 
 def decide(
@@ -97,9 +215,10 @@ def decide(
     spec: TaskSpec,
     *,
     threshold: float | None = None,
-    delta: int = DEFAULT_DELTA,
+    delta: int | None = None,
+    insufficient: bool = False,
 ) -> Decision:
-    """Prediction (argmax, ties to the earlier class), confidence, and the suspected-error flag.
+    """Prediction (argmax), confidence, and the suspected-error flag.
 
     Parameters
     ----------
@@ -108,14 +227,46 @@ def decide(
     original : str or None
         The item's original label.
     threshold : float, optional
-        Minimum confidence for a flag; None uses the family default (0.5 binary, 0.2 ordinal).
-    delta : int
-        Ordinal only: flag when ``|idx(prediction) - idx(original)| > delta`` (Nahum App. A.2: 1).
+        Confidence must exceed it; None uses the family default (0.5 binary, 0.2 ordinal).
+    delta : int, optional
+        Overrides the distance part of the spec's flag rule (see :func:`flag_rule`).
+    insufficient : bool
+        The answers fell short of the quorum: the verdict is kept but never flagged.
     """
-    if delta < 0:
+    if delta is not None and delta < 0:
         raise ValueError(f"delta must be >= 0, got {delta}")
     normalised = normalize(probs, spec.labels)
     prediction = argmax(normalised, spec.labels)
     confidence = normalised[prediction]
-    flagged = disagrees(prediction, original, spec, delta=delta) and confidence >= resolve_threshold(spec, threshold)
-    return Decision(prediction=prediction, confidence=confidence, flagged=flagged)
+    tie = top_tie(normalised, spec.labels)
+    flagged = (
+        not insufficient
+        and not tie
+        and confidence > resolve_threshold(spec, threshold)
+        and disagrees(prediction, original, spec, delta=delta)
+    )
+    return Decision(prediction, confidence, flagged, tie=tie, insufficient=insufficient, probs=normalised)
+
+
+def verdict(
+    answers: Sequence[Mapping[str, float] | None],
+    models: Sequence[str],
+    original: str | None,
+    spec: TaskSpec,
+    *,
+    threshold: float | None = None,
+    delta: int | None = None,
+    quorum: Quorum = DEFAULT_QUORUM,
+) -> Decision | None:
+    """Average the members' ``answers`` (None: the member failed) and decide, applying the quorum.
+
+    ``models[i]`` is the model of member ``i`` (:func:`model_of`). Returns None when nobody answered.
+    """
+    if len(answers) != len(models):
+        raise ValueError("one model per answer slot")
+    probs = average(answers, spec.labels)
+    if probs is None:
+        return None
+    answered = [m for a, m in zip(answers, models) if a is not None]
+    return decide(probs, original, spec, threshold=threshold, delta=delta,
+                  insufficient=not quorum.met(answered, models))

@@ -50,6 +50,7 @@ class ItemResult:
     error: str | None = None
     line: int | None = None
     suspicious_text: bool = False  # instruction-like content aimed at the judge (see probes)
+    insufficient: bool = False  # fewer members answered than the quorum: never flagged
     data: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:

@@ -49,8 +49,10 @@ def build_summary(
     members: Sequence[str],
     model_version: str,
     threshold: float,
-    delta: int,
+    delta: int | None,
     suspects: SuspectList,
+    flag_rule: str | None = None,
+    quorum: Any = None,
     top: int = 10,
 ) -> dict[str, Any]:
     """One JSON-able summary: the stats of the run plus what was run and its top suspects."""
@@ -62,6 +64,8 @@ def build_summary(
             "model_version": model_version,
             "threshold": threshold,
             "delta": delta,
+            "flag_rule": flag_rule,
+            "quorum": None if quorum is None else {"min_share": quorum.min_share, "every_model": quorum.every_model},
             "top_suspects": [_suspect_row(r) for r in suspects.top(top)],
         }
     )
@@ -78,6 +82,10 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     counts.add_row("members", str(len(summary["members"])))
     for name in ("items", "scored", "flagged", "llm_calls", "cache_hits"):
         counts.add_row(name, str(summary[name]))
+    if summary.get("insufficient"):
+        counts.add_row("insufficient (below quorum, not flagged)", str(summary["insufficient"]))
+    if summary.get("flag_rule"):
+        counts.add_row("flag rule", str(summary["flag_rule"]))
     errors = summary.get("errors") or {}
     counts.add_row("errors", str(sum(errors.values())))
     for reason, n in errors.items():
@@ -92,7 +100,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     if not suspects:
         console.print(f"No item flagged (threshold {summary['threshold']}).")
         return
-    table = Table(title=f"Top suspects (confidence >= {summary['threshold']})")
+    table = Table(title=f"Top suspects (confidence > {summary['threshold']})")
     for column in ("id", "line", "original", "prediction", "confidence", "note"):
         table.add_column(column, justify="right" if column in ("line", "confidence") else "left")
     for row in suspects:

@@ -19,6 +19,7 @@ from rich.console import Console
 from backend.cache import CallCache
 from backend.dataset import read_items
 from backend.engine import Engine, EngineConfig
+from backend.ensemble import Quorum, flag_rule
 from backend.members import Member, default_members, ensemble_fingerprint, members_from_args, members_from_config
 from backend.summary import SuspectList, build_summary, print_summary
 from backend.task_options import resolve_task
@@ -81,6 +82,8 @@ def run_scoring(
         threshold=engine.threshold,
         delta=config.delta,
         suspects=suspects,
+        flag_rule=flag_rule(spec, delta=config.delta).describe() if spec.family == "ordinal" else "prediction != original",
+        quorum=config.quorum,
         top=top,
     )
     if summary_json:
@@ -108,7 +111,9 @@ def register(app: typer.Typer) -> None:
         out: Optional[Path] = typer.Option(None, "--out", help="Write one JSON line per input item here."),
         summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Also write the summary as JSON here."),
         threshold: Optional[float] = typer.Option(None, "--threshold", help="Minimum confidence to flag (default 0.5 binary and nominal, 0.2 ordinal)."),
-        delta: int = typer.Option(1, "--delta", help="Ordinal tasks: flag when |prediction - original| > DELTA."),
+        delta: Optional[int] = typer.Option(None, "--delta", help="Ordinal tasks: flag when |prediction - original| > DELTA (default: the task spec's flag rule)."),
+        quorum: float = typer.Option(0.5, "--quorum", help="Share of members that must answer for an item to be flaggable."),
+        quorum_models: bool = typer.Option(True, "--quorum-models/--no-quorum-models", help="Also require every model to answer through at least one prompt."),
         concurrency: int = typer.Option(8, "--concurrency", help="Calls in flight at once."),
         timeout: float = typer.Option(60.0, "--timeout", help="Per-call timeout, seconds."),
         max_attempts: int = typer.Option(5, "--max-attempts", help="Tries per call (retryable errors only)."),
@@ -124,8 +129,10 @@ def register(app: typer.Typer) -> None:
             spec = resolve_task(task=task, labels=labels, fields=fields, guidelines=guidelines,
                                 label_config=label_config, family=family, negative_label=negative_label)
             config = EngineConfig(
-                threshold=threshold, delta=delta, concurrency=concurrency, timeout=timeout, max_attempts=max_attempts
+                threshold=threshold, delta=delta, concurrency=concurrency, timeout=timeout, max_attempts=max_attempts,
+                quorum=Quorum(min_share=quorum, every_model=quorum_models),
             )
+            flag_rule(spec, delta=delta)  # a bad rule fails here, before any call
             if members_file:
                 members = members_from_config(members_file, spec)
             elif member:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from backend.ensemble import DEFAULT_DELTA
 from backend.results import ItemResult
 from backend.review.outcome import decide_outcome
 from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore
@@ -21,7 +20,7 @@ def refresh_gold(
     spec: TaskSpec,
     *,
     source_project: str,
-    delta: int = DEFAULT_DELTA,
+    delta: int | None = None,
 ) -> dict[str, int]:
     """Recompute and store the outcome of every scored item; returns counts by status value."""
     experts = store.experts(source_project)
@@ -41,7 +40,7 @@ def refresh_gold(
 
 
 def refresh_review(client: Any, store: ReviewStore, source: Any, results: Sequence[ItemResult], *,
-                   delta: int = DEFAULT_DELTA) -> dict[str, int]:
+                   delta: int | None = None) -> dict[str, int]:
     """Read the experts' answers back from Label Studio, then recompute and store the outcomes."""
     from backend.review.collect import collect_answers
 

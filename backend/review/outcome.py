@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Mapping, Sequence
 
-from backend.ensemble import DEFAULT_DELTA, disagrees
+from backend.ensemble import disagrees
 from backend.results import ItemResult
 from backend.taskspec import TaskSpec
 
@@ -129,7 +129,7 @@ def decide_outcome(
     round2: Mapping[str, str | None] | None = None,
     routed: bool = False,
     sampled: bool = False,
-    delta: int = DEFAULT_DELTA,
+    delta: int | None = None,
 ) -> ReviewOutcome:
     """Decide one item's gold label and its status.
 
@@ -138,8 +138,8 @@ def decide_outcome(
     result : ItemResult
         The ensemble's verdict (``original``, ``prediction``).
     spec : TaskSpec
-        Binary: the ensemble agrees when prediction == original. Ordinal: when their class distance is
-        at most ``delta`` (the flag rule without its confidence threshold).
+        The ensemble agrees when :func:`backend.ensemble.disagrees` says it does not: the task's flag
+        rule (``delta`` and/or boundary; ``delta`` overrides the distance), without its threshold.
     experts : sequence of str
         The round-1 experts; a round-1 resolution needs an answer from each of them.
     round1, round2 : mapping of expert -> label, optional

@@ -110,11 +110,12 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig) -
     members = sorted({m.member_id for r in results for m in r.members}) or [
         f"{m['provider']}:{m['model']}" for m in config.members
     ]
-    from backend.ensemble import DEFAULT_DELTA, resolve_threshold
+    from backend.ensemble import flag_rule, resolve_threshold
 
+    rule = flag_rule(spec).describe() if spec.family == "ordinal" else "prediction != original"
     return build_summary(stats, task=spec.name, members=members, model_version=run.model_version,
-                         threshold=resolve_threshold(spec, config.threshold), delta=DEFAULT_DELTA,
-                         suspects=suspects)
+                         threshold=resolve_threshold(spec, config.threshold), delta=None,
+                         suspects=suspects, flag_rule=rule)
 
 
 def stats_from_results(results: list[ItemResult]) -> EngineStats:
@@ -128,6 +129,7 @@ def stats_from_results(results: list[ItemResult]) -> EngineStats:
         else:
             errors[res.error.split(":", 1)[0]] += 1
         stats.flagged += bool(res.flagged)
+        stats.insufficient += bool(res.insufficient)
         stats.suspicious += bool(res.suspicious_text)
         for member in res.members:
             if member.cached:

@@ -241,7 +241,7 @@ def test_local_model_scores_items_end_to_end(smollm2_path, tmp_path):
     cache.close()
 
 
-def test_ordinal_family_uses_delta_and_its_default_threshold(cache):
+def test_ordinal_family_uses_its_flag_rule_and_default_threshold(cache):
     rel = load_spec("relevance")
     path = Path(__file__).resolve().parents[2] / "backend" / "data" / "sample_relevance.jsonl"
     inputs = [i for i in read_items(path, rel)]
@@ -251,7 +251,8 @@ def test_ordinal_family_uses_delta_and_its_default_threshold(cache):
     for r in results:
         assert r.prediction in rel.labels and set(r.probs) == set(rel.labels)
         far = abs(int(r.prediction) - int(r.original)) > 1
-        assert r.flagged == (far and r.confidence >= 0.2)
+        crosses = (int(r.prediction) >= 2) != (int(r.original) >= 2)  # relevance: 2-3 relevant, 0-1 not
+        assert r.flagged == ((far or crosses) and r.confidence > 0.2 and not r.insufficient)
 
 
 def test_unexpected_provider_exception_is_recorded_redacted(cache, caplog):

@@ -35,7 +35,7 @@ def test_binary_flag_needs_disagreement_and_confidence():
     assert not decide({"0": 0.8, "1": 0.2}, "0", BIN).flagged
     d = decide({"0": 0.8, "1": 0.2}, "1", BIN, threshold=0.85)
     assert (d.prediction, d.confidence, d.flagged) == ("0", pytest.approx(0.8), False)
-    assert decide({"0": 0.8, "1": 0.2}, "1", BIN, threshold=0.8).flagged  # >= threshold
+    assert not decide({"0": 0.8, "1": 0.2}, "1", BIN, threshold=0.8).flagged  # must exceed the threshold
     assert not decide({"0": 0.8, "1": 0.2}, None, BIN).flagged  # unlabelled items are never flagged
 
 
@@ -48,7 +48,7 @@ def test_ordinal_flag_uses_delta_and_default_threshold():
     assert not decide(probs, "3", LIK, delta=2).flagged
     assert decide(probs, "1", LIK, delta=3).flagged  # distance 4 > 3
     low = {"1": 0.19, "2": 0.19, "3": 0.19, "4": 0.19, "5": 0.24}
-    assert decide(low, "1", LIK).flagged  # 0.24 >= the ordinal default 0.2
+    assert decide(low, "1", LIK).flagged  # 0.24 > the ordinal default 0.2
     assert not decide(low, "1", LIK, threshold=0.3).flagged
     assert disagrees("5", "3", LIK, delta=1) and not disagrees("5", "4", LIK, delta=1)
     assert not disagrees("5", None, LIK)

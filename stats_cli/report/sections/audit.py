@@ -35,13 +35,17 @@ def audit_section(data: AuditData) -> Section:
     flagged = [it for it in data.items if it.flagged]
     reviewed = {str(it.id) for it, _ in data.reviewed()}
     no_verdict = n_items - len([it for it in data.items if it.prediction is not None])
+    insufficient = sum(1 for it in data.items if getattr(it, "insufficient", False))
     sizes = {"items": n_items, "scored": len(scored), "flagged": len(flagged),
              "routed to review": len(data.routed), "reviewed": len(reviewed)}
     overview = Table.build("Items", ("what", "count", "% of scored"), [
         ("items audited", n_items, None),
         ("no ensemble verdict (member errors)", no_verdict, None),
         ("ensemble disagrees with the original label", len(disagree), 100.0 * len(disagree) / len(scored)),
-        ("flagged (disagrees, confidence ≥ threshold)", len(flagged), 100.0 * len(flagged) / len(scored)),
+        ("insufficient (fewer members answered than the quorum; never flagged)", insufficient,
+         100.0 * insufficient / len(scored)),
+        ("flagged (disagrees, confidence > threshold, no tie, quorum met)", len(flagged),
+         100.0 * len(flagged) / len(scored)),
         ("routed to expert review", len(data.routed), 100.0 * len(data.routed) / len(scored)),
         ("reviewed, decision settled", len(reviewed), 100.0 * len(reviewed) / len(scored)),
     ])
@@ -62,7 +66,7 @@ def audit_section(data: AuditData) -> Section:
     return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(overview, by_band), notes=tuple(notes),
                    values={"items": n_items, "scored": len(scored), "disagree": len(disagree),
                            "disagree_rate": len(disagree) / len(scored), "flagged": len(flagged),
-                           "routed": len(data.routed), "reviewed": len(reviewed)})
+                           "routed": len(data.routed), "reviewed": len(reviewed), "insufficient": insufficient})
 
 
 class AuditSection(ReportSection):

@@ -1,0 +1,74 @@
+"""Early exit: stop calling members once the rest cannot change an item's flag or prediction.
+
+The full ensemble's distribution is the mean of the answers of the members that answered. With ``k``
+answers so far averaging ``m`` and ``r`` members left, whatever they answer (or if some fail), the
+final mean is ``(1 - w) m + w q`` for some ``q`` in the probability simplex and ``w`` between 0 and
+``W = r / (k + r)``; because the simplex is convex and contains ``m``, every smaller ``w`` is covered
+by ``W``. So the reachable set is exactly ``{(1 - W) m + W q : q in simplex}``, and over it:
+
+- the prediction stays ``p`` and never ties iff for every other class ``c`` the worst case, all
+  remaining mass on ``c``, keeps ``p`` ahead: ``(1 - W)(m_p - m_c) - W > tie tolerance``;
+- the confidence ``a_p`` ranges over ``[(1 - W) m_p, (1 - W) m_p + W]``, so a disagreeing
+  prediction is flagged either way iff the low end exceeds the threshold, and never iff the high end
+  does not;
+- the quorum only gets easier with more answers, so a verdict that meets it now meets it finally.
+
+This is an exact bound, not a heuristic: an item stopped here gets the same flag and prediction as
+the full ensemble, whatever the skipped members would have said (property-tested exhaustively).
+Its confidence and averaged probabilities rest on the members that were called.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from backend.ensemble import DEFAULT_QUORUM, TIE_TOLERANCE, Decision, Quorum, disagrees, resolve_threshold, verdict
+from backend.taskspec import TaskSpec
+
+#: Extra room over the float comparisons, so rounding in the final average cannot cross a bound.
+FLOAT_MARGIN = 1e-9
+
+
+def settled(
+    answers: Sequence[Mapping[str, float] | None],
+    models: Sequence[str],
+    ensemble_models: Sequence[str],
+    original: str | None,
+    spec: TaskSpec,
+    *,
+    threshold: float | None = None,
+    delta: int | None = None,
+    quorum: Quorum = DEFAULT_QUORUM,
+) -> Decision | None:
+    """The verdict the full ensemble must reach, or None while the remaining members could change it.
+
+    Parameters
+    ----------
+    answers, models : sequences
+        The members called so far: their answers (None: failed) and models.
+    ensemble_models : sequence of str
+        The model of every member of the ensemble (called or not), for the quorum and the count left.
+    """
+    remaining = len(ensemble_models) - len(answers)
+    if remaining < 0:
+        raise ValueError("more answers than ensemble members")
+    if remaining == 0:
+        return verdict(answers, list(models), original, spec, threshold=threshold, delta=delta, quorum=quorum)
+    answered = [m for a, m in zip(answers, models) if a is not None]
+    if not answered or not quorum.met(answered, ensemble_models):
+        return None
+    now = verdict(answers, list(models), original, spec, threshold=threshold, delta=delta, quorum=quorum)
+    if now is None or now.tie or now.probs is None:
+        return None
+    weight = remaining / (len(answered) + remaining)
+    mean, top = now.probs, now.prediction
+    for label in spec.labels:
+        if label != top and (1 - weight) * (mean[top] - mean[label]) - weight <= TIE_TOLERANCE + FLOAT_MARGIN:
+            return None  # the rest could tie it or overturn the prediction
+    if not disagrees(top, original, spec, delta=delta):
+        return now  # never flagged, whatever the confidence
+    cut = resolve_threshold(spec, threshold)
+    low, high = (1 - weight) * mean[top], (1 - weight) * mean[top] + weight
+    if low > cut + FLOAT_MARGIN or high <= cut - FLOAT_MARGIN:
+        return now
+    return None
