@@ -33,7 +33,7 @@ import time
 from collections import Counter, deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from backend.breaker import CircuitBreaker
 from backend.cache import CallCache, call_key
@@ -110,12 +110,14 @@ class Engine:
         *,
         cache: CallCache | None,
         config: EngineConfig | None = None,
+        budget: Any = None,
     ):
         if not members:
             raise ValueError("an engine needs at least one member")
         self.spec = spec
         self.members = tuple(members)
         self.cache = cache
+        self.budget = budget  # backend.costs.budget.Budget: checked before every call (--max-cost)
         self.config = config or EngineConfig()
         self.threshold = resolve_threshold(spec, self.config.threshold)
         self.stats = EngineStats()
@@ -181,7 +183,8 @@ class Engine:
         except ValueError as exc:
             return MemberResult(member.id, error="bad_distribution", error_detail=str(exc), cached=cached, latency_s=latency)
         return MemberResult(
-            member.id, probs=probs, raw_mass=dist.raw_mass, method=dist.method, cached=cached, latency_s=latency
+            member.id, probs=probs, raw_mass=dist.raw_mass, method=dist.method, cached=cached, latency_s=latency,
+            usage=dict(dist.usage) or None,
         )
 
     def _run(self, items: Iterable[Item | ItemError]) -> Iterator[ItemResult]:
@@ -252,6 +255,19 @@ class Engine:
                 f"(last: {breaker.last_reason}); retried on the next run",
                 called=False,
             )
+        reserved = self.budget.reserve(member, prompt) if self.budget is not None else 0.0
+        if reserved is None:
+            return _Outcome(error="over_budget", detail="not called: --max-cost reached; rerun to resume",
+                            called=False)
+        outcome = self._call_within_budget(member, prompt, key, breaker)
+        if self.budget is not None:
+            if outcome.dist is not None:
+                self.budget.settle(reserved, member, outcome.dist.usage)
+            else:
+                self.budget.release(reserved)
+        return outcome
+
+    def _call_within_budget(self, member: Member, prompt: str, key: str, breaker: CircuitBreaker) -> _Outcome:
         semaphore = self._semaphores[member.kind]
         labels = self.spec.tokens  # what the judge answers with (lettered options map back to labels)
         timeout = self.config.timeout

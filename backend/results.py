@@ -26,6 +26,7 @@ class MemberResult:
     error_detail: str | None = None
     cached: bool = False
     latency_s: float | None = None
+    usage: Mapping[str, Any] | None = None  # the provider's token counts (cost accounting)
 
     @property
     def ok(self) -> bool:
@@ -51,6 +52,7 @@ class ItemResult:
     line: int | None = None
     suspicious_text: bool = False  # instruction-like content aimed at the judge (see probes)
     insufficient: bool = False  # fewer members answered than the quorum: never flagged
+    stopped_early: bool = False  # early exit: the members not called could not change flag or prediction
     data: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -60,7 +62,8 @@ class ItemResult:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "ItemResult":
-        members = tuple(MemberResult(**m) for m in data.get("members", ()))
+        known_member = set(MemberResult.__dataclass_fields__)
+        members = tuple(MemberResult(**{k: v for k, v in m.items() if k in known_member}) for m in data.get("members", ()))
         known = {f for f in cls.__dataclass_fields__}
         kwargs = {k: v for k, v in data.items() if k in known and k != "members"}
         return cls(members=members, **kwargs)

@@ -53,6 +53,7 @@ def build_summary(
     suspects: SuspectList,
     flag_rule: str | None = None,
     quorum: Any = None,
+    accounting: dict[str, Any] | None = None,
     top: int = 10,
 ) -> dict[str, Any]:
     """One JSON-able summary: the stats of the run plus what was run and its top suspects."""
@@ -67,6 +68,8 @@ def build_summary(
             "flag_rule": flag_rule,
             "quorum": None if quorum is None else {"min_share": quorum.min_share, "every_model": quorum.every_model},
             "top_suspects": [_suspect_row(r) for r in suspects.top(top)],
+            "usage": accounting,
+            "cost_usd_total": None if accounting is None else accounting["cost_usd_total"],
         }
     )
     return out
@@ -96,6 +99,10 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         counts.add_row("seconds per item (fresh calls)", f"{summary['seconds_per_item']:.3f}")
     counts.add_row("model_version", summary["model_version"])
     console.print(counts)
+    if summary.get("usage"):
+        from backend.costs.report import usage_table
+
+        console.print(usage_table(summary["usage"]))
     suspects = summary.get("top_suspects") or []
     if not suspects:
         console.print(f"No item flagged (threshold {summary['threshold']}).")

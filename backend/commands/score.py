@@ -17,6 +17,11 @@ import typer
 from rich.console import Console
 
 from backend.cache import CallCache
+from backend.costs.accounting import Accountant
+from backend.costs.budget import Budget
+from backend.costs.estimate import estimate_run
+from backend.costs.prices import PriceTable, load_prices
+from backend.costs.report import estimate_table
 from backend.dataset import read_items
 from backend.engine import Engine, EngineConfig
 from backend.ensemble import Quorum, flag_rule
@@ -52,16 +57,39 @@ def run_scoring(
     top: int,
     progress: bool | None,
     console: Console,
+    prices: PriceTable | None = None,
+    budget: Budget | None = None,
+    dry_run: bool = False,
 ) -> dict[str, Any]:
-    """Score ``input_path``, stream results to ``out``, print and return the summary."""
+    """Score ``input_path``, stream results to ``out``, print and return the summary.
+
+    ``dry_run`` only estimates (no model is called); ``budget`` stops the run at its cap: the item
+    where it stopped and the later ones are not written, and rerunning resumes from the cache.
+    """
     entries = list(read_items(input_path, spec))
-    engine = Engine(spec, members, cache=cache, config=config)
+    engine = Engine(spec, members, cache=cache, config=config, budget=budget)
+    if dry_run:
+        estimate = estimate_run(engine, entries, prices=prices)
+        if summary_json:
+            write_json(summary_json, {"dry_run": estimate})
+        console.print(estimate_table(estimate))
+        console.print(estimate["note"])
+        return {"dry_run": estimate}
     suspects = SuspectList()
+    accountant = Accountant(prices, [m.id for m in members])
+    stopped: dict[str, Any] | None = None
     show_progress = (sys.stderr.isatty() and len(entries) > 20) if progress is None else progress
     handle = out.open("w", encoding="utf-8") if out else None
     try:
-        for result in engine.score(entries, progress=show_progress):
+        for done, result in enumerate(engine.score(entries, progress=show_progress)):
+            if any(m.error == "over_budget" for m in result.members):
+                stopped = {"reason": "max_cost", "items_done": done, "next_id": result.id, "next_line": result.line,
+                           "spent_usd": round(budget.spent, 6) if budget else None}
+                _forget(engine.stats, result)
+                accountant.add(result)  # its answered calls were made (and paid); they are cached for the rerun
+                break
             suspects.add(result)
+            accountant.add(result)
             if handle:
                 handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
                 handle.flush()
@@ -85,12 +113,41 @@ def run_scoring(
         flag_rule=flag_rule(spec, delta=config.delta).describe() if spec.family == "ordinal" else "prediction != original",
         quorum=config.quorum,
         top=top,
+        accounting=accountant.to_dict(),
     )
+    summary["stopped"] = stopped
     if summary_json:
-        summary_json.parent.mkdir(parents=True, exist_ok=True)
-        summary_json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        write_json(summary_json, summary)
     print_summary(summary, console)
+    if stopped is not None:
+        Console(stderr=True).print(
+            f"--max-cost {budget.cap if budget else ''} reached: stopped before item {stopped['next_id']} "
+            f"(line {stopped['next_line']}) after {stopped['items_done']} of {len(entries)} items, "
+            f"${stopped['spent_usd']} spent; every finished call is cached: run the same command again "
+            "(with a higher --max-cost) to resume, no call is made twice"
+        )
     return summary
+
+
+def _forget(stats: Any, result: Any) -> None:
+    """Take the item a budget stop left unwritten out of the run's counts (the summary covers written items)."""
+    stats.items -= 1
+    stats.scored -= result.prediction is not None and result.error is None
+    stats.flagged -= bool(result.flagged)
+    stats.insufficient -= bool(result.insufficient)
+    for member in result.members:
+        if member.cached:
+            stats.cache_hits -= 1
+        if member.error:
+            stats.errors[member.error] -= 1
+            stats.member_errors.get(member.member_id, {}).pop(member.error, None)
+    stats.errors = +stats.errors  # drop the reasons that fell to zero
+    stats.member_errors = {m: c for m, c in stats.member_errors.items() if c}
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 def register(app: typer.Typer) -> None:
@@ -121,6 +178,9 @@ def register(app: typer.Typer) -> None:
         no_cache: bool = typer.Option(False, "--no-cache", help="Call every member again and store nothing."),
         top: int = typer.Option(10, "--top", help="How many suspects to list."),
         progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: on a terminal, for runs over 20 items)."),
+        prices_file: Optional[Path] = typer.Option(None, "--prices", help="Price file (YAML: provider, model, input_per_million, output_per_million in USD); see examples/prices.example.yaml."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Estimate items, calls, cached calls, tokens, cost and time per member; call no model."),
+        max_cost: Optional[float] = typer.Option(None, "--max-cost", help="Stop cleanly before spending more than this many USD (needs --prices); rerun to resume."),
     ) -> None:
         """Score a labelled file with an LLM ensemble and flag suspected label errors."""
         if members_file and member:
@@ -133,6 +193,7 @@ def register(app: typer.Typer) -> None:
                 quorum=Quorum(min_share=quorum, every_model=quorum_models),
             )
             flag_rule(spec, delta=delta)  # a bad rule fails here, before any call
+            prices = load_prices(prices_file) if prices_file else None
             if members_file:
                 members = members_from_config(members_file, spec)
             elif member:
@@ -143,15 +204,26 @@ def register(app: typer.Typer) -> None:
             _fail(str(exc))
         if not input_path.is_file():
             _fail(f"no such input file: {input_path}")
+        budget = None
+        if max_cost is not None:
+            if prices is None:
+                _fail("--max-cost needs --prices")
+            budget = Budget(max_cost, prices)
+            try:
+                budget.check_members(members)
+            except ValueError as exc:
+                _fail(str(exc))
         cache = None if no_cache else CallCache(cache_url)
         try:
-            run_scoring(
+            summary = run_scoring(
                 input_path, spec, members, config=config, cache=cache, out=out, summary_json=summary_json,
-                top=top, progress=progress, console=Console(),
+                top=top, progress=progress, console=Console(), prices=prices, budget=budget, dry_run=dry_run,
             )
         finally:
             if cache is not None:
                 cache.close()
+        if summary.get("stopped"):
+            raise typer.Exit(3)
 
     @app.command()
     def demo(

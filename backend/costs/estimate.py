@@ -1,0 +1,95 @@
+"""`--dry-run`: what a run will call, how many tokens, what it will cost and take, calling no model.
+
+Prompts are rendered and looked up in the call cache exactly as the engine does, so "cached" means the
+run will not call for it. Tokens come from :mod:`backend.costs.tokens` (real tokenizer or a stated
+approximation); time from the median latency of this member's earlier calls recorded in the cache
+(PENDING when there is none), divided by the concurrency its provider gets.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from typing import Any, Iterable
+
+from sqlalchemy import select
+
+from backend.cache import CallCache, llm_call_cache
+from backend.costs.accounting import provider_model
+from backend.costs.prices import PriceTable
+from backend.costs.tokens import output_tokens_per_call, token_counter
+from backend.dataset import Item, ItemError
+from backend.engine import Engine
+from backend.engine_config import DEFAULT_PROVIDER_CONCURRENCY
+
+
+def past_latency(cache: CallCache | None, member: Any) -> tuple[float | None, int]:
+    """Median latency (s) of this member's cached calls and how many it rests on."""
+    if cache is None:
+        return None, 0
+    cols = llm_call_cache.c
+    query = select(cols.latency_s).where(cols.provider == member.kind, cols.model == member.model,
+                                         cols.template_id == member.template.id, cols.latency_s.is_not(None))
+    with cache.engine.connect() as conn:
+        values = [float(v) for (v,) in conn.execute(query)]
+    return (statistics.median(values), len(values)) if values else (None, 0)
+
+
+def estimate_run(engine: Engine, entries: Iterable[Item | ItemError], *, prices: PriceTable | None) -> dict[str, Any]:
+    """Per member: calls to make, cached calls, estimated tokens, cost and time, without calling a model."""
+    items = [e for e in entries if isinstance(e, Item)]
+    rows = []
+    kind_seconds: dict[str, float] = defaultdict(float)
+    unknown_time = False
+    for member in engine.members:
+        count, how = token_counter(member.provider)
+        keys, tokens, rendered = {}, {}, 0
+        for item in items:
+            try:
+                prompt = engine.prompt_for(member, item)
+            except ValueError:
+                continue  # a render error: the run records it and calls nothing
+            keys[engine.key_for(member, prompt)] = prompt
+            rendered += 1
+        hits = engine.cache.get_many(keys) if engine.cache is not None else {}
+        fresh = [p for k, p in keys.items() if k not in hits]
+        for prompt in fresh:
+            tokens[prompt] = count(prompt)
+        input_tokens = sum(tokens.values())
+        output_tokens = output_tokens_per_call(member.provider) * len(fresh)
+        provider, model = provider_model(member.id)
+        price = prices.find(provider, model) if prices is not None else None
+        median, n_timed = past_latency(engine.cache, member)
+        seconds = None if median is None else median * len(fresh)
+        if seconds is None and fresh:
+            unknown_time = True
+        else:
+            kind_seconds[member.kind] += seconds or 0.0
+        rows.append({
+            "member": member.id, "calls": len(fresh), "cached": rendered - len(fresh),
+            "input_tokens": input_tokens, "output_tokens": output_tokens, "tokenizer": how,
+            "cost_usd": None if price is None else round(price.cost(input_tokens, output_tokens), 6),
+            "seconds": None if seconds is None else round(seconds, 2),
+            "latency_basis": f"median of {n_timed} earlier calls" if n_timed else "no earlier call timed",
+        })
+    return _totals(engine, items, rows, kind_seconds, unknown_time, prices)
+
+
+def _totals(engine, items, rows, kind_seconds, unknown_time, prices) -> dict[str, Any]:
+    caps = {**DEFAULT_PROVIDER_CONCURRENCY, **(engine.config.per_provider_concurrency or {})}
+    wall = max((s / min(caps.get(kind, engine.config.concurrency), engine.config.concurrency)
+                for kind, s in kind_seconds.items()), default=0.0)
+    costs = [r["cost_usd"] for r in rows]
+    return {
+        "items": len(items),
+        "calls": sum(r["calls"] for r in rows),
+        "cached_calls": sum(r["cached"] for r in rows),
+        "input_tokens": sum(r["input_tokens"] for r in rows),
+        "output_tokens": sum(r["output_tokens"] for r in rows),
+        "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),
+        "seconds": None if unknown_time else round(wall, 2),
+        "prices_as_of": None if prices is None else prices.as_of,
+        "members": rows,
+        "note": "estimates: calls and cached calls are exact; tokens per the 'tokens by' column; time from "
+                "earlier calls' median latency over the provider's concurrency; early exit would call fewer",
+    }
