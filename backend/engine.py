@@ -39,7 +39,8 @@ from backend.breaker import CircuitBreaker
 from backend.cache import CallCache, call_key
 from backend.dataset import Item, ItemError
 from backend.engine_config import DEFAULT_PROVIDER_CONCURRENCY, EngineConfig, EngineStats
-from backend.ensemble import model_of, normalize, resolve_threshold, verdict
+from backend.costs.early_exit import first_wave, more_needed, settled
+from backend.ensemble import Decision, model_of, normalize, resolve_threshold, verdict
 from backend.guard import item_has_instructions
 from backend.members import Member
 from backend.prompting import spec_params
@@ -72,6 +73,8 @@ class _Slot:
     future: Future | None = None
     key: str = ""
     owner: bool = False  # this slot made the call (False: shares another slot's identical call)
+    prompt: str = ""
+    lazy: bool = False  # early exit: not sent yet (sent only if the verdict is still open)
 
 
 @dataclass
@@ -79,6 +82,8 @@ class _Pending:
     entry: Item | ItemError
     slots: list[_Slot]
     suspicious: bool = False
+    decision: Decision | None = None  # early exit: the settled verdict
+    queued: int = 0  # calls counted against the read-ahead window when it was submitted
 
     @property
     def calls(self) -> int:
@@ -121,6 +126,7 @@ class Engine:
         self.config = config or EngineConfig()
         self.threshold = resolve_threshold(spec, self.config.threshold)
         self.stats = EngineStats()
+        self._models = [model_of(m.id) for m in self.members]
         self._params = spec_params(spec)
         self._policy = self.config.retry_policy()
         caps = {**DEFAULT_PROVIDER_CONCURRENCY, **(self.config.per_provider_concurrency or {})}
@@ -189,7 +195,7 @@ class Engine:
 
     def _run(self, items: Iterable[Item | ItemError]) -> Iterator[ItemResult]:
         window = max(4 * self.config.concurrency, len(self.members))
-        pool = ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="label-audit-call")
+        pool = self._pool = ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="label-audit-call")
         inflight: dict[str, Future] = {}
         pending: deque[_Pending] = deque()
         queued_calls = 0
@@ -207,11 +213,12 @@ class Engine:
                         break
                     job = self._submit(entry, pool, inflight)
                     pending.append(job)
-                    queued_calls += job.calls
+                    job.queued = job.calls
+                    queued_calls += job.queued
                 if not pending:
                     return
                 job = pending.popleft()
-                queued_calls -= job.calls
+                queued_calls -= job.queued
                 yield self._finish(job, inflight)
         finally:
             # Calls already sent finish (and are cached); queued ones are dropped without a call.
@@ -237,14 +244,46 @@ class Engine:
             if key in hits:
                 dist, latency = hits[key]
                 slot.result = self._member_result(slot.member, dist, latency=latency, cached=True)
-            elif key in inflight:
-                slot.future = inflight[key]
             else:
-                slot.future = pool.submit(self._call, slot.member, prompt, key)
-                slot.key = key
-                slot.owner = True
-                inflight[key] = slot.future
+                slot.prompt, slot.key, slot.lazy = prompt, key, True
+                if not self.config.early_exit:
+                    self._send(slot, inflight)
+        if self.config.early_exit:
+            lazy = [s for s in job.slots if s.lazy]
+            known = [model_of(s.member.id) for s in job.slots if s.result is not None and s.result.ok]
+            for slot in lazy[:first_wave(known, [model_of(s.member.id) for s in lazy], self._models, self.config.quorum)]:
+                self._send(slot, inflight)
         return job
+
+    def _send(self, slot: _Slot, inflight: dict[str, Future]) -> None:
+        """Submit the slot's call, or share an identical call already in flight."""
+        slot.lazy = False
+        if slot.key in inflight:
+            slot.future = inflight[slot.key]
+            return
+        slot.future = inflight[slot.key] = self._pool.submit(self._call, slot.member, slot.prompt, slot.key)
+        slot.owner = True
+
+    def _drive_early_exit(self, job: _Pending, inflight: dict[str, Future]) -> bool:
+        """Send the remaining members one by one until the rest cannot change flag or prediction.
+
+        Returns whether a fresh call was made; unsent slots stay ``lazy`` (skipped).
+        """
+        fresh = False
+        while True:
+            called = [s for s in job.slots if not s.lazy]
+            for slot in called:
+                fresh |= self._resolve(slot, inflight)
+            job.decision = settled(
+                [s.result.probs for s in called], [model_of(s.member.id) for s in called], self._models,  # type: ignore[union-attr]
+                job.entry.original, self.spec, threshold=self.threshold, delta=self.config.delta,
+                quorum=self.config.quorum,
+            )
+            lazy = [s for s in job.slots if s.lazy]
+            if job.decision is not None or not lazy:
+                return fresh
+            for slot in lazy[:more_needed([s.result.probs for s in called], len(job.slots), self.spec)]:  # type: ignore[union-attr]
+                self._send(slot, inflight)
 
     def _call(self, member: Member, prompt: str, key: str) -> _Outcome:
         breaker = self._breakers[id(member.provider)]
@@ -319,26 +358,15 @@ class Engine:
                 error=f"{entry.reason}: {entry.detail}", line=entry.line,
             )
         results: list[MemberResult] = []
-        fresh = False
+        fresh = self._drive_early_exit(job, inflight) if self.config.early_exit else False
+        skipped = [s for s in job.slots if s.lazy]
+        stats.early_exit_skipped += len(skipped)
+        stats.stopped_early += bool(skipped)
         for slot in job.slots:
-            if slot.result is None:
-                outcome: _Outcome = slot.future.result()  # type: ignore[union-attr]
-                if slot.owner:
-                    inflight.pop(slot.key, None)
-                    stats.attempts += outcome.attempts
-                    if outcome.called:
-                        stats.llm_calls += 1
-                        stats.call_seconds += outcome.latency or 0.0
-                        fresh = True
-                if outcome.dist is not None:
-                    slot.result = self._member_result(
-                        slot.member, outcome.dist, latency=outcome.latency, cached=not slot.owner
-                    )
-                else:
-                    slot.result = MemberResult(
-                        slot.member.id, error=outcome.error, error_detail=outcome.detail, latency_s=outcome.latency
-                    )
-            if slot.result.cached:
+            if slot.lazy:
+                continue
+            fresh |= self._resolve(slot, inflight)
+            if slot.result.cached:  # type: ignore[union-attr]
                 stats.cache_hits += 1
             if slot.result.error:
                 stats.errors[slot.result.error] += 1
@@ -346,8 +374,8 @@ class Engine:
             results.append(slot.result)
         stats.items_with_calls += fresh
         stats.suspicious += job.suspicious
-        decision = verdict(
-            [r.probs for r in results], [model_of(s.member.id) for s in job.slots], entry.original, self.spec,
+        decision = job.decision if self.config.early_exit else verdict(
+            [r.probs for r in results], self._models, entry.original, self.spec,
             threshold=self.threshold, delta=self.config.delta, quorum=self.config.quorum,
         )
         if decision is None:
@@ -364,7 +392,29 @@ class Engine:
             id=entry.id, original=entry.original, prediction=decision.prediction, confidence=decision.confidence,
             probs=decision.probs, flagged=decision.flagged, members=tuple(results), line=entry.line,
             suspicious_text=job.suspicious, data=entry.data, insufficient=decision.insufficient,
+            stopped_early=bool(skipped),
         )
+
+    def _resolve(self, slot: _Slot, inflight: dict[str, Future]) -> bool:
+        """Wait for the slot's call and keep its result (once); True when a fresh call was made."""
+        if slot.result is not None:
+            return False
+        outcome: _Outcome = slot.future.result()  # type: ignore[union-attr]
+        fresh = False
+        if slot.owner:
+            inflight.pop(slot.key, None)
+            self.stats.attempts += outcome.attempts
+            if outcome.called:
+                self.stats.llm_calls += 1
+                self.stats.call_seconds += outcome.latency or 0.0
+                fresh = True
+        if outcome.dist is not None:
+            slot.result = self._member_result(slot.member, outcome.dist, latency=outcome.latency, cached=not slot.owner)
+        else:
+            slot.result = MemberResult(
+                slot.member.id, error=outcome.error, error_detail=outcome.detail, latency_s=outcome.latency
+            )
+        return fresh
 
 
 def _progress_bar(total: int | None):

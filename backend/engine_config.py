@@ -48,6 +48,9 @@ class EngineConfig:
         Seconds a provider stays marked down before calls are tried again.
     delimit : bool
         Fence item texts in the prompt (see :mod:`backend.prompting`); the probes compare both.
+    early_exit : bool
+        Call members in their order and stop an item once the rest cannot change its flag or
+        prediction (:mod:`backend.costs.early_exit`); cache hits are always used.
     """
 
     threshold: float | None = None
@@ -62,6 +65,7 @@ class EngineConfig:
     breaker_after: int | None = 5
     breaker_cooldown: float = 30.0
     delimit: bool = True
+    early_exit: bool = False
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
@@ -103,6 +107,8 @@ class EngineStats:
     errors: Counter = field(default_factory=Counter)
     member_errors: dict[str, Counter] = field(default_factory=dict)
     items_with_calls: int = 0
+    early_exit_skipped: int = 0  # calls early exit did not make
+    stopped_early: int = 0  # items it stopped before their last member
     call_seconds: float = 0.0
     wall_seconds: float = 0.0
 
@@ -124,6 +130,8 @@ class EngineStats:
             "errors": dict(sorted(self.errors.items())),
             "member_errors": {m: dict(sorted(c.items())) for m, c in sorted(self.member_errors.items())},
             "items_with_calls": self.items_with_calls,
+            "early_exit_skipped_calls": self.early_exit_skipped,
+            "stopped_early": self.stopped_early,
             "call_seconds": round(self.call_seconds, 4),
             "wall_seconds": round(self.wall_seconds, 4),
             "seconds_per_item": None if self.seconds_per_item is None else round(self.seconds_per_item, 4),

@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 
 from backend.cache import CallCache
-from backend.costs.accounting import Accountant
+from backend.costs.accounting import Accountant, provider_model
 from backend.costs.budget import Budget
 from backend.costs.estimate import estimate_run
 from backend.costs.prices import PriceTable, load_prices
@@ -129,6 +129,11 @@ def run_scoring(
     return summary
 
 
+def cheapest_first(members: list[Member], prices: PriceTable) -> list[Member]:
+    """Members ordered by their model's price (stable: a model's prompts keep their order)."""
+    return sorted(members, key=lambda m: prices.order_key(*provider_model(m.id)))
+
+
 def _forget(stats: Any, result: Any) -> None:
     """Take the item a budget stop left unwritten out of the run's counts (the summary covers written items)."""
     stats.items -= 1
@@ -181,6 +186,7 @@ def register(app: typer.Typer) -> None:
         prices_file: Optional[Path] = typer.Option(None, "--prices", help="Price file (YAML: provider, model, input_per_million, output_per_million in USD); see examples/prices.example.yaml."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Estimate items, calls, cached calls, tokens, cost and time per member; call no model."),
         max_cost: Optional[float] = typer.Option(None, "--max-cost", help="Stop cleanly before spending more than this many USD (needs --prices); rerun to resume."),
+        early_exit: bool = typer.Option(False, "--early-exit", help="Call members cheapest first (by --prices) and stop an item once the rest cannot change its flag or prediction."),
     ) -> None:
         """Score a labelled file with an LLM ensemble and flag suspected label errors."""
         if members_file and member:
@@ -190,7 +196,7 @@ def register(app: typer.Typer) -> None:
                                 label_config=label_config, family=family, negative_label=negative_label)
             config = EngineConfig(
                 threshold=threshold, delta=delta, concurrency=concurrency, timeout=timeout, max_attempts=max_attempts,
-                quorum=Quorum(min_share=quorum, every_model=quorum_models),
+                quorum=Quorum(min_share=quorum, every_model=quorum_models), early_exit=early_exit,
             )
             flag_rule(spec, delta=delta)  # a bad rule fails here, before any call
             prices = load_prices(prices_file) if prices_file else None
@@ -204,6 +210,8 @@ def register(app: typer.Typer) -> None:
             _fail(str(exc))
         if not input_path.is_file():
             _fail(f"no such input file: {input_path}")
+        if early_exit and prices is not None:
+            members = cheapest_first(members, prices)
         budget = None
         if max_cost is not None:
             if prices is None:

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from backend.ensemble import DEFAULT_QUORUM, TIE_TOLERANCE, Decision, Quorum, disagrees, resolve_threshold, verdict
+from backend.ensemble import (
+    DEFAULT_QUORUM, TIE_TOLERANCE, Decision, Quorum, argmax, average, disagrees, resolve_threshold, verdict,
+)
 from backend.taskspec import TaskSpec
 
 #: Extra room over the float comparisons, so rounding in the final average cannot cross a bound.
@@ -72,3 +74,38 @@ def settled(
     if low > cut + FLOAT_MARGIN or high <= cut - FLOAT_MARGIN:
         return now
     return None
+
+
+def first_wave(known: Sequence[str], pending: Sequence[str], ensemble_models: Sequence[str], quorum: Quorum) -> int:
+    """How many of the ``pending`` members (their models, in calling order) to send at once.
+
+    No verdict can settle before the quorum is met, so the smallest prefix that can meet it (if all of
+    it answers) goes out together; after that, members are sent one at a time while the verdict is
+    open. ``known``: the models of members already answered (cache hits).
+    """
+    for n in range(len(pending) + 1):
+        if quorum.met([*known, *pending[:n]], ensemble_models):
+            return n  # 0: the cached answers may settle the item already
+    return len(pending)
+
+
+def more_needed(answers: Sequence[Mapping[str, float] | None], ensemble_size: int, spec: TaskSpec) -> int:
+    """A lower bound on how many more answers any settling needs, so they can be sent at once.
+
+    The easiest way to settle is every new answer all-in on the current leader ``p`` (it widens p's
+    lead over every class at once, and settling on any other class needs more). The least ``j`` for
+    which even that keeps the prediction bound is a lower bound: calling ``j`` members together never
+    makes a call that calling them one by one would have avoided.
+    """
+    mean = average(answers, spec.labels)
+    remaining = ensemble_size - len(answers)
+    if mean is None or remaining <= 1:
+        return 1
+    k = sum(a is not None for a in answers)
+    top = argmax(mean, spec.labels)
+    for j in range(1, remaining):
+        weight = (remaining - j) / (k + remaining)
+        gap = min((k * (mean[top] - mean[c]) + j) / (k + j) for c in spec.labels if c != top)
+        if (1 - weight) * gap - weight > TIE_TOLERANCE + FLOAT_MARGIN:
+            return j
+    return remaining

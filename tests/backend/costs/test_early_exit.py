@@ -11,7 +11,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backend.costs.early_exit import settled
+from backend.costs.early_exit import more_needed, settled
 from backend.ensemble import Quorum, verdict
 from backend.taskspec import load_spec
 
@@ -26,6 +26,11 @@ def _check(answers, models, original, spec, *, threshold, quorum) -> int:
     for called in range(1, len(answers) + 1):
         early = settled(answers[:called], models[:called], models, original, spec, threshold=threshold, quorum=quorum)
         if early is None:
+            ahead = more_needed(answers[:called], len(answers), spec)
+            assert ahead >= 1
+            for sooner in range(called + 1, min(called + ahead, len(answers) + 1)):  # sending `ahead` at once wastes none
+                assert settled(answers[:sooner], models[:sooner], models, original, spec, threshold=threshold,
+                               quorum=quorum) is None
             if called == len(answers):
                 assert full is None, "with every member heard, only an item nobody answered is unsettled"
             continue
