@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -66,6 +67,8 @@ def register(app: typer.Typer) -> None:
         wait: bool = typer.Option(False, help="Wait for the workers, then print the summary."),
         timeout: float = typer.Option(3600.0, help="Seconds to wait at most with --wait."),
         json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+        prices_file: Optional[Path] = typer.Option(None, "--prices", help="Price file for the cost columns (see examples/prices.example.yaml)."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Estimate calls, cached calls, tokens, cost and time for the tasks not scored yet; enqueue nothing."),
     ) -> None:
         """Score every task of an existing project through the queue (same path as the ML backend)."""
         from rich.progress import (
@@ -90,10 +93,27 @@ def register(app: typer.Typer) -> None:
         from backend.worker.config import EnsembleConfig
         from backend.worker.queueing import queue_name, redis_connection
 
+        from backend.costs.prices import load_prices
+
+        try:
+            prices = load_prices(prices_file) if prices_file else None
+        except (OSError, ValueError) as exc:
+            _fail(str(exc))
         try:
             client = connect(url, token or os.environ.get("LABEL_STUDIO_API_KEY"))
             config = EnsembleConfig.from_env()
             ledger = Ledger()
+            if dry_run:
+                from backend.costs.estimate import estimate_audit
+                from backend.costs.report import estimate_table
+
+                estimate = estimate_audit(client, project, config=config, ledger=ledger, prices=prices)
+                if json_out:
+                    print(json.dumps({"dry_run": estimate}, indent=2))
+                else:
+                    Console().print(estimate_table(estimate))
+                    Console().print(f"{estimate['already_scored']} tasks already scored; {estimate['note']}")
+                return
             queue = Queue(queue_name(), connection=redis_connection())
             run = start_audit(client, project, queue=queue, ledger=ledger, config=config)
         except client_errors() as exc:  # one line, never str(ApiError): it carries the response headers
@@ -111,7 +131,7 @@ def register(app: typer.Typer) -> None:
         imported = import_missing(client, ledger, run, config)
         if imported:
             err.print(f"imported {imported} predictions the workers had not")
-        summary = summary_from_ledger(ledger, run, config)
+        summary = summary_from_ledger(ledger, run, config, prices=prices)
         if json_out:
             print(json.dumps(summary, indent=2))
         else:

@@ -93,3 +93,29 @@ def _totals(engine, items, rows, kind_seconds, unknown_time, prices) -> dict[str
         "note": "estimates: calls and cached calls are exact; tokens per the 'tokens by' column; time from "
                 "earlier calls' median latency over the provider's concurrency; early exit would call fewer",
     }
+
+
+def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, prices: PriceTable | None) -> dict[str, Any]:
+    """The dry run of `label-audit audit`: the project's tasks the ledger has no result for yet."""
+    from backend.engine import EngineConfig
+    from backend.labelstudio.client import iter_tasks
+    from backend.labelstudio.labelconfig import attach_guidelines
+    from backend.labelstudio.tasks import tasks_to_items
+    from backend.worker.audit import task_dict
+
+    info = client.projects.get(id=project)
+    label_config = attach_guidelines(info.label_config, getattr(info, "expert_instruction", None))
+    spec = config.spec(label_config)
+    members = config.build(spec)
+    version = config.model_version(spec, members)
+    tasks = [task_dict(t) for t in iter_tasks(client, project, with_annotations=True)]
+    items = tasks_to_items(tasks, spec, label_field=config.label_field).items
+    todo = set(ledger.pending(str(project), [it.id for it in items], version))
+    cache = CallCache()
+    try:
+        engine = Engine(spec, members, cache=cache, config=EngineConfig(threshold=config.threshold))
+        estimate = estimate_run(engine, [it for it in items if it.id in todo], prices=prices)
+    finally:
+        cache.close()
+    estimate["already_scored"] = len(items) - len(todo)
+    return estimate

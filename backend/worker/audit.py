@@ -98,14 +98,18 @@ def import_missing(client: Any, ledger: Ledger, run: AuditRun, config: EnsembleC
     return sent
 
 
-def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig) -> dict[str, Any]:
+def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *, prices: Any = None) -> dict[str, Any]:
     """The ``label-audit score`` summary, computed from the ledger's results for this run."""
     wanted = set(run.task_ids)
     results = [r for r in ledger.results(run.project, model_version=run.model_version) if str(r.id) in wanted]
     stats = stats_from_results(results)
     suspects = SuspectList()
+    from backend.costs.accounting import Accountant
+
+    accountant = Accountant(prices)
     for res in results:
         suspects.add(res)
+        accountant.add(res)
     spec = config.spec(run.label_config)
     members = sorted({m.member_id for r in results for m in r.members}) or [
         f"{m['provider']}:{m['model']}" for m in config.members
@@ -115,7 +119,7 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig) -
     rule = flag_rule(spec).describe() if spec.family == "ordinal" else "prediction != original"
     return build_summary(stats, task=spec.name, members=members, model_version=run.model_version,
                          threshold=resolve_threshold(spec, config.threshold), delta=None,
-                         suspects=suspects, flag_rule=rule)
+                         suspects=suspects, flag_rule=rule, accounting=accountant.to_dict())
 
 
 def stats_from_results(results: list[ItemResult]) -> EngineStats:

@@ -147,14 +147,26 @@ def test_audit_command_scores_an_existing_project(label_studio, stack):
     env, _backend, _worker = stack
     project, task_ids = label_studio.create_project(LABEL_CONFIG, labelled_tasks(6))
     cli_env = {**env, "LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    prices = REPO / "examples" / "prices.example.yaml"
+    dry = subprocess.run(
+        [str(Path(sys.executable).with_name("label-audit")), "audit", "--project", str(project), "--dry-run",
+         "--json", "--prices", str(prices)],
+        cwd=REPO, env={**os.environ, **cli_env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True,
+        timeout=600)
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    estimate = json.loads(dry.stdout)["dry_run"]
+    n_members = len(_config(env).build(_config(env).spec(LABEL_CONFIG)))
+    assert estimate["items"] == 6 and estimate["calls"] + estimate["cached_calls"] == 6 * n_members
     proc = subprocess.run(
         [str(Path(sys.executable).with_name("label-audit")), "audit", "--project", str(project), "--wait",
-         "--json", "--timeout", "400"],
+         "--json", "--timeout", "400", "--prices", str(prices)],
         cwd=REPO, env={**os.environ, **cli_env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True,
         timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary = json.loads(proc.stdout)
     assert summary["items"] == 6
+    usage = summary["usage"]  # rebuilt from the ledger: every member's answers, with their token counts
+    assert sum(r["calls"] + r["cached"] + r["errors"] for r in usage["members"]) == 6 * n_members
     assert summary["model_version"] == _config(env).model_version(_config(env).spec(LABEL_CONFIG))
     assert label_studio.token not in proc.stdout + proc.stderr
     preds = _predictions(label_studio.client, project)
