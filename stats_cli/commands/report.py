@@ -69,6 +69,7 @@ def report_command(
     models: Optional[Path] = typer.Option(None, "--models", help="Per-item predictions of models to re-rank (Table 4)."),
     cache: bool = typer.Option(True, "--cache/--no-cache", help="Reuse unchanged tasks from the last pull."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr."),
+    prices: Optional[Path] = typer.Option(None, "--prices", help="Price file for the judges' cost per 10k labels (see examples/prices.example.yaml)."),
 ) -> None:
     """Audit report: errors with bounds, expert agreement, who is right by confidence, the ensemble, crowd."""
     from stats_cli.report.build import build_report
@@ -79,12 +80,18 @@ def report_command(
         raise typer.BadParameter(f"--format must be one of {', '.join(FORMATS)}")
     if not 0.0 < target_precision <= 1.0:
         raise typer.BadParameter("--target-precision must be in (0, 1]")
+    from backend.costs.prices import load_prices
+
+    try:
+        price_table = load_prices(prices) if prices else None
+    except (OSError, ValueError) as exc:
+        raise typer.BadParameter(f"--prices: {exc}") from None
     client = _connect(url, token)
     stats = PullStats()
     data = _pull(project, client=client, db_url=db, cache=_cache(url, project, cache),
                       progress=progress and sys.stderr.isatty(), stats=stats,
                       models_file=str(models) if models else None)
-    report = build_report(data, target_precision=target_precision,
+    report = build_report(data, target_precision=target_precision, prices=price_table,
                           meta={"tasks_in_project": stats.tasks, "tasks_fetched": stats.fetched,
                                 "tasks_from_cache": stats.from_cache, "pull_notes": stats.notes})
     text = render(report, fmt=fmt)

@@ -11,7 +11,7 @@ from .registry import BuildOptions, ReportSection, registered_sections
 
 
 def build_report(data: AuditData, *, target_precision: float = 0.8, meta: Mapping[str, Any] | None = None,
-                 seed: int = 0) -> Report:
+                 seed: int = 0, prices: Any = None) -> Report:
     """Compute every section; a section that fails says so instead of taking the report down.
 
     Parameters
@@ -25,7 +25,7 @@ def build_report(data: AuditData, *, target_precision: float = 0.8, meta: Mappin
     """
     if not 0.0 < target_precision <= 1.0:
         raise ValueError(f"target_precision must be in (0, 1], got {target_precision}")
-    options = BuildOptions(target_precision=target_precision, seed=seed)
+    options = BuildOptions(target_precision=target_precision, seed=seed, prices=prices)
     sections = [_safe(section, data, options) for section in registered_sections()]
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     info = {"target_precision": target_precision, "labels": list(data.spec.labels), "family": data.spec.family,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 from .model import Section, not_applicable, pending
 
@@ -26,6 +26,7 @@ class BuildOptions:
 
     target_precision: float = 0.8
     seed: int = 0
+    prices: Any = None  # backend.costs.prices.PriceTable from --prices (the judges section's costs)
 
 
 class ReportSection:

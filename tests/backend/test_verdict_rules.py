@@ -52,10 +52,12 @@ def test_a_custom_spec_states_its_rule_and_the_label_studio_spec_borrows_the_bui
 
 def test_gold_rule_uses_the_same_flag_rule_as_the_verdict():
     """A 1 vs 2 relevance item is a disagreement for the gold rule too: experts decide, not the original."""
-    from backend.review.gold import gold_label
+    from backend.review.outcome import GoldStatus, decide_outcome
 
     item = ItemResult(id="a", original="1", prediction="2", confidence=0.95, probs=None, flagged=True)
-    assert gold_label(item, REL, experts=["e1"]).status == "pending"
+    assert decide_outcome(item, REL, experts=["e1"], routed=True).status is GoldStatus.PENDING
+    agreeing = ItemResult(id="b", original="2", prediction="3", confidence=0.95, probs=None, flagged=False)
+    assert decide_outcome(agreeing, REL, experts=["e1"]).status is GoldStatus.AGREED_WITH_ENSEMBLE
 
 
 # -- fix 4: quorum ----------------------------------------------------------------------------------
