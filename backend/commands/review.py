@@ -108,6 +108,11 @@ def push(
         False, "--allow-same-instance",
         help="Accept a review on the source instance, where experts can open the source project (a leak).",
     ),
+    sample: Optional[int] = typer.Option(None, "--sample", help="Add a blind random sample of N audited items "
+                                         "(drawn once, stored; the project's error rate and recall rest on it)."),
+    design: str = typer.Option("random", "--design", help="random, or stratified (flagged / unflagged strata)."),
+    bands: Optional[str] = typer.Option(None, "--bands", help="Stratified: confidence cut points for unflagged "
+                                        "items, e.g. 0.8,0.9."),
     url: Optional[str] = URL,
     review_url: Optional[str] = REVIEW_URL,
     db: Optional[str] = DB,
@@ -116,7 +121,13 @@ def push(
     """Round 1: flagged items -> one blind review project per expert (inputs + opaque ref only)."""
     from backend.labelstudio.instances import check_review_instance
     from backend.review.push import check_push_options, push_review
+    from backend.review.sample_push import SampleRequest
 
+    try:
+        request = None if sample is None else SampleRequest(
+            sample, design=design, seed=seed, bands=tuple(float(b) for b in (bands or "").split(",") if b.strip()))
+    except ValueError as exc:
+        _fail(str(exc))
     try:
         check_push_options(experts.split(","), order=order, budget=budget)
         client, ledger, store = _open(url, db)
@@ -125,7 +136,7 @@ def push(
                               review_url=resolved_review_url, allow_same_instance=allow_same_instance)
         report = push_review(
             client, store, ledger, review_client=review, project_id=project, experts=experts.split(","),
-            threshold=threshold, budget=budget, order=order, seed=seed, label_field=label_field,
+            threshold=threshold, budget=budget, order=order, seed=seed, label_field=label_field, sample=request,
         )
     except client_errors() as exc:
         _fail(describe_error(exc))
@@ -134,6 +145,9 @@ def push(
         return
     out = Console()
     out.print(f"project {project}: {report.items} items under review ({report.added} added now)")
+    if sample is not None:
+        drawn = "drawn now" if report.sample_drawn else "drawn before, kept"
+        out.print(f"  random sample ({design}, {drawn}): {report.sampled} control items added now")
     for email, pid in report.projects.items():
         out.print(f"  {email}: review project {pid} (+{report.new_tasks.get(email, 0)} tasks)")
     for warning in report.warnings:

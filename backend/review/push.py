@@ -32,6 +32,7 @@ from backend.labelstudio.client import (
 from backend.labelstudio.expertview import Guidelines, check_guidelines
 from backend.labelstudio.labelconfig import expert_name
 from backend.results import ItemResult
+from backend.review.sample_push import SampleRequest, draw_for_push, review_order
 from backend.review.source import REF_FIELD, SourceProject, fetch_inputs, load_source
 from backend.review.store import ROUND_REVIEW, Assignment, ReviewItem, ReviewProject, ReviewStore
 
@@ -60,6 +61,8 @@ class PushReport:
     errors: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     guidelines_shown: bool = False
+    sampled: int = 0  # drawn control items added by this push
+    sample_drawn: bool = False  # the sample was drawn by this push (else it was drawn before)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -72,6 +75,8 @@ class PushReport:
             "errors": dict(self.errors),
             "warnings": list(self.warnings),
             "guidelines_shown": self.guidelines_shown,
+            "sampled": self.sampled,
+            "sample_drawn": self.sample_drawn,
         }
 
 
@@ -185,6 +190,7 @@ def push_review(
     order: str = "confidence",
     seed: int = 0,
     label_field: str | None = None,
+    sample: SampleRequest | None = None,
 ) -> PushReport:
     """Send the flagged items of ``project_id`` (highest confidence first, up to ``budget``) to the experts.
 
@@ -192,6 +198,8 @@ def push_review(
     ``review_client`` is the review instance (default: ``client`` itself, the documented leak).
     ``order="shuffled"`` shuffles each expert's tasks (seeded by ``seed`` and the expert), as in the
     paper; the default keeps confidence order so a partial review covers the strongest suspects first.
+    ``sample`` adds a random control sample (:mod:`backend.review.sample_push`); once a project has
+    one, every expert's tasks follow a keyed-hash order that cannot reveal suspect from control.
     """
     experts = check_push_options(experts, order=order, budget=budget)
     settings = ledger.project(str(project_id)) or {}
@@ -207,6 +215,14 @@ def push_review(
     candidates = [r for r in candidates if r.prediction is not None]
     room = None if budget is None else max(budget - len(existing), 0)
     chosen, inputs, report.errors = _pick_items(client, source, candidates, room)
+    if sample is not None:
+        in_review = have | {str(r.id) for r in chosen}
+        _draw, report.sample_drawn, extra = draw_for_push(store.engine, ledger, source.key, sample,
+                                                          in_review=in_review, threshold=threshold)
+        picked, extra_inputs, extra_errors = _pick_items(client, source, extra, None)
+        chosen, report.sampled = chosen + picked, len(picked)
+        inputs.update(extra_inputs)
+        report.errors.update(extra_errors)
     new_items = [
         ReviewItem(str(r.id), len(existing) + k, r.original, r.prediction, r.confidence, version)
         for k, r in enumerate(chosen)
@@ -254,6 +270,7 @@ def _fill_expert_projects(
         todo = [i.task_id for i in items if i.task_id in inputs]
         if order == "shuffled":
             random.Random(f"{seed}:{email}").shuffle(todo)
+        todo = review_order(todo, engine=store.engine, source_key=source.key, expert=email) or todo
         fresh = store.assign(source.key, todo, round=ROUND_REVIEW, expert=email, ls_project_id=project.ls_project_id)
         report.new_tasks[email] = import_assignments(review, store, project.ls_project_id, unconfirmed + fresh, inputs)
         report.projects[email] = project.ls_project_id
