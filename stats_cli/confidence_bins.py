@@ -6,6 +6,11 @@ LLM's prediction, the original label, or neither. Rising "LLM" shares with confi
 justify a confidence threshold for flagging. Each share gets a percentile bootstrap interval
 (scipy.stats.bootstrap, seeded) over the bin's items — a statement about the reviewed sample,
 not the dataset, as the paper notes.
+
+Ordinal labels (Nahum App. A.4.1, SummEval): when the LLM and the original differ, both may be
+wrong and the expert's answer a third class, so the question becomes *who is closer*: the LLM
+(``llm``), the original (``original``), or both equally (``equal``, the expert's label exactly in
+the middle). Pass the classes in order as ``order`` to ask it.
 """
 
 from __future__ import annotations
@@ -18,9 +23,10 @@ from scipy.stats import bootstrap
 
 from stats_cli.labels import normalize_label
 
-__all__ = ["Share", "ConfidenceBin", "confidence_bins", "OUTCOMES"]
+__all__ = ["Share", "ConfidenceBin", "confidence_bins", "OUTCOMES", "ORDINAL_OUTCOMES"]
 
 OUTCOMES = ("llm", "original", "neither")
+ORDINAL_OUTCOMES = ("llm", "original", "equal")
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,20 @@ def _share(outcome: np.ndarray, *, resamples: int, level: float, rng: np.random.
     return Share(value, float(result.confidence_interval.low), float(result.confidence_interval.high))
 
 
+def _ordinal_outcomes(orig: np.ndarray, pred: np.ndarray, true: np.ndarray,
+                      order: Sequence[Any]) -> dict[str, np.ndarray]:
+    """Distance in class positions from the expert's label: who is closer (Nahum App. A.4.1)."""
+    rank = {normalize_label(x): i for i, x in enumerate(order)}
+    unknown = {x for x in (*orig, *pred, *true) if x not in rank}
+    if unknown:
+        raise ValueError(f"labels not in the ordinal order {list(rank)}: {sorted(map(str, unknown))[:5]}")
+    to_rank = np.vectorize(rank.__getitem__, otypes=[float])
+    gap_llm = np.abs(to_rank(pred) - to_rank(true)) if len(true) else np.array([])
+    gap_orig = np.abs(to_rank(orig) - to_rank(true)) if len(true) else np.array([])
+    return {"llm": (gap_llm < gap_orig).astype(float), "original": (gap_orig < gap_llm).astype(float),
+            "equal": (gap_llm == gap_orig).astype(float)}
+
+
 def confidence_bins(
     original: Sequence[Any],
     prediction: Sequence[Any],
@@ -75,6 +95,7 @@ def confidence_bins(
     level: float = 0.95,
     seed: int = 0,
     disagreements_only: bool = True,
+    order: Sequence[Any] | None = None,
 ) -> list[ConfidenceBin]:
     """Equal-size confidence bins with expert-agreement shares and bootstrap CIs.
 
@@ -84,6 +105,8 @@ def confidence_bins(
     resamples : bootstrap resamples per share (Nahum used 100; 1000 is steadier).
     seed : seeds the bootstrap so reruns print the same intervals.
     disagreements_only : keep only items whose prediction differs from the original label.
+    order : the ordinal classes, lowest first: then the shares are "LLM closer / original closer /
+        equally close" to the expert (:data:`ORDINAL_OUTCOMES`) instead of exact matches.
     """
     if bins < 1 or resamples < 1 or not 0 < level < 1:
         raise ValueError("need bins ≥ 1, resamples ≥ 1 and 0 < level < 1")
@@ -95,7 +118,7 @@ def confidence_bins(
     conf = np.asarray(confidence, dtype=float)
     keep = orig != pred if disagreements_only else np.ones(len(orig), dtype=bool)
     orig, pred, true, conf = orig[keep], pred[keep], true[keep], conf[keep]
-    outcomes = {
+    outcomes = _ordinal_outcomes(orig, pred, true, order) if order is not None else {
         "llm": (true == pred).astype(float),
         "original": (true == orig).astype(float),
         "neither": ((true != pred) & (true != orig)).astype(float),

@@ -44,3 +44,19 @@ def test_agreeing_items_are_left_out_and_tiny_bins_have_no_interval() -> None:
     out = confidence_bins(["1", "1", "0"], ["1", "0", "1"], [0.9, 0.8, 0.7], ["1", "0", "0"], bins=5)
     assert sum(b.n for b in out) == 2 and len(out) == 2
     assert out[0].shares["original"].value == 1.0 and out[0].shares["llm"].low is None
+
+
+def test_ordinal_asks_who_is_closer_not_who_matches() -> None:
+    # Nahum App. A.4.1: original 1, LLM 4 — an expert 3 makes the LLM closer though neither matches;
+    # an expert 2 is closer to the original; an expert exactly between them (original 1, LLM 3, expert 2)
+    # is "equally close".
+    original = ["1", "1", "1", "5"]
+    prediction = ["4", "4", "3", "2"]
+    gold = ["3", "2", "2", "2"]
+    (only,) = confidence_bins(original, prediction, [0.6, 0.7, 0.8, 0.9], gold, bins=1, resamples=50,
+                              order=["1", "2", "3", "4", "5"])
+    assert {k: s.value for k, s in only.shares.items()} == {"llm": 0.5, "original": 0.25, "equal": 0.25}
+    (exact,) = confidence_bins(original, prediction, [0.6, 0.7, 0.8, 0.9], gold, bins=1, resamples=50)
+    assert exact.shares["neither"].value == 0.75  # the exact-match reading calls three of them "neither"
+    with pytest.raises(ValueError, match="not in the ordinal order"):
+        confidence_bins(["1"], ["7"], [0.9], ["1"], order=["1", "2"])

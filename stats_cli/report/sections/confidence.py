@@ -18,6 +18,8 @@ from ..threshold import threshold_for_precision
 
 KEY, TITLE = "confidence", "Who is right, by ensemble confidence"
 NAMES = {"llm": "experts side with the LLM", "original": "experts side with the original", "neither": "neither"}
+ORDINAL_NAMES = {"llm": "LLM closer to the experts", "original": "original closer to the experts",
+                 "equal": "equally close"}
 
 
 def confidence_section(data: AuditData, *, target_precision: float = 0.8, seed: int = 0, bins: int = 5) -> Section:
@@ -26,18 +28,22 @@ def confidence_section(data: AuditData, *, target_precision: float = 0.8, seed: 
     sizes = {"reviewed disagreements": len(reviewed), "flagged": sum(1 for it in data.items if it.flagged)}
     if not reviewed:
         return pending(KEY, TITLE, "no reviewed item where the ensemble disagrees with the original yet", sizes=sizes)
+    ordinal = data.spec.family == "ordinal"  # who is *closer* (Nahum App. A.4.1), not who matches exactly
+    names, third = (ORDINAL_NAMES, "equal") if ordinal else (NAMES, "neither")
     result = confidence_bins([it.original for it, _ in reviewed], [it.prediction for it, _ in reviewed],
                              [float(it.confidence) for it, _ in reviewed], [g for _, g in reviewed],
-                             bins=bins, seed=seed)
+                             bins=bins, seed=seed, order=data.spec.labels if ordinal else None)
     rows = [(f"{b.conf_min:.2f}–{b.conf_max:.2f}", b.n,
              *[v for k in ("llm", "original") for v in (b.shares[k].value, b.shares[k].low, b.shares[k].high)],
-             b.shares["neither"].value) for b in result]
-    table = Table.build("Experts vs LLM vs original by confidence bin (Nahum Fig. 2; 95% bootstrap CIs)",
-                        ("confidence", "n", "LLM right", "low", "high", "original right", "low", "high", "neither"),
-                        rows)
+             b.shares[third].value) for b in result]
+    header = (("confidence", "n", "LLM closer", "low", "high", "original closer", "low", "high", "equally close")
+              if ordinal else
+              ("confidence", "n", "LLM right", "low", "high", "original right", "low", "high", "neither"))
+    table = Table.build("Experts vs LLM vs original by confidence bin (Nahum Fig. 2"
+                        + (", App. A.4.1: who is closer" if ordinal else "") + "; 95% bootstrap CIs)", header, rows)
     xs = tuple(r[0] for r in rows)
     bars = Figure("who_is_right", "When the ensemble disagrees, who do the experts side with?", "bars",
-                  tuple(Series(NAMES[k], xs, tuple(b.shares[k].value for b in result),
+                  tuple(Series(names[k], xs, tuple(b.shares[k].value for b in result),
                                tuple(b.shares[k].low for b in result), tuple(b.shares[k].high for b in result))
                         for k in ("llm", "original")),
                   xlabel="ensemble confidence (equal-size bins)", ylabel="share of reviewed items")
