@@ -4,6 +4,11 @@ Label errors in a test set can reorder models: in the paper DeBERTa-v3 falls fro
 ROC AUC once the labels are corrected. For each model this computes ROC AUC, F1 and accuracy
 (scikit-learn) against the original and the gold labels, ranks models by ROC AUC on each, and
 reports the rank change (positive = moved up) and the relative change in percent.
+
+Which F1: ``f1`` is the F1 of the positive class (the one Table 4 reports for label-error
+detection); ``f1_weighted`` is the support-weighted mean of both classes' F1 (scikit-learn
+``average="weighted"``), the score Nahum App. B uses to compare annotation approaches. With
+skewed labels the two can move in opposite directions, so both are shown.
 """
 
 from __future__ import annotations
@@ -19,9 +24,12 @@ from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
 from stats_cli.coefficient import Coefficient, defined, undefined
 from stats_cli.labels import normalize_label
 
-__all__ = ["ModelScores", "rerank", "relative_change"]
+__all__ = ["METRICS", "METRIC_NAMES", "ModelScores", "rerank", "relative_change"]
 
-METRICS = ("roc_auc", "f1", "accuracy")
+METRICS = ("roc_auc", "f1", "f1_weighted", "accuracy")
+#: how each metric is called in tables
+METRIC_NAMES = {"roc_auc": "ROC AUC", "f1": "F1 (positive class)", "f1_weighted": "weighted F1 (App. B)",
+                "accuracy": "accuracy"}
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,7 @@ def _metrics(truth: np.ndarray, score: np.ndarray, pred: np.ndarray, positive: s
     return {
         "roc_auc": auc,
         "f1": defined(f1_score(y, yhat, zero_division=0)),
+        "f1_weighted": defined(f1_score(y, yhat, average="weighted", zero_division=0)),
         "accuracy": defined(accuracy_score(y, yhat)),
     }
 

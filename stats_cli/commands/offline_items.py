@@ -23,7 +23,7 @@ from stats_cli.commands.offline_options import (
 from stats_cli.confidence_bins import OUTCOMES, confidence_bins as make_bins
 from stats_cli.labels import normalize_label
 from stats_cli.output import errors_json, print_errors, print_json, print_table
-from stats_cli.rerank import METRICS, rerank as rerank_models
+from stats_cli.rerank import METRIC_NAMES, METRICS, rerank as rerank_models
 from stats_cli.rows import RowError
 from stats_cli.stratify import stratify as stratify_items
 
@@ -143,7 +143,7 @@ def rerank(
     threshold: Annotated[float, typer.Option(help="Score threshold when there is no prediction.")] = 0.5,
     format: FormatOpt = None, json_out: JsonOpt = False,
 ) -> None:
-    """Per model: ROC AUC, F1, accuracy on original vs gold labels and the change in rank (Nahum Table 4)."""
+    """Per model: ROC AUC, positive-class and weighted F1, accuracy on original vs gold labels and the change in rank (Nahum Table 4)."""
     rows, errors = load_rows(file, format)
     pos = normalize_label(positive) or "1"
     columns, _ = extract(rows, {
@@ -169,8 +169,9 @@ def rerank(
         table_rows.append([r.model, r.n, j["rank_original"], j["rank_gold"], change,
                            *(f"{_f(j[f'{m}_original'])} → {_f(j[f'{m}_gold'])} ({_pct(j[f'{m}_change_pct'])})" for m in METRICS)])
     print_table(f"Models on original vs gold labels — {file.name}",
-                ["model", "n", "rank orig", "rank gold", "Δ rank", "ROC AUC", "F1", "accuracy"], table_rows,
-                caption="ranked by ROC AUC; Δ rank > 0 = moved up on gold labels")
+                ["model", "n", "rank orig", "rank gold", "Δ rank", *(METRIC_NAMES[m] for m in METRICS)], table_rows,
+                caption=f"ranked by ROC AUC; Δ rank > 0 = moved up on gold labels; F1 of positive class {pos!r}, "
+                        "weighted F1 = both classes' F1 weighted by support (Nahum App. B)")
 
 
 def _f(value: float | None) -> str:

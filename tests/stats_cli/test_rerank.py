@@ -38,3 +38,14 @@ def test_single_class_auc_is_undefined() -> None:
     out = rerank(["m", "m"], [0.2, 0.9], ["0", "1"], ["1", "1"], ["0", "1"])
     assert out[0].original["roc_auc"].value is None and out[0].rank_original is None
     assert out[0].gold["roc_auc"].value == 1.0
+
+
+def test_weighted_f1_of_appendix_b_beside_positive_class_f1() -> None:
+    from sklearn.metrics import f1_score
+
+    # Skewed labels: a model that always says "0" has positive-class F1 0 but a high weighted F1.
+    gold = ["0"] * 9 + ["1"]
+    out = rerank(["m"] * 10, [0.1] * 10, ["0"] * 10, gold, gold)[0]
+    assert out.gold["f1"].value == 0.0
+    assert out.gold["f1_weighted"].value == pytest.approx(f1_score(gold, ["0"] * 10, average="weighted"))
+    assert out.to_json()["f1_weighted_gold"] == pytest.approx(0.9 * 2 * 0.9 / 1.9)

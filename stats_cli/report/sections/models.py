@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stats_cli.rerank import rerank
+from stats_cli.rerank import METRIC_NAMES, METRICS, rerank
 
 from ..inputs import AuditData
 from ..model import Section, Status, Table, not_applicable, pending
@@ -12,7 +12,7 @@ KEY, TITLE = "models", "Models on original vs gold labels"
 
 
 def models_section(data: AuditData) -> Section:
-    """ROC AUC, F1, accuracy and ROC-AUC rank of each model on original and gold labels (binary tasks)."""
+    """ROC AUC, positive-class and weighted F1, accuracy and ROC-AUC rank of each model on original and gold labels (binary tasks)."""
     if not data.models:
         return not_applicable(KEY, TITLE, "no --models file given")
     if data.spec.family != "binary":
@@ -39,13 +39,15 @@ def models_section(data: AuditData) -> Section:
     rows = []
     for r in ranked:
         j = r.to_json()
-        rows.append((r.model, r.n, r.rank_original, r.rank_gold, r.rank_change, j["roc_auc_original"],
-                     j["roc_auc_gold"], j["f1_original"], j["f1_gold"], j["accuracy_original"], j["accuracy_gold"]))
+        rows.append((r.model, r.n, r.rank_original, r.rank_gold, r.rank_change,
+                     *(j[f"{m}_{side}"] for m in METRICS for side in ("original", "gold"))))
     table = Table.build("Model performance on original vs gold labels (Nahum Table 4; rank by ROC AUC)",
-                        ("model", "n", "rank original", "rank gold", "rank change", "ROC AUC original",
-                         "ROC AUC gold", "F1 original", "F1 gold", "accuracy original", "accuracy gold"), rows)
-    notes = tuple(f"{r.model}: {reason} ({metric.replace('_', ' ')})" for r in ranked
-                  for metric, reason in r.to_json()["undefined"].items())
+                        ("model", "n", "rank original", "rank gold", "rank change",
+                         *(f"{METRIC_NAMES[m]} {side}" for m in METRICS for side in ("original", "gold"))), rows)
+    notes = (f"F1 (positive class) is the F1 of {data.spec.positive_label!r}, as in Table 4; weighted F1 averages "
+             "both classes' F1 by their support, as Nahum App. B compares annotations.",
+             *(f"{r.model}: {reason} ({metric.replace('_', ' ')})" for r in ranked
+               for metric, reason in r.to_json()["undefined"].items()))
     return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=notes,
                    values={"models": [r.to_json() for r in ranked]})
 
