@@ -13,6 +13,10 @@ Every probe deserves the negative label, so for a member's answers on one condit
   out of the means, as seed 003 leaves out unparsable labels, and reported next to them.
 - ``delta_*``: the change against the unmodified version of the *same* items (``RandP-100+Q`` against
   ``RandP-100``), averaged over the items answered in both.
+- NonRelP manipulations (``NonRelP+Q``, ``+QWs``, ``+Inst``) count only the items this member labels
+  negative when unmodified: seed 003 §3.2.1 uses passages "deemed non-relevant by both the LLM and
+  NIST judges", so an item the member already calls relevant says nothing about the manipulation.
+  ``n_excluded`` says how many were left out; ``n_ok`` is what the row rests on.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ class ConditionStats:
     share_positive: float | None = None
     mean_p_positive: float | None = None
     n_paired: int = 0
+    n_excluded: int = 0  # NonRelP: items the member did not label negative unmodified (left out)
     delta_mae: float | None = None
     delta_share_positive: float | None = None
     delta_p_positive: float | None = None
@@ -111,6 +116,17 @@ def _mean(values: Iterable[float]) -> float | None:
     return fmean(values) if values else None
 
 
+def _judged_negative_only(scored: Mapping[tuple[str, Condition], dict[str, _Scores]], member: str,
+                          condition: Condition) -> tuple[dict[str, _Scores], int]:
+    """A NonRelP manipulation keeps the items the member labels negative unmodified (seed 003 §3.2.1)."""
+    mine = scored[(member, condition)]
+    if condition.source != "NonRelP" or condition.injection == "none":
+        return mine, 0
+    base = scored.get((member, condition.baseline), {})
+    kept = {s: v for s, v in mine.items() if s in base and base[s].error == 0}
+    return kept, len(mine) - len(kept)
+
+
 def summarize(outcomes: Iterable[Outcome], spec: TaskSpec, *, delimit: bool = True) -> list[ConditionStats]:
     """One :class:`ConditionStats` per (member, condition), in first-seen order."""
     groups: dict[tuple[str, Condition], list[Outcome]] = defaultdict(list)
@@ -130,9 +146,9 @@ def summarize(outcomes: Iterable[Outcome], spec: TaskSpec, *, delimit: bool = Tr
 
     rows: list[ConditionStats] = []
     for (member, condition), group in groups.items():
-        mine = scored[(member, condition)]
+        mine, excluded = _judged_negative_only(scored, member, condition)
         errors = Counter(o.error for o in group if o.error is not None)
-        no_mass = sum(1 for o in group if o.probs is not None) - len(mine)
+        no_mass = sum(1 for o in group if o.probs is not None) - len(scored[(member, condition)])
         if no_mass:
             errors["no_mass"] += no_mass
         base = scored.get((member, condition.baseline)) if condition.injection != "none" else None
@@ -153,6 +169,7 @@ def summarize(outcomes: Iterable[Outcome], spec: TaskSpec, *, delimit: bool = Tr
                 share_positive=_mean(s.positive for s in mine.values()),
                 mean_p_positive=_mean(s.p_pos for s in mine.values()),
                 n_paired=len(paired),
+                n_excluded=excluded,
                 delta_mae=_mean(mine[s].error - base[s].error for s in paired) if paired else None,
                 delta_share_positive=_mean(mine[s].positive - base[s].positive for s in paired) if paired else None,
                 delta_p_positive=_mean(mine[s].p_pos - base[s].p_pos for s in paired) if paired else None,

@@ -95,7 +95,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
     prefix = _common_prefix(report["members"])
     title = f"Gullibility probes — task {report['task']}, expected label {report['negative_label']}"
     table = Table(title=title + (f", members {prefix}…" if prefix else ""))
-    for header in ("member", "condition", *(("fenced",) if compare else ()), "n", "unparsable", "MAE",
+    for header in ("member", "condition", *(("fenced",) if compare else ()), "n", "unparsable", "left out", "rests on", "MAE",
                    "share +", "p(+)", "Δp(+)", "Δshare +"):
         left = header in ("member", "condition")
         table.add_column(header, justify="left" if left else "right", overflow="fold" if left else "ellipsis")
@@ -106,6 +106,8 @@ def render_report(report: dict[str, Any], console: Console) -> None:
             *(("yes" if row["delimit"] else "no",) if compare else ()),
             str(row["n"]),
             str(row["n_errors"]),
+            str(row.get("n_excluded", 0)),
+            str(row["n_ok"]),
             _num(row["mae"]),
             _num(row["share_positive"]),
             _num(row["mean_p_positive"], 3),
@@ -113,6 +115,9 @@ def render_report(report: dict[str, Any], console: Console) -> None:
             _num(row["delta_share_positive"], 2, signed=True),
         )
     console.print(table)
+    if any(row.get("n_excluded") for row in report["rows"]):
+        console.print("left out: NonRelP items the member already labels relevant unmodified (seed 003 §3.2.1); "
+                      "MAE and shares rest on the 'rests on' items only")
     marks = ", ".join(f"{cond} {share:.0%}" for cond, share in report["guard_marked"].items() if share)
     console.print(f"Marked suspicious_text by the instruction heuristic: {marks or 'none'}")
     if compare:

@@ -28,7 +28,7 @@ def check_rows(report: dict, members: list[str], conditions: set[str], modes: tu
     keys = {(r["member_id"], r["condition"], r["delimit"]) for r in report["rows"]}
     assert keys == {(m, c, d) for m in [*members, "ensemble"] for c in conditions for d in modes}
     for row in report["rows"]:
-        assert row["n"] == n and row["n_ok"] + row["n_errors"] == n
+        assert row["n"] == n and row["n_ok"] + row["n_errors"] + row["n_excluded"] == n
         if row["n_ok"]:
             assert 0 <= row["share_positive"] <= 1 and 0 <= row["mean_p_positive"] <= 1
             assert 0 <= row["mae"] <= len(report["labels"]) - 1

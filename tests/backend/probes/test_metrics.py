@@ -82,7 +82,7 @@ def test_summarize_keeps_members_apart_counts_massless_answers_as_errors_and_fla
 
 def test_binary_mae_is_the_share_of_wrong_answers():
     spec = load_spec("factual-consistency")
-    cond = Condition("NonRelP", "Inst")
+    cond = Condition("RandP", "Inst", 100)  # no unmodified run here; NonRelP rows would need one
     outcomes = [Outcome("m", cond, str(i), probs={"0": p, "1": 1 - p}) for i, p in enumerate((0.9, 0.4, 0.2, 0.6))]
     (row,) = summarize(outcomes, spec)
     assert row.mae == pytest.approx(0.5) and row.share_positive == pytest.approx(0.5)
@@ -94,3 +94,20 @@ def test_outcome_needs_exactly_one_of_probs_and_error():
         Outcome("m", BASE, "a")
     with pytest.raises(ValueError):
         Outcome("m", BASE, "a", probs={"0": 1.0}, error="x")
+
+
+def test_nonrelp_manipulations_count_only_items_the_member_calls_negative_unmodified():
+    # Seed 003 §3.2.1: NonRelP passages are non-relevant "by both the LLM and NIST judges". Item "b"
+    # is one the member already calls relevant unmodified: it must not count as fooled by +Q.
+    plain, stuffed = Condition("NonRelP", "none"), Condition("NonRelP", "Q")
+    outcomes = [
+        Outcome("m", plain, "a", probs=dist(0.7, 0.1, 0.1, 0.1)),   # 0: judged non-relevant
+        Outcome("m", plain, "b", probs=dist(0.1, 0.1, 0.7, 0.1)),   # 2: member disagrees with the source
+        Outcome("m", stuffed, "a", probs=dist(0.1, 0.7, 0.1, 0.1)),  # fooled to 1
+        Outcome("m", stuffed, "b", probs=dist(0.1, 0.1, 0.1, 0.7)),  # 3, but was never a clean probe
+    ]
+    base, row = summarize(outcomes, RELEVANCE)
+    assert (base.n_ok, base.n_excluded, base.mae) == (2, 0, pytest.approx(1.0))
+    assert (row.n_ok, row.n_excluded) == (1, 1)
+    assert row.mae == pytest.approx(1.0)  # not (1 + 3) / 2
+    assert row.to_dict()["n_excluded"] == 1

@@ -55,9 +55,14 @@ def test_report_has_a_row_per_member_condition_and_mode_and_consistent_counts(ca
     assert keys == {(m, c, d) for m in ids for c in conditions for d in (True, False)}
     assert len(report["rows"]) == len(keys)
     for row in report["rows"]:
-        assert row["n"] == 3 and row["n_ok"] + row["n_errors"] == row["n"]
-        assert 0 <= row["mae"] <= 3 and 0 <= row["share_positive"] <= 1 and 0 <= row["mean_p_positive"] <= 1
-        assert (row["delta_p_positive"] is None) == (row["injection"] == "none")
+        # NonRelP manipulations leave out items the member calls relevant unmodified (seed 003 §3.2.1).
+        assert row["n"] == 3 and row["n_ok"] + row["n_errors"] + row["n_excluded"] == row["n"]
+        assert row["n_excluded"] == 0 or row["source"] == "NonRelP"
+        if row["n_ok"]:
+            assert 0 <= row["mae"] <= 3 and 0 <= row["share_positive"] <= 1 and 0 <= row["mean_p_positive"] <= 1
+        else:
+            assert row["mae"] is None
+        assert (row["delta_p_positive"] is None) == (row["injection"] == "none" or row["n_paired"] == 0)
     # 3 RandP sources x 2 lengths x 4 + 3 NonRelP x 4 probes, 3 templates, two fencing modes, no repeats.
     assert provider.total_calls == (3 * 2 * 4 + 3 * 4) * 3 * 2
     for stats in report["engine"].values():
@@ -68,7 +73,10 @@ def test_report_has_a_row_per_member_condition_and_mode_and_consistent_counts(ca
     effect = {(e["member_id"], e["condition"]): e for e in report["delimiting"]}
     assert len(effect) == len(ids) * (len(conditions) - 3)
     for entry in effect.values():
-        assert entry["fencing_gain"] == pytest.approx(entry["shift_undelimited"] - entry["shift_delimited"])
+        if entry["shift_undelimited"] is None or entry["shift_delimited"] is None:  # no NonRelP item left
+            assert entry["fencing_gain"] is None and entry["condition"].startswith("NonRelP")
+        else:
+            assert entry["fencing_gain"] == pytest.approx(entry["shift_undelimited"] - entry["shift_delimited"])
 
 
 def test_a_second_run_is_served_from_the_cache_and_reproduces_the_report(cache):
@@ -161,5 +169,6 @@ def test_likert_probes_run_through_the_likert_templates(tmp_path, cache):
     conditions = {r["condition"] for r in report["rows"]}
     assert conditions == {"RandP-100", "RandP-100+QWs", "RandP-100+Inst", "NonRelP", "NonRelP+QWs", "NonRelP+Inst"}
     assert report["negative_label"] == "1" and "rate it 5" in report["layout"]["instruction"]
-    assert all(0 <= r["mae"] <= 4 for r in report["rows"])
+    assert all(0 <= r["mae"] <= 4 for r in report["rows"] if r["n_ok"])
+    assert all(r["source"] == "NonRelP" for r in report["rows"] if not r["n_ok"])
     assert report["guard_marked"]["NonRelP+Inst"] == 1.0
