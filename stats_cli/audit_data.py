@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 from backend.ensemble import disagrees
 from backend.results import ItemResult
+from backend.review.sampling import Draw
 from backend.review.outcome import GoldStatus, ReviewOutcome, answers_after, decide_outcome
 from backend.taskspec import TaskSpec
 
@@ -58,6 +59,7 @@ class ProbeRow:
     share_positive: float | None = None
     delta_mae: float | None = None
     detail: str = ""
+    n_excluded: int = 0  # NonRelP items left out: the member labels them relevant unmodified (seed 003 §3.2.1)
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,8 @@ class AuditData:
         The stored review outcomes by item id; items without one get :func:`decide_outcome` on the spot.
     sampled : frozenset of str
         Ids of items drawn by a sampling design (reviewed whatever the ensemble said).
+    sample : Draw, optional
+        That design as drawn (strata, sizes, drawn items): what the project-wide estimate rests on.
     reviews : mapping
         Item id -> :class:`ExpertReview` for items with at least one expert answer.
     crowd : mapping
@@ -102,8 +106,11 @@ class AuditData:
     experts: tuple[str, ...] = ()
     gold_labels: Mapping[str, ReviewOutcome] | None = None
     sampled: frozenset[str] = frozenset()
+    sample: Draw | None = None
 
     def __post_init__(self) -> None:
+        if self.sample is not None and not self.sampled:  # the draw names its items
+            object.__setattr__(self, "sampled", frozenset(i.task_id for i in self.sample.items))
         ids = [str(it.id) for it in self.items]
         if len(set(ids)) != len(ids):
             raise ValueError("item ids must be unique within a project")

@@ -10,6 +10,7 @@ from typing import Any, Sequence
 
 from backend.results import ItemResult
 from backend.review.outcome import decide_outcome
+from backend.review.sample_store import SampleStore
 from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore
 from backend.taskspec import TaskSpec
 
@@ -27,9 +28,10 @@ def refresh_gold(
     first = store.answers_by_task(source_project, round=ROUND_REVIEW)
     second = store.answers_by_task(source_project, round=ROUND_RECONCILE)
     routed = {item.task_id for item in store.items(source_project)}
+    sampled = SampleStore(store.engine).sampled_ids(source_project)  # controls: the experts decide them
     outcomes = [
         decide_outcome(res, spec, experts=experts, round1=first.get(str(res.id)), round2=second.get(str(res.id)),
-                       routed=str(res.id) in routed, delta=delta)
+                       routed=str(res.id) in routed, sampled=str(res.id) in sampled, delta=delta)
         for res in results
     ]
     store.set_gold(source_project, outcomes)

@@ -193,6 +193,8 @@ def pull_audit(
         reviews=review.reviews,
         experts=review.experts,
         gold_labels=review.gold_labels,
+        sampled=review.sampled,
+        sample=review.sample,
         crowd={k: v for k, v in crowd.items() if k in known},
         probes=probe_rows(engine=ledger.engine),
         models=models,

@@ -15,6 +15,8 @@ from backend.probes.store import latest_probe_results
 from backend.results import ItemResult
 from backend.review.source import SourceProject
 from backend.review.outcome import ReviewOutcome
+from backend.review.sample_store import SampleStore
+from backend.review.sampling import Draw
 from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore
 from stats_cli.rows import RowError, read_rows
 
@@ -29,6 +31,11 @@ class ReviewState:
     reviews: dict[str, ExpertReview] = field(default_factory=dict)
     experts: tuple[str, ...] = ()
     gold_labels: dict[str, ReviewOutcome] | None = None
+    sample: Draw | None = None
+
+    @property
+    def sampled(self) -> frozenset[str]:
+        return frozenset(i.task_id for i in self.sample.items) if self.sample else frozenset()
 
 
 def review_state(ledger: Ledger, source: SourceProject, items: list[ItemResult]) -> ReviewState:
@@ -54,6 +61,7 @@ def review_state(ledger: Ledger, source: SourceProject, items: list[ItemResult])
         reviews=reviews,
         experts=names,
         gold_labels={g.task_id: g for g in store.gold_labels(key)},
+        sample=SampleStore(ledger.engine).draw(key),
     )
 
 
@@ -66,7 +74,7 @@ def probe_rows(*, db_url: str | None = None, engine: Any = None) -> tuple[ProbeR
         out.append(ProbeRow(
             member_id=str(row["member_id"]), condition=str(row["condition"]) + ("" if row.get("delimit", True) else " (no delimiters)"),
             n=int(n or 0), mae=row.get("mae"), share_positive=row.get("share_positive"),
-            delta_mae=row.get("delta_mae"), detail=f"{row.get('task', '')} {str(row.get('created_at', ''))[:16]}".strip(),
+            delta_mae=row.get("delta_mae"), n_excluded=int(row.get("n_excluded") or 0), detail=f"{row.get('task', '')} {str(row.get('created_at', ''))[:16]}".strip(),
         ))
     return tuple(out)
 

@@ -1,65 +1,132 @@
-"""Label errors found by the experts, with exact and finite-population bounds (Nahum Table 2, App. G.1).
+"""Label errors: the project's error rate from a random sampling design, and the hard floor beside it.
 
-Two rows, because they answer two questions. *Among reviewed items*: of the items the experts
-settled, how many original labels were wrong (the precision of the flags), with the exact
-Clopper-Pearson interval. *Whole project*: following Nahum et al., an item the ensemble agrees with
-keeps its label, so every item with a settled gold label is the sample and every audited item the
-population; the FPC-adjusted interval's lower end is the error rate the project has at least.
+Two kinds of figure, kept apart because they rest on different things:
+
+* **From the sampling design** (``review push --sample N``; Nahum §4.2 / App. G.1 re-annotate a random
+  sample for Table 2): the project-wide error rate with its interval and the estimated number of
+  errors; the flags' precision; their recall (share of the project's errors the ensemble flagged) and
+  the errors left among unflagged items (:mod:`stats_cli.design_estimate`). Without a drawn sample
+  these are PENDING: flagged items and items the ensemble agreed with are not a random sample of
+  anything, so no interval is computed from them.
+* **Counts, no statistics**: the floor "confirmed errors / N" (every error an expert confirmed, over
+  every audited item: the project has at least that many), and what the reviewed items showed.
 """
 
 from __future__ import annotations
 
 from backend.review.outcome import GoldStatus
-from stats_cli.bounds import error_rate_bounds
+from stats_cli.design_estimate import DesignResult, Interval, estimate_from_draw
 
 from ..inputs import AuditData
-from ..model import Section, Status, Table, pending
+from ..model import Cell, Section, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "errors", "Label errors"
-COLUMNS = ("sample", "n", "errors", "% error", "CP 95% low", "CP 95% high", "population N",
-           "FPC low", "FPC high")
+COLUMNS = ("figure", "estimate", "95% low", "95% high", "n", "rests on")
+PENDING_CELL = "PENDING"
 
 
 def _pct(x: float | None) -> float | None:
     return None if x is None else 100.0 * x
 
 
+def _status_counts(data: AuditData) -> dict[GoldStatus, int]:
+    counts: dict[GoldStatus, int] = {}
+    for it in data.items:
+        status = data.gold(it)[1]
+        counts[status] = counts.get(status, 0) + 1
+    return counts
+
+
+def _design_rows(result: DesignResult | None, why: str) -> list[tuple[Cell, ...]]:
+    names = ("error rate, whole project (%)", "errors in the project (count)", "precision among flagged (%)",
+             "recall: share of errors flagged (%)", "errors left among unflagged (count)")
+    if result is None:
+        return [(name, PENDING_CELL, None, None, None, why) for name in names]
+    basis = f"{result.design} sample: {result.settled} settled of {result.sampled} drawn, N = {result.population}"
+
+    def row(name: str, x: Interval | None, scale: float, missing: str) -> tuple[Cell, ...]:
+        if x is None:
+            return (name, PENDING_CELL, None, None, None, missing)
+        value = None if x.value is None else scale * x.value
+        return (name, PENDING_CELL if value is None else value, scale * x.low, scale * x.high, x.n, basis)
+
+    no_split = "needs flagged and unflagged items in the sample"
+    return [row(names[0], result.rate, 100.0, "no sampled item settled yet"),
+            row(names[1], result.errors_estimate, 1.0, "no sampled item settled yet"),
+            row(names[2], result.precision, 100.0, no_split), row(names[3], result.recall, 100.0, no_split),
+            row(names[4], result.errors_left, 1.0, no_split)]
+
+
+def _notes(data: AuditData, counts: dict[GoldStatus, int], result: DesignResult | None) -> list[str]:
+    notes = []
+    if result is None:
+        notes.append("Project-wide estimate: PENDING — no random sample was drawn. Run `label-audit review push "
+                     "--sample N` (random or stratified design) and let the experts review it; flagged items "
+                     "alone say nothing about the errors the ensemble missed.")
+    else:
+        notes.append(f"Interval: {result.method}, {100 * result.confidence:.0f}%; recall's interval holds "
+                     "jointly over the flagged and unflagged parts (Bonferroni).")
+        if result.unsettled:
+            notes.append(f"{result.unsettled} sampled items are not settled yet: each interval counts them as "
+                         "correct at its lower end and as errors at its upper end.")
+    if counts.get(GoldStatus.PENDING):
+        notes.append(f"{counts[GoldStatus.PENDING]} items are still in review (open reviews).")
+    if counts.get(GoldStatus.SPLIT_UNRESOLVED):
+        notes.append(f"{counts[GoldStatus.SPLIT_UNRESOLVED]} items are unresolved: the experts reviewed them and "
+                     "still disagree after reconciliation, so they have no gold label.")
+    if counts.get(GoldStatus.NOT_REVIEWED):
+        notes.append(f"{counts[GoldStatus.NOT_REVIEWED]} items need the experts (the ensemble disagrees with the "
+                     "original) but were never sent to review.")
+    if counts.get(GoldStatus.NOT_SCORED):
+        notes.append(f"{counts[GoldStatus.NOT_SCORED]} audited items have no ensemble verdict or no original "
+                     "label; they count in N but cannot be settled.")
+    return notes
+
+
 def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
-    """Error count and rate with Clopper-Pearson and FPC bounds; pending until an expert settles an item."""
-    reviewed = data.reviewed()
+    """The design's estimates (or PENDING) beside the floor of confirmed errors over every audited item."""
     population = len(data.items)  # every audited item, as "items audited" in the audit section
-    open_items = sum(1 for it in data.items if data.gold(it)[1] is GoldStatus.PENDING)
-    sizes = {"reviewed": len(reviewed), "open reviews": open_items, "items audited (N)": population}
-    if not reviewed:
-        return pending(KEY, TITLE, "no expert decision is settled yet, so no label error is confirmed", sizes=sizes)
-    k_rev = sum(1 for it, gold in reviewed if gold != it.original)
-    rev = error_rate_bounds(k_rev, len(reviewed), confidence=confidence)
-    settled = [(it, g) for it in data.scored for g, _src in [data.gold(it)] if g is not None]
-    k_all = sum(1 for it, gold in settled if gold != it.original)
-    whole = error_rate_bounds(k_all, len(settled), population=population, confidence=confidence)
-    rows = [
-        ("reviewed by experts", rev.sample, rev.errors, _pct(rev.rate), _pct(rev.cp_low), _pct(rev.cp_high),
-         None, None, None),
-        ("whole project (settled items)", whole.sample, whole.errors, _pct(whole.rate), _pct(whole.cp_low),
-         _pct(whole.cp_high), population, _pct(whole.fpc_low), _pct(whole.fpc_high)),
-    ]
-    notes = [f"At least {_pct(whole.fpc_low):.1f}% of the project's labels are wrong "
-             f"({100 * confidence:.0f}% confidence, FPC lower bound; {whole.errors} errors confirmed among "
-             f"{whole.sample} settled items of {population})."]
-    if open_items:
-        notes.append(f"{open_items} items are still in review and are left out of both rows until settled.")
-    no_verdict = population - len(data.scored)
-    unsettled = len(data.scored) - len(settled)
-    if unsettled:
-        notes.append(f"{unsettled} audited items have no gold label (the ensemble disagrees, nobody reviewed "
-                     "them); the whole-project row treats the settled items as the sample.")
-    if no_verdict:
-        notes.append(f"{no_verdict} audited items have no ensemble verdict or no original label; they count in "
-                     "the population N but cannot be settled.")
-    table = Table.build(f"Label errors (Nahum Table 2; {100 * confidence:.0f}% intervals, in %)", COLUMNS, rows)
-    return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=tuple(notes),
-                   values={"reviewed": rev.to_json(), "project": whole.to_json()})
+    reviewed = data.reviewed()
+    confirmed = sum(1 for it, gold in reviewed if gold != it.original)
+    counts = _status_counts(data)
+    result = None
+    if data.sample is not None:
+        errors = _sample_errors(data)
+        flagged_now = frozenset(str(it.id) for it in data.items if it.flagged)
+        result = estimate_from_draw(data.sample, errors, flagged_now=flagged_now, confidence=confidence)
+    sizes = {"items audited (N)": population, "settled by experts": len(reviewed),
+             "open reviews": counts.get(GoldStatus.PENDING, 0),
+             "unresolved": counts.get(GoldStatus.SPLIT_UNRESOLVED, 0),
+             "random sample drawn": 0 if result is None else result.sampled,
+             "random sample settled": 0 if result is None else result.settled}
+    if not reviewed and result is None:
+        return pending(KEY, TITLE, "no expert decision is settled yet, so no label error is confirmed; no random "
+                       "sample drawn (review push --sample N)", sizes=sizes)
+    rows = _design_rows(result, "no random sample drawn (review push --sample N)")
+    rows.append(("floor: confirmed errors / N (%)", _pct(confirmed / population) if population else None, None,
+                 None, population, f"{confirmed} errors confirmed by the experts; no statistics"))
+    rows.append(("confirmed among items the experts settled (%)",
+                 _pct(confirmed / len(reviewed)) if reviewed else None, None, None, len(reviewed),
+                 "describes the reviewed items only (not a random sample)"))
+    table = Table.build(f"Label errors ({100 * confidence:.0f}% intervals from the sampling design)", COLUMNS, rows)
+    values = {"floor": {"confirmed_errors": confirmed, "population": population,
+                        "rate": confirmed / population if population else None},
+              "reviewed": {"sample": len(reviewed), "n_errors": confirmed},
+              "estimate": None if result is None else result.to_json()}
+    return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=tuple(_notes(data, counts, result)),
+                   values=values)
+
+
+def _sample_errors(data: AuditData) -> dict[str, bool | None]:
+    """Each sampled item: True/False once the experts settled it, None while it is open or split."""
+    by_id = {str(it.id): it for it in data.items}
+    out: dict[str, bool | None] = {}
+    for drawn in data.sample.items if data.sample else ():
+        item = by_id.get(drawn.task_id)
+        gold, status = data.gold(item) if item is not None else (None, None)
+        out[drawn.task_id] = None if gold is None or not status.settled else gold != item.original
+    return out
 
 
 class ErrorsSection(ReportSection):

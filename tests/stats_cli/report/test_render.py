@@ -34,7 +34,8 @@ def test_json_and_markdown_and_table_carry_the_same_numbers():
     errors = next(s for s in doc["sections"] if s["key"] == "errors")
     assert errors["status"] == "ok" and errors["values"]["reviewed"]["n_errors"] == 9
     md = render(report, fmt="md")
-    assert "## Label errors" in md and "| reviewed by experts | 11 | 9 |" in md
+    assert "## Label errors" in md and "| floor: confirmed errors / N (%) | 22.5" in md
+    assert "| error rate, whole project (%) | PENDING |" in md  # no random sample drawn here
     text = render(report, fmt="table")
     assert "Label errors" in text and "NOT APPLICABLE: no --models file given" in text
     with pytest.raises(ValueError):
@@ -58,17 +59,18 @@ def _html(tmp_path: Path) -> Path:
     return path
 
 
-def test_html_is_one_self_contained_file_with_the_three_plots(tmp_path):
+def test_html_is_one_self_contained_file_with_the_five_plots(tmp_path):
     html = _html(tmp_path).read_text()
     assert not re.search(r"(src|href)=['\"](https?:|//)", html)  # nothing fetched from anywhere
     figures = dict(re.findall(r"data-figure='([a-z_]+)' src='data:image/png;base64,([^']+)'", html))
-    assert set(figures) == {"who_is_right", "reliability", "ensemble_size"}
+    assert set(figures) == {"who_is_right", "reliability", "ensemble_size", "ensemble_size_gold",
+                            "model_who_is_right"}
     for payload in figures.values():
         assert base64.b64decode(payload)[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_html_opens_in_headless_chromium_and_is_screenshotted(tmp_path):
-    shot = screenshot_html(_html(tmp_path), "report-html-planted.png", figures=3)
+    shot = screenshot_html(_html(tmp_path), "report-html-planted.png", figures=5)
     print(f"HTML report screenshot: {shot}")
 
 

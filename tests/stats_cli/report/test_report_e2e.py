@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from typer.testing import CliRunner
 
@@ -170,12 +169,10 @@ def test_report_kappa_before_after_and_error_bounds(reviewed, tmp_path):
     errors = errors["values"]
     k = sum(reviewed.truth[t] != reviewed.original[t] for t in ids)
     assert k == len(FLIPPED)
-    ci = binomtest(k, len(ids)).proportion_ci(method="exact")
-    assert (errors["reviewed"]["n_errors"], errors["reviewed"]["sample"]) == (k, len(ids))
-    assert (errors["reviewed"]["cp_low"], errors["reviewed"]["cp_high"]) == pytest.approx((ci.low, ci.high))
-    # every item is settled (agreed ones keep their label): sample = population = N, FPC collapses to k/N
-    assert errors["project"]["sample"] == errors["project"]["population"] == N
-    assert errors["project"]["fpc_low"] == pytest.approx(len(FLIPPED) / N)
+    assert errors["reviewed"] == {"n_errors": k, "sample": len(ids)}
+    # no random sample was drawn: only the floor (confirmed errors / every audited item), no interval
+    assert errors["floor"] == {"confirmed_errors": k, "population": N, "rate": k / N}
+    assert errors["estimate"] is None
     audit = _section(doc, "audit")["values"]
     assert (audit["items"], audit["flagged"], audit["reviewed"]) == (N, len(ids), len(ids))
     assert _section(doc, "confidence")["status"] == "ok"
@@ -203,7 +200,7 @@ def test_report_pull_is_cached_by_task_version(reviewed, label_studio, tmp_path)
 def test_html_report_opens_in_chromium(reviewed, tmp_path):
     page = _report(reviewed, tmp_path, fmt="html")
     assert "ls_" not in page.read_text() and reviewed.env["LABEL_STUDIO_API_KEY"] not in page.read_text()
-    shot = screenshot_html(page, "report-html-e2e.png", figures=3)
+    shot = screenshot_html(page, "report-html-e2e.png", figures=5)
     print(f"HTML report screenshot (end to end): {shot}")
 
 
@@ -300,3 +297,34 @@ def test_crowd_and_p_d_sections_from_real_annotators(label_studio, tmp_path_fact
     share = {t: list(v.values()).count(majority[t]) / 3 for t, v in votes.items()}
     for level in {round(p, 2) for p in share.values()}:
         assert rows[level]["n"] == sum(round(p, 2) == level for p in share.values())
+
+
+def test_sampled_review_gives_the_project_estimate_end_to_end(label_studio, tmp_path_factory, tmp_path):
+    """`review push --sample` → experts answer blind → `audit-stats report` estimates from the stored design."""
+    from backend.review.sample_store import SampleStore
+
+    ls = label_studio
+    run = make_project(ls, tmp_path_factory, "sampled")
+    experts = [short_email("sa"), short_email("sb")]
+    pushed = json.loads(cli(label_audit, run.env, "review", "push", "--project", str(run.source), "--experts",
+                            ",".join(experts), "--sample", "6", "--design", "stratified", "--seed", "2", "--json"))
+    assert pushed["sampled"] == 6 and pushed["sample_drawn"]
+    store = ReviewStore(run.env["DATABASE_URL"])
+    for project in store.projects(str(run.source), round=ROUND_REVIEW):
+        play_expert(ls, project.ls_project_id, project.expert_user_id, truth_of)
+    doc = _report(run, tmp_path)
+    errors = _section(doc, "errors")
+    assert errors["status"] == "ok", errors
+    est = errors["values"]["estimate"]
+    n_flagged = len(FLIPPED) + len(FALSE_ALARMS)
+    draw = SampleStore(store.engine).draw(str(run.source))
+    assert est["design"] == "stratified" and est["sampled"] == len(draw.items) == n_flagged + 6
+    assert est["settled"] == n_flagged + 6 and est["unsettled"] == 0
+    # Every planted error is flagged and confirmed; the controls are clean (the originals are right there).
+    assert est["rate"]["value"] == pytest.approx(len(FLIPPED) / N)
+    assert est["rate"]["low"] == pytest.approx(len(FLIPPED) / N) < est["rate"]["high"]
+    assert est["precision"]["value"] == pytest.approx(len(FLIPPED) / n_flagged)
+    assert est["recall"]["value"] == 1.0 and est["recall"]["low"] < 1.0
+    assert est["errors_left"]["value"] == 0.0 and est["errors_left"]["high"] > 0
+    # The controls were decided by the experts (not kept as "agreed with ensemble").
+    assert errors["values"]["reviewed"]["sample"] == n_flagged + 6

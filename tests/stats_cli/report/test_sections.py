@@ -38,32 +38,75 @@ def test_expert_kappa_before_and_after_match_statsmodels():
     assert sec.sizes["items with ≥2 expert answers"] == len(ids)
 
 
-def test_error_count_and_bounds_match_scipy():
+def test_without_a_sample_the_estimate_is_pending_and_only_counts_are_shown():
     data, truth = planted_audit()
     sec = build_report(data).section("errors")
     reviewed = [it for it in data.items if str(it.id) in data.reviews]
     k = sum(truth[str(it.id)] != it.original for it in reviewed)
-    ci = binomtest(k, len(reviewed)).proportion_ci(method="exact")
-    rev = sec.values["reviewed"]
-    assert (rev["n_errors"], rev["sample"]) == (k, len(reviewed))
-    assert (rev["cp_low"], rev["cp_high"]) == pytest.approx((ci.low, ci.high))
-    # whole project: every item is settled here (all flags reviewed), N = 40
-    proj = sec.values["project"]
-    n_errors = sum(truth[str(it.id)] != it.original for it in data.items if data.gold(it)[0] is not None)
-    assert proj["n_errors"] == n_errors == 9  # the 9 planted flips, all flagged and confirmed
-    assert proj["population"] == 40
+    assert sec.values["reviewed"] == {"sample": len(reviewed), "n_errors": k}
+    assert sec.values["floor"] == {"confirmed_errors": 9, "population": 40, "rate": 9 / 40}  # the 9 planted flips
+    assert sec.values["estimate"] is None and "project" not in sec.values
+    (table,) = sec.tables
+    design_rows = [r for r in table.rows if r[1] == "PENDING"]
+    assert len(design_rows) == 5
+    # No interval anywhere: flagged and agreed-with items are not a random sample.
+    assert all(r[2] is None and r[3] is None for r in table.rows)
+    assert any("no random sample" in n for n in sec.notes)
 
 
-def test_fpc_bound_shrinks_toward_the_rate_when_only_part_is_settled():
-    data, _ = planted_audit(reviewed_share=0.5)
-    proj = build_report(data).section("errors").values["project"]
-    n, k, big_n = proj["sample"], proj["n_errors"], proj["population"]
-    ci = binomtest(k, n).proportion_ci(method="exact")
-    factor = math.sqrt((big_n - n) / (big_n - 1))
-    p = k / n
-    assert proj["fpc_low"] == pytest.approx(max(0.0, p - (p - ci.low) * factor))
-    assert proj["fpc_high"] == pytest.approx(min(1.0, p + (ci.high - p) * factor))
-    assert n < big_n
+def _sampled(data, truth, *, design: str, budget: int):
+    """``data`` with a drawn sample whose items the experts (A and B) answered with the truth."""
+    from dataclasses import replace
+
+    from backend.review.sampling import Candidate, draw_sample
+    from stats_cli.report.inputs import ExpertReview
+
+    candidates = [Candidate(str(it.id), flagged=it.flagged, in_review=str(it.id) in data.routed,
+                            confidence=it.confidence) for it in data.items]
+    draw = draw_sample(candidates, budget=budget, design=design, seed=3)
+    reviews = dict(data.reviews)
+    for drawn in draw.items:
+        t = truth[drawn.task_id]
+        reviews.setdefault(drawn.task_id, ExpertReview(drawn.task_id, round1={"A": t, "B": t}))
+    return replace(data, reviews=reviews, sample=draw, sampled=frozenset(i.task_id for i in draw.items)), draw
+
+
+def test_stratified_sample_gives_rate_precision_recall_and_errors_left():
+    from stats_cli.detector import detector_estimates
+    from stats_cli.estimate import StratumCount, estimate_rate
+
+    data, truth = planted_audit()
+    data, draw = _sampled(data, truth, design="stratified", budget=10)
+    sec = build_report(data).section("errors")
+    est = sec.values["estimate"]
+    n_flagged = sum(it.flagged for it in data.items)
+    unflagged_errors = sum(truth[i.task_id] != data.items[int(i.task_id[1:])].original
+                           for i in draw.items if i.stratum == "unflagged")
+    strata = [StratumCount(n_flagged, n_flagged, 9, "flagged"), StratumCount(40 - n_flagged, 10, unflagged_errors)]
+    ref = estimate_rate(strata)
+    assert est["rate"]["value"] == pytest.approx(ref.rate) == pytest.approx(9 / 40)
+    assert (est["rate"]["low"], est["rate"]["high"]) == pytest.approx((ref.low, ref.high))
+    assert est["rate"]["n"] == n_flagged + 10 and est["unsettled"] == 0
+    det = detector_estimates(strata[:1], strata[1:])
+    assert est["precision"]["value"] == pytest.approx(9 / n_flagged)
+    assert est["recall"]["value"] == pytest.approx(det.recall.rate) and est["recall"]["low"] < 1.0
+    assert est["errors_left"]["high"] == pytest.approx(det.unflagged.errors_high)
+    assert sec.sizes["random sample settled"] == n_flagged + 10
+    assert not any("PENDING" == r[1] for r in sec.tables[0].rows)
+
+
+def test_open_sampled_items_widen_the_interval_instead_of_being_dropped():
+    from dataclasses import replace
+
+    data, truth = planted_audit()
+    full, draw = _sampled(data, truth, design="random", budget=20)
+    control = next(i.task_id for i in draw.items if i.task_id not in data.routed)
+    reviews = {k: v for k, v in full.reviews.items() if k != control}
+    partial = replace(full, reviews=reviews)
+    a = build_report(full).section("errors").values["estimate"]
+    b = build_report(partial).section("errors").values["estimate"]
+    assert b["unsettled"] == 1 and b["rate"]["n"] == a["rate"]["n"] - 1
+    assert b["rate"]["high"] > a["rate"]["high"] and b["rate"]["low"] <= a["rate"]["low"]
 
 
 def test_partially_reviewed_project_reports_pending_not_numbers():
@@ -206,7 +249,7 @@ def test_models_rerank_on_gold_vs_original(tmp_path):
 
 def test_error_population_is_every_audited_item_even_without_a_verdict():
     # An item whose members all failed is still audited (it is in the ledger) and its label may be
-    # wrong: the FPC population N is the audit section's "items audited", not only the scored items.
+    # wrong: the floor's N is the audit section's "items audited", not only the scored items.
     from dataclasses import replace
 
     from backend.results import ItemResult
@@ -218,9 +261,24 @@ def test_error_population_is_every_audited_item_even_without_a_verdict():
     report = build_report(data)
     errors = report.section("errors")
     assert report.section("audit").values["items"] == 41
-    assert errors.values["project"]["population"] == errors.sizes["items audited (N)"] == 41
-    assert errors.values["project"]["sample"] == 40
+    assert errors.values["floor"]["population"] == errors.sizes["items audited (N)"] == 41
     assert any("no ensemble verdict" in note for note in errors.notes)
+
+
+def test_errors_notes_match_the_sizes_split_after_reconciliation_is_unresolved():
+    # Both experts reviewed t11 and still disagree after reconciliation: "unresolved", not
+    # "nobody reviewed them", and the open-review count stays 0.
+    from dataclasses import replace
+
+    from stats_cli.report.inputs import ExpertReview
+
+    data, truth = planted_audit()
+    reviews = dict(data.reviews)
+    reviews["t11"] = ExpertReview("t11", round1={"A": "1", "B": "0"}, round2={"A": "1", "B": "0"})
+    sec = build_report(replace(data, reviews=reviews)).section("errors")
+    assert sec.sizes["open reviews"] == 0 and sec.sizes["unresolved"] == 1
+    assert any("1 items are unresolved" in n and "still disagree after reconciliation" in n for n in sec.notes)
+    assert not any("nobody reviewed" in n or "never sent" in n for n in sec.notes)
 
 
 def test_rater_agreement_uses_the_task_label_set():
@@ -289,3 +347,41 @@ def test_sections_register_themselves_in_reading_order():
     assert keys[:3] == ["audit", "experts", "errors"] and len(keys) == len(set(keys))
     with pytest.raises(ValueError, match="two report sections"):
         type("Clash", (ReportSection,), {"key": "audit", "title": "Another audit"})
+
+
+def test_ensemble_against_gold_by_size_and_per_model_who_is_right():
+    # Nahum Fig. 3 (left): ROC AUC of the averaged positive-class probability against gold; the one
+    # subset of all four members is checked against scikit-learn here. Fig. 13: per model bins.
+    from sklearn.metrics import roc_auc_score
+
+    from stats_cli.confidence_bins import confidence_bins
+
+    data, truth = planted_audit()
+    sec = build_report(data).section("ensemble_gold")
+    assert sec.status is Status.OK
+    by_size = {row["size"]: row for row in sec.values["by_size"]}
+    assert set(by_size) == {1, 2, 3, 4} and by_size[4]["subsets"] == 1
+    gold_items = [(it, data.gold(it)[0]) for it in data.items if data.gold(it)[0] is not None]
+    p_pos = [np.mean([m.probs.get("1", 0.0) for m in it.members]) for it, _ in gold_items]
+    assert by_size[4]["mean"] == pytest.approx(roc_auc_score([g == "1" for _, g in gold_items], p_pos))
+    per_model = sec.values["per_model"]
+    assert set(per_model) == {"local:a", "local:b"}
+    # model "a": its two prompts averaged, on reviewed items where it disagrees with the original
+    picked = []
+    for it, gold in data.reviewed():
+        avg = {lab: np.mean([m.probs.get(lab, 0.0) for m in it.members if m.member_id.startswith("local:a/")])
+               for lab in ("0", "1")}
+        pred = max(("0", "1"), key=lambda lab: (avg[lab], lab == "0"))
+        if pred != it.original:
+            picked.append((it.original, pred, max(avg.values()), gold))
+    ref = confidence_bins(*zip(*picked), bins=5, resamples=200, seed=0)
+    assert [b["n"] for b in per_model["local:a"]] == [b.n for b in ref]
+    assert [b["llm"]["share"] for b in per_model["local:a"]] == pytest.approx([b.shares["llm"].value for b in ref])
+
+
+def test_ensemble_against_gold_is_pending_without_gold():
+    data, _ = planted_audit(reviewed_share=0.0)
+    from dataclasses import replace
+
+    no_gold = replace(data, items=tuple(replace(it, original=None) for it in data.items))
+    assert build_report(no_gold).section("ensemble_gold").status is Status.PENDING
