@@ -338,6 +338,10 @@ def test_probe_table_names_the_task_negative_label():
     likert = probes_section(replace(data, spec=load_spec("likert"), probes=probes))
     assert "expected label 1;" in likert.tables[0].title  # Likert probes deserve 1, not 0
     assert "expected label 0;" in probes_section(replace(data, probes=probes)).tables[0].title
+    stuffed = (ProbeRow("local:a/p1", "NonRelP+Q", 7, 0.4, n_excluded=3),)
+    sec = probes_section(replace(data, probes=stuffed))
+    assert sec.tables[0].columns[2:4] == ("n (rests on)", "left out") and sec.tables[0].rows[0][2:4] == (7, 3)
+    assert any("§3.2.1" in n for n in sec.notes)
 
 
 def test_sections_register_themselves_in_reading_order():
