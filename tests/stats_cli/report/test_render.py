@@ -30,7 +30,8 @@ def test_json_and_markdown_and_table_carry_the_same_numbers():
     data, _ = planted_audit()
     report = build_report(data)
     doc = json.loads(render(report, fmt="json"))
-    assert [s["key"] for s in doc["sections"]][:4] == ["audit", "experts", "errors", "confidence"]
+    keys = [s["key"] for s in doc["sections"]]
+    assert keys[:3] == ["audit", "experts", "errors"] and keys.index("confidence") > 2
     errors = next(s for s in doc["sections"] if s["key"] == "errors")
     assert errors["status"] == "ok" and errors["values"]["reviewed"]["n_errors"] == 9
     md = render(report, fmt="md")

@@ -307,7 +307,8 @@ def test_sampled_review_gives_the_project_estimate_end_to_end(label_studio, tmp_
     run = make_project(ls, tmp_path_factory, "sampled")
     experts = [short_email("sa"), short_email("sb")]
     pushed = json.loads(cli(label_audit, run.env, "review", "push", "--project", str(run.source), "--experts",
-                            ",".join(experts), "--sample", "6", "--design", "stratified", "--seed", "2", "--json"))
+                            ",".join(experts), "--sample", "6", "--design", "stratified", "--seed", "2",
+                            "--allow-same-instance", "--json"))
     assert pushed["sampled"] == 6 and pushed["sample_drawn"]
     store = ReviewStore(run.env["DATABASE_URL"])
     for project in store.projects(str(run.source), round=ROUND_REVIEW):
