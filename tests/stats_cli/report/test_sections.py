@@ -389,3 +389,29 @@ def test_ensemble_against_gold_is_pending_without_gold():
 
     no_gold = replace(data, items=tuple(replace(it, original=None) for it in data.items))
     assert build_report(no_gold).section("ensemble_gold").status is Status.PENDING
+
+
+def test_ensemble_against_gold_uses_pearson_for_ordinal_tasks():
+    from scipy.stats import pearsonr
+
+    from backend.results import ItemResult, MemberResult
+    from backend.taskspec import load_spec
+    from stats_cli.report.inputs import AuditData
+    from stats_cli.report.sections.ensemble_gold import quality_by_size
+    from stats_cli.report.sections.ensemble import member_tensor
+
+    likert = load_spec("likert")
+    items = []
+    for i in range(12):
+        label = str(1 + i % 5)
+        guess = str(min(5, int(label) + (i % 3 == 0)))
+        probs = {lab: (0.8 if lab == guess else 0.05) for lab in likert.labels}
+        items.append(ItemResult(id=f"o{i}", original=label, prediction=guess, confidence=0.8, probs=probs,
+                                flagged=False, members=(MemberResult("local:m/p1", probs=probs, method="logprobs"),)))
+    data = AuditData(project="ordinal", spec=likert, items=tuple(items))
+    gold = [data.gold(it)[0] for it in items]
+    assert all(g is not None for g in gold)  # the ensemble is within one class everywhere: originals kept
+    ids, probs = member_tensor(data)
+    ((size, subsets, mean, low, high),) = quality_by_size(data, probs)
+    expected = pearsonr([int(it.prediction) for it in items], [int(g) for g in gold]).statistic
+    assert (size, subsets) == (1, 1) and mean == pytest.approx(expected) == low == high
