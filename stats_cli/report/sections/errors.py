@@ -65,8 +65,9 @@ def _notes(data: AuditData, counts: dict[GoldStatus, int], result: DesignResult 
                      "--sample N` (random or stratified design) and let the experts review it; flagged items "
                      "alone say nothing about the errors the ensemble missed.")
     else:
-        notes.append(f"Interval: {result.method}, {100 * result.confidence:.0f}%; recall's interval holds "
-                     "jointly over the flagged and unflagged parts (Bonferroni).")
+        notes.append(f"Interval: {result.method}, {100 * result.confidence:.0f}%. Recall combines the flagged "
+                     "and unflagged parts' intervals (each at 1 − α/2 when both parts are sampled, so they "
+                     "hold together; a part reviewed in full has no sampling error).")
         if result.unsettled:
             notes.append(f"{result.unsettled} sampled items are not settled yet: each interval counts them as "
                          "correct at its lower end and as errors at its upper end.")
