@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from backend.generic import generic_spec
-from backend.labelstudio.labelconfig import spec_from_label_config
+from backend.labelstudio.projectspec import spec_from_label_config
 from backend.taskspec import FAMILIES, TaskSpec, load_spec
 
 

@@ -1,4 +1,4 @@
-"""Read a Label Studio label config: the task spec it implies, and the blind configs derived from it.
+"""Read a Label Studio label config: its inputs and choices, and the blind configs derived from it.
 
 The project's label config is the one description of the task the project lead already wrote, so the
 spec (inputs, label set, binary vs ordinal) is derived from it instead of asking for it twice. The
@@ -12,12 +12,22 @@ ElementTree never fetches external entities.
 
 from __future__ import annotations
 
-import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
-from backend.generic import generic_spec, infer_family
-from backend.taskspec import BUILTIN_SPECS, TaskSpec, load_spec
+from backend.taskspec import TaskSpec
+
+#: The task-spec derivation lives in ``backend.labelstudio.projectspec``; these names stay importable here.
+_MOVED = frozenset({"spec_from_label_config", "attach_guidelines", "split_guidelines", "GUIDELINES_MARK",
+                    "NEGATIVE_ENV"})
+
+
+def __getattr__(name: str):
+    if name in _MOVED:
+        from backend.labelstudio import projectspec
+
+        return getattr(projectspec, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # Object tags whose ``value="$field"`` shows an item input (text-like data this tool judges).
 INPUT_TAGS = frozenset({"Text", "HyperText", "Paragraphs", "Markdown", "Table"})
@@ -109,189 +119,6 @@ def find_choice_control(root: ET.Element, *, control: str | None = None) -> Choi
         labels.append(choice.get("alias") or value)
     return ChoiceControl(
         name=elem.get("name", ""), to_name=elem.get("toName", ""), labels=tuple(labels), shown=tuple(shown)
-    )
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-#: Names the "nothing here" class of projects whose labels are words (strict aggregation, probes).
-NEGATIVE_ENV = "LABEL_AUDIT_NEGATIVE_LABEL"
-#: Marks the project's labelling guidelines carried along with its label config (see ``attach_guidelines``).
-GUIDELINES_MARK = "label-audit-guidelines:"
-
-
-def attach_guidelines(label_config: str, guidelines: str | None) -> str:
-    """The label config with the project's guidelines appended as an XML comment (hex-encoded).
-
-    The backend, the queue and the ledger carry one opaque label-config string per project; appending
-    the guidelines to it lets every one of them derive the same spec and model version, and makes a
-    change of the guidelines a change of that string (hence a new model version). XML parsers, and
-    :func:`review_label_config`, ignore the comment. No guidelines: the config unchanged.
-    """
-    xml, _ = split_guidelines(label_config)
-    if not guidelines or not guidelines.strip():
-        return xml
-    return f"{xml.rstrip()}\n<!--{GUIDELINES_MARK}{guidelines.encode('utf-8').hex()}-->"
-
-
-def split_guidelines(label_config: str) -> tuple[str, str | None]:
-    """``(label config without the guidelines comment, guidelines or None)``."""
-    text = label_config or ""
-    at = text.rfind("<!--" + GUIDELINES_MARK)
-    if at < 0 or not text.rstrip().endswith("-->"):
-        return text, None
-    encoded = text[at + 4 + len(GUIDELINES_MARK):].rstrip()[:-3]
-    try:
-        return text[:at].rstrip(), bytes.fromhex(encoded).decode("utf-8")
-    except ValueError:
-        return text, None
-
-
-def _headers(root: ET.Element, inputs: list[InputObject], control: ChoiceControl) -> tuple[dict[str, str], str]:
-    """``<Header>`` texts: the question (the last header before the choices) and the inputs' titles.
-
-    With several inputs, a header right before an input names it ("Source", "Summary"). With one
-    input, any header is about the task (LS's sentiment template: "Choose text sentiment:").
-    """
-    titles: dict[str, str] = {}
-    question = ""
-    pending = ""
-    by_name = {obj.name: obj.field for obj in inputs}
-    several = len(set(by_name.values())) > 1
-    for elem in root.iter():
-        value = (elem.get("value") or "").strip()
-        if elem.tag == "Header" and value and not value.startswith("$"):
-            pending = value
-        elif elem.tag in INPUT_TAGS and elem.get("name") in by_name and several:
-            if pending:
-                titles.setdefault(by_name[elem.get("name", "")], pending.rstrip(":").strip())
-            pending = ""
-        elif elem.tag == "Choices" and elem.get("name") == control.name:
-            question = pending
-            break
-    return titles, question
-
-
-def _choice_hints(root: ET.Element, control: ChoiceControl) -> tuple[str, ...]:
-    elem = next(c for c in root.iter("Choices") if c.get("name") == control.name)
-    return tuple((choice.get("hint") or "").strip() for choice in elem.iter("Choice"))
-
-
-def _builtin_for(name: str | None, data_fields: list[str], labels: list[str]) -> TaskSpec | None:
-    """The built-in spec to use: the one asked for, else one whose fields and labels the project has."""
-    candidates = [name] if name in BUILTIN_SPECS else list(BUILTIN_SPECS) if name in (None, "auto") else []
-    for candidate in candidates:
-        builtin = load_spec(candidate)
-        fits = set(builtin.fields.values()) <= set(data_fields) and set(labels) == set(builtin.labels)
-        if fits or (name == candidate and set(builtin.fields.values()) <= set(data_fields)):
-            return builtin
-    return None
-
-
-def spec_from_label_config(
-    xml: str,
-    *,
-    label_field: str | None = None,
-    name: str | None = None,
-    control: str | None = None,
-    guidelines: str | None = None,
-    family: str | None = None,
-    negative_label: str | None = None,
-) -> TaskSpec:
-    """Derive the task spec from a project's label config (and its labelling guidelines).
-
-    Parameters
-    ----------
-    xml : str
-        The project's label config, possibly carrying its guidelines (:func:`attach_guidelines`).
-    label_field : str, optional
-        Data field holding the original label, for projects imported with the label as data (it is
-        then never treated as an input). Default ``"label"``.
-    name : str, optional
-        ``None``/``"auto"``: a built-in spec (factual-consistency, likert, relevance) when the project
-        shows its data fields and label set, else the generic prompts. A built-in name: that spec when
-        the project has its fields (else generic). Any other name: generic prompts under that name.
-    control : str, optional
-        Name of the ``<Choices>`` control to audit when the config has several.
-    guidelines : str, optional
-        Labelling guidelines (HTML or text); default: those attached to ``xml``.
-    family, negative_label : str, optional
-        Override the inferred family (two labels binary, all numeric ordinal, else nominal) and name
-        the "nothing here" class (default ``$LABEL_AUDIT_NEGATIVE_LABEL`` when it is one of the labels,
-        so the backend, review and report agree on it).
-
-    Raises
-    ------
-    ValueError
-        With the reason, for a config this tool cannot audit.
-    """
-    xml, attached = split_guidelines(xml)
-    root = _parse(xml)
-    choices = find_choice_control(root, control=control)
-    label_field = label_field or "label"
-    labels = list(choices.labels)
-    if len(labels) < 2:
-        raise ValueError(f"<Choices name={choices.name!r}> needs at least two choices, found {len(labels)}")
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"<Choices name={choices.name!r}> repeats a choice: {labels}")
-    if negative_label is None and os.environ.get(NEGATIVE_ENV) in labels:
-        negative_label = os.environ[NEGATIVE_ENV]
-    inputs = [obj for obj in find_inputs(root) if obj.field != label_field]
-    if not inputs:
-        other = sorted({e.tag for e in root.iter() if _field_of(e.get("value")) and e.tag not in INPUT_TAGS})
-        why = f" (found <{other[0]}>: the judges are text models)" if other else ""
-        raise ValueError("the label config shows no text input bound to a data field (value=\"$field\"); "
-                         f"supported inputs: {', '.join(sorted(INPUT_TAGS))}{why}")
-    data_fields = list(dict.fromkeys(obj.field for obj in inputs))
-    extra = {"from_name": choices.name, "to_name": choices.to_name, "source": "labelstudio",
-             "choice_labels": choices.labels, "choice_shown": choices.shown}
-    builtin = None if family == "nominal" else _builtin_for(name, data_fields, labels)
-    if builtin is not None:
-        return _builtin_spec(builtin, labels, label_field, extra, family=family, negative_label=negative_label)
-    return _generic_from_config(root, choices, inputs, name=name, label_field=label_field, extra=extra,
-                                guidelines=guidelines if guidelines is not None else attached or "",
-                                family=family, negative_label=negative_label)
-
-
-def _builtin_spec(builtin: TaskSpec, labels: list[str], label_field: str, extra: dict, *,
-                  family: str | None, negative_label: str | None) -> TaskSpec:
-    """A built-in spec bound to the project's control (its labels in the built-in's class order)."""
-    if set(labels) != set(builtin.labels):
-        ordered = sorted(labels, key=float) if all(_is_number(lab) for lab in labels) else labels
-    else:
-        ordered = list(builtin.labels)
-    return TaskSpec(
-        name=builtin.name, family=family or builtin.family, prompt_dir=builtin.prompt_dir,  # type: ignore[arg-type]
-        fields=dict(builtin.fields), labels=tuple(ordered), label_field=label_field,
-        negative_label=negative_label or (builtin.negative_label if builtin.negative_label in ordered else ordered[0]),
-        extra={**dict(builtin.extra), **extra},
-    )
-
-
-def _generic_from_config(root: ET.Element, choices: ChoiceControl, inputs: list[InputObject], *, name: str | None,
-                         label_field: str, extra: dict, guidelines: str, family: str | None,
-                         negative_label: str | None) -> TaskSpec:
-    titles, question = _headers(root, inputs, choices)
-    labels = list(choices.labels)
-    hints = _choice_hints(root, choices)
-    shown = list(choices.shown)
-    if (family or infer_family(labels)) == "ordinal" and all(_is_number(lab) for lab in labels):
-        order = sorted(range(len(labels)), key=lambda i: float(labels[i]))
-        labels, shown, hints = [labels[i] for i in order], [shown[i] for i in order], tuple(hints[i] for i in order)
-    data_fields = list(dict.fromkeys(obj.field for obj in inputs))
-    spec_name = name if name not in (None, "auto", *BUILTIN_SPECS) else "labelstudio"
-    if negative_label is None and all(_is_number(lab) for lab in labels) and len(labels) >= 2:
-        negative_label = min(labels, key=float)
-    return generic_spec(
-        labels=labels, fields=data_fields, family=family, name=str(spec_name), guidelines=guidelines,
-        shown=shown, hints=hints, titles=titles, question=question, negative_label=negative_label or "",
-        label_field=label_field, extra={**extra, "choice_labels": tuple(labels), "choice_shown": tuple(shown)},
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from backend.labelstudio.labelconfig import attach_guidelines, split_guidelines
+from backend.labelstudio.projectspec import attach_guidelines, split_guidelines
 from backend.ledger import Ledger
 from backend.taskspec import TaskSpec
 from backend.worker.config import EnsembleConfig

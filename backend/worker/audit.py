@@ -19,7 +19,7 @@ from rq.job import Job, JobStatus
 
 from backend.engine import EngineStats
 from backend.labelstudio.client import iter_tasks
-from backend.labelstudio.labelconfig import attach_guidelines
+from backend.labelstudio.projectspec import attach_guidelines
 from backend.ledger import Ledger
 from backend.results import ItemResult
 from backend.summary import SuspectList, build_summary

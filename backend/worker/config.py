@@ -12,7 +12,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
 
-from backend.labelstudio.labelconfig import spec_from_label_config
+from backend.labelstudio.projectspec import spec_from_label_config
 from backend.members import (
     DEFAULT_MEMBER,
     Member,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from backend.labelstudio.labelconfig import split_guidelines
+from backend.labelstudio.projectspec import split_guidelines
 from backend.ledger import Ledger
 from backend.server.projects import ProjectSpecs
 from backend.worker.config import EnsembleConfig

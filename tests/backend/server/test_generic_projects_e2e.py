@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from backend.cli import app as label_audit
 from backend.labelstudio.client import iter_tasks
-from backend.labelstudio.labelconfig import attach_guidelines
+from backend.labelstudio.projectspec import attach_guidelines
 from backend.ledger import Ledger
 from backend.review.store import ROUND_REVIEW, ReviewStore
 from backend.worker.config import EnsembleConfig
