@@ -3,9 +3,9 @@
 Modes for the file (Nahum §7.1): ``correct`` writes the gold label where one is settled and the
 original elsewhere; ``flip`` and ``filter`` build training sets by flipping or dropping items the
 ensemble flagged above a confidence threshold *that no expert reviewed* (expert decisions always win).
-Writing to Label Studio adds one ground-truth annotation per expert-settled task, by a dedicated
-"gold" user, and never edits or deletes anybody else's annotation; re-running updates that one
-annotation instead of adding another.
+Writing to Label Studio adds one annotation per expert-settled task, by a dedicated "gold" user and
+marked as ours (not as Label Studio's ground truth, which would unmark the original), and never edits or
+deletes anybody else's annotation; re-running updates that one annotation instead of adding another.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any, Iterable, Literal, Mapping
 from backend.ensemble import resolve_threshold
 from backend.labelstudio.client import ensure_user, organization_id
 
-from backend.labelstudio.gold import GOLD_USER_EMAIL
+from backend.labelstudio.gold import GOLD_USER_EMAIL, gold_result, is_gold_annotation
 from backend.review.outcome import GoldStatus
 from stats_cli.audit_data import AuditData
 
@@ -124,22 +124,22 @@ class SyncCounts:
 
 
 def _gold_annotations(tasks: Iterable[Mapping[str, Any]], gold_user: int) -> dict[str, Mapping[str, Any]]:
+    """The gold annotation of ours on each task: by the gold user *and* marked (never anybody else's)."""
     out = {}
     for task in tasks:
         for ann in task.get("annotations") or ():
-            by = ann.get("completed_by")
-            by = by.get("id") if isinstance(by, Mapping) else by
-            if by is not None and int(by) == gold_user and not ann.get("was_cancelled"):
+            if is_gold_annotation(ann, gold_user) and not ann.get("was_cancelled"):
                 out[str(task["id"])] = ann
     return out
 
 
 def sync_to_labelstudio(client: Any, data: AuditData, tasks: list[Mapping[str, Any]], *,
                         label_config: str, include_agreed: bool = False) -> SyncCounts:
-    """Write each settled gold label as a ground-truth annotation by the gold user (idempotent).
+    """Write each settled gold label as a marked annotation by the gold user (idempotent).
 
     Only expert-settled items by default (the decisions the review produced); ``include_agreed``
-    also writes items whose gold is the original because the ensemble agreed.
+    also writes items whose gold is the original because the ensemble agreed. The annotation is not
+    Label Studio's ground truth (that would unmark the original): see :mod:`backend.labelstudio.gold`.
     """
     control, to_name = str(data.spec.extra.get("from_name", "")), str(data.spec.extra.get("to_name", ""))
     if not control or not to_name:
@@ -152,16 +152,15 @@ def sync_to_labelstudio(client: Any, data: AuditData, tasks: list[Mapping[str, A
         gold, status = data.gold(it)
         if gold is None or (not status.by_experts and not include_agreed):
             continue
-        result = [{"from_name": control, "to_name": to_name, "type": "choices",
-                   "value": {"choices": [values.get(gold, gold)]}}]
+        result = gold_result(control=control, to_name=to_name, value=values.get(gold, gold))
         old = existing.get(str(it.id))
         if old is None:
-            client.annotations.create(id=int(it.id), result=result, completed_by=gold_user, ground_truth=True)
+            client.annotations.create(id=int(it.id), result=result, completed_by=gold_user, ground_truth=False)
             counts.created += 1
-        elif _choice_of(old) == values.get(gold, gold) and old.get("ground_truth"):
+        elif _choice_of(old) == values.get(gold, gold):
             counts.unchanged += 1
         else:
-            client.annotations.update(id=int(old["id"]), result=result, ground_truth=True)
+            client.annotations.update(id=int(old["id"]), result=result)
             counts.updated += 1
     return counts
 

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from backend.dataset import Item, RecordError, item_from_record
 from backend.labels import original_label
+from backend.labelstudio.gold import is_gold_annotation
 from backend.labelstudio.labelconfig import choice_from_result
 from backend.ledger.store import CrowdLabel
 from backend.results import ItemResult
@@ -41,11 +42,14 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
 
 
 def crowd_labels(task: Mapping[str, Any], spec: TaskSpec) -> list[CrowdLabel]:
-    """Every non-cancelled annotation's label for the spec's control (unparseable ones keep None)."""
+    """Every non-cancelled annotation's label for the spec's control (unparseable ones keep None).
+
+    Gold annotations written back by `sync-gold` are not original labels and are left out.
+    """
     control = str(spec.extra.get("from_name", ""))
     out = []
     for ann in _get(task, "annotations") or ():
-        if _get(ann, "was_cancelled", False):
+        if _get(ann, "was_cancelled", False) or is_gold_annotation(ann):
             continue
         result = [r if isinstance(r, Mapping) else dict(r) for r in (_get(ann, "result") or ())]
         raw = choice_from_result(result, control=control) if control else None

@@ -111,7 +111,7 @@ def sync_gold_command(
     out: Optional[Path] = typer.Option(None, "--out", help="Gold file to write (.jsonl or .csv)."),
     mode: str = typer.Option("correct", "--mode", help="correct | flip | filter (Nahum §7.1 training sets)."),
     threshold: Optional[float] = typer.Option(None, "--threshold", help="Confidence at/above which flip/filter act."),
-    to_labelstudio: bool = typer.Option(False, "--to-labelstudio", help="Write gold as ground-truth annotations."),
+    to_labelstudio: bool = typer.Option(False, "--to-labelstudio", help="Write gold as annotations by the gold user (marked as ours; the originals keep their ground-truth flags)."),
     include_agreed: bool = typer.Option(False, "--include-agreed", help="Also write items the ensemble agreed with."),
 ) -> None:
     """Write gold labels to a file and/or back into the source project (idempotent)."""
@@ -147,7 +147,7 @@ def sync_gold_command(
             tasks = pull_tasks(client, project, cache=cache)
             config = client.projects.get(id=project).label_config
             counts = sync_to_labelstudio(client, data, tasks, label_config=config, include_agreed=include_agreed)
-        typer.echo(f"ground truth in project {project}: {counts.created} created, {counts.updated} updated, "
+        typer.echo(f"gold annotations in project {project}: {counts.created} created, {counts.updated} updated, "
                    f"{counts.unchanged} unchanged")
     if isinstance(cache, TaskCache):
         cache.close()

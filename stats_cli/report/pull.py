@@ -15,8 +15,7 @@ from typing import Any, Iterator
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from backend.labelstudio.client import find_user
-from backend.labelstudio.gold import GOLD_USER_EMAIL, is_gold_annotation
+from backend.labelstudio.gold import GOLD_USER_EMAIL  # noqa: F401 - the name earlier callers import
 from backend.labelstudio.tasks import crowd_labels
 from backend.labelstudio.instances import review_client_or
 from backend.ledger import Ledger
@@ -123,21 +122,14 @@ def _fetch(client: Any, project: int, ids: list[str], *, whole: bool) -> Iterato
         yield from _raw_pages(client, project, {"fields": "all", "query": query})
 
 
-def source_crowd(tasks: list[dict[str, Any]], spec: TaskSpec, *, gold_user_id: int | None) -> dict[str, dict[str, str]]:
-    """Item id -> annotator -> label from the source annotations (gold annotations left out)."""
+def source_crowd(tasks: list[dict[str, Any]], spec: TaskSpec) -> dict[str, dict[str, str]]:
+    """Item id -> annotator -> label from the source annotations (gold annotations left out, as the worker does)."""
     out: dict[str, dict[str, str]] = {}
     for task in tasks:
-        kept = dict(task, annotations=[a for a in task.get("annotations") or () if not is_gold_annotation(a, gold_user_id)])
-        for lab in crowd_labels(kept, spec):
+        for lab in crowd_labels(task, spec):
             if lab.label is not None:
                 out.setdefault(lab.task_id, {})[lab.annotator or f"annotation {lab.annotation_id}"] = lab.label
     return out
-
-
-def find_gold_user(client: Any, *, email: str = GOLD_USER_EMAIL) -> int | None:
-    """Id of the dedicated gold user if `sync-gold` created one, else None."""
-    user = find_user(client, email)
-    return None if user is None else int(user.id)
 
 
 def pull_audit(
@@ -176,7 +168,7 @@ def pull_audit(
     if not items:
         stats.notes.append("the ledger holds no scored items for this project yet")
     known = {str(it.id) for it in items}
-    crowd = source_crowd(tasks, source.spec, gold_user_id=find_gold_user(client))
+    crowd = source_crowd(tasks, source.spec)
     if refresh_review:  # the review module writes the outcomes; the read below only reads them
         # The answers live on the review instance (LABEL_AUDIT_REVIEW_URL) when there is one.
         refresh_review_outcomes(review_client_or(client), ReviewStore(engine=ledger.engine), source, items)

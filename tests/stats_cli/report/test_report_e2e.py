@@ -206,7 +206,7 @@ def test_html_report_opens_in_chromium(reviewed, tmp_path):
 
 def test_sync_gold_round_trip_is_idempotent_and_leaves_originals(reviewed, label_studio, tmp_path):
     client = label_studio.client
-    before = {str(t.id): [(a["id"], a["result"]) for a in t.annotations]
+    before = {str(t.id): [(a["id"], a["result"], a["ground_truth"]) for a in t.annotations]
               for t in iter_tasks(client, reviewed.source, with_annotations=True)}
     out = tmp_path / "gold.jsonl"
     args = ("sync-gold", "--project", str(reviewed.source), "--to-labelstudio", "--out", str(out))
@@ -222,10 +222,10 @@ def test_sync_gold_round_trip_is_idempotent_and_leaves_originals(reviewed, label
     for task in iter_tasks(client, reviewed.source, with_annotations=True):
         anns = [a for a in task.annotations]
         gold = [a for a in anns if a["completed_by"] == gold_user]
-        others = [(a["id"], a["result"]) for a in anns if a["completed_by"] != gold_user]
-        assert others == before[str(task.id)]  # originals untouched
+        others = [(a["id"], a["result"], a["ground_truth"]) for a in anns if a["completed_by"] != gold_user]
+        assert others == before[str(task.id)]  # originals untouched, their ground-truth flags included
         if str(task.id) in reviewed.round1:
-            assert len(gold) == 1 and gold[0]["ground_truth"]
+            assert len(gold) == 1 and not gold[0]["ground_truth"]
             assert gold[0]["result"][0]["value"]["choices"] == [reviewed.truth[str(task.id)]]
         else:
             assert gold == []
