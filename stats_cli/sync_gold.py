@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping
 
+from backend.atomic_write import atomic_write
+from backend.csv_cells import safe_row
 from backend.ensemble import resolve_threshold
 from backend.labelstudio.client import ensure_user, organization_id
 
@@ -85,21 +87,26 @@ def gold_rows(data: AuditData, *, mode: Mode = "correct", threshold: float | Non
 
 
 def write_gold_file(rows: Iterable[GoldRow], path: str | Path) -> int:
-    """Write ``.jsonl`` or ``.csv`` (by suffix); dropped rows are left out of the file. Returns rows written."""
+    """Write ``.jsonl`` or ``.csv`` (by suffix); dropped rows are left out of the file. Returns rows written.
+
+    CSV cells that a spreadsheet would run as a formula get a leading ``'`` (:mod:`backend.csv_cells`);
+    the previous file is replaced only once the new one is complete (:mod:`backend.atomic_write`).
+    """
     path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".jsonl", ".ndjson", ".json"):
+        raise ValueError(f"gold file must end in .jsonl or .csv, not {path.name!r}")
     kept = [r for r in rows if r.action != "dropped"]
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() == ".csv":
-        with path.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=COLUMNS)
-            writer.writeheader()
-            writer.writerows(asdict(r) for r in kept)
-    elif path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
-        with path.open("w", encoding="utf-8") as handle:
+    if suffix == ".csv":
+        with atomic_write(path, newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(COLUMNS)
+            writer.writerows(safe_row(asdict(r)[c] for c in COLUMNS) for r in kept)
+    else:
+        with atomic_write(path) as handle:
             for r in kept:
                 handle.write(json.dumps(asdict(r), ensure_ascii=False) + "\n")
-    else:
-        raise ValueError(f"gold file must end in .jsonl or .csv, not {path.name!r}")
     return len(kept)
 
 

@@ -13,6 +13,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from backend.atomic_write import atomic_write
+from backend.csv_cells import safe_row
+
 from stats_cli.aggregate import aggregate as aggregate_items
 from stats_cli.agreement_summary import COEFFICIENTS, agreement_summary
 from stats_cli.bounds import error_rate_bounds
@@ -102,17 +105,19 @@ def aggregate(
 
 
 def _write_records(path: Path, records: list[dict[str, Any]]) -> None:
+    """JSONL, or CSV/TSV with formula-looking cells neutralised; the old file stays until the new one is whole."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() in {".jsonl", ".ndjson", ".json"}:
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+        with atomic_write(path) as handle:
+            handle.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
         return
     delimiter = "\t" if path.suffix.lower() in {".tsv", ".tab"} else ","
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    with atomic_write(path, newline="") as handle:
         writer = csv.writer(handle, delimiter=delimiter)
         writer.writerow(["item", "label", "p_d", "votes", "n_ratings", "tie", "tied_labels"])
         for r in records:
-            writer.writerow([r["item"], r["label"] or "", "" if r["p_d"] is None else r["p_d"], r["votes"],
-                             r["n_ratings"], r["tie"], "|".join(r["tied_labels"])])
+            writer.writerow(safe_row([r["item"], r["label"] or "", "" if r["p_d"] is None else r["p_d"], r["votes"],
+                                      r["n_ratings"], r["tie"], "|".join(r["tied_labels"])]))
 
 
 def bounds(

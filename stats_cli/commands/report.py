@@ -15,6 +15,7 @@ from typing import Iterator, Optional
 
 import typer
 
+from backend.atomic_write import atomic_write
 from backend.cli_errors import fail as _fail
 
 PROJECT = typer.Option(..., "--project", help="Source project id in Label Studio.")
@@ -99,7 +100,8 @@ def report_command(
         typer.echo(text)
     else:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+        with atomic_write(out) as handle:  # a failed write keeps the previous report
+            handle.write(text)
         typer.echo(f"report written to {out}", err=True)
 
 

