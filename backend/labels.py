@@ -22,7 +22,7 @@ import math
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
-__all__ = ["normalize_label", "label_sort_key", "sort_labels", "labels_are_numeric", "label_value", "break_tie",
+__all__ = ["label_problem", "normalize_label", "label_sort_key", "sort_labels", "labels_are_numeric", "label_value", "break_tie",
            "majority_label", "median_label", "original_label"]
 
 
@@ -47,6 +47,31 @@ def normalize_label(raw: Any) -> str | None:
         return None
     number = _as_number(text)
     return _number_text(number) if number is not None else text
+
+
+_INFINITE_TEXT = {"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
+
+
+def label_problem(raw: Any) -> str | None:
+    """Why ``raw`` cannot be a label (None when it can, or when it is simply missing).
+
+    Lists and objects, text holding a NUL byte, and infinite or NaN numbers (JSON's non-standard
+    ``Infinity``/``NaN`` tokens, ``"-inf"``) are not categories: readers reject such a row with this
+    reason instead of counting a new label. Blank text and the words ``nan``/``na``/``null``/``none``
+    stay *missing* ratings (see :func:`normalize_label`).
+    """
+    if isinstance(raw, (list, tuple)):
+        return "is a list, not a label"
+    if isinstance(raw, dict):
+        return "is an object, not a label"
+    if isinstance(raw, float) and not math.isfinite(raw):
+        return f"is not a finite number ({raw!r})"
+    if isinstance(raw, str):
+        if "\x00" in raw:
+            return "contains a NUL byte"
+        if raw.strip().lower() in _INFINITE_TEXT:
+            return f"is not a finite number ({raw.strip()!r})"
+    return None
 
 
 def _as_number(text: str) -> float | None:

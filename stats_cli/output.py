@@ -10,13 +10,18 @@ import json
 import math
 from typing import Any, Iterable, Sequence
 
+import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from stats_cli.rows import RowError
 
-__all__ = ["stdout", "stderr", "fmt", "print_table", "print_errors", "print_json", "errors_json", "MAX_SHOWN_ERRORS"]
+__all__ = ["stdout", "stderr", "fmt", "print_table", "print_errors", "print_json", "errors_json", "MAX_SHOWN_ERRORS",
+           "EXIT_ROWS_SKIPPED", "exit_if_rows_skipped"]
+
+#: Exit code of a command that printed its result but skipped input rows (listed with line numbers).
+EXIT_ROWS_SKIPPED = 3
 
 stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True, soft_wrap=True)
@@ -57,6 +62,12 @@ def print_errors(errors: Sequence[RowError]) -> None:
     if len(errors) > MAX_SHOWN_ERRORS:
         stderr.print(f"… and {len(errors) - MAX_SHOWN_ERRORS} more")
     stderr.print(f"{len(errors)} bad row(s) skipped")
+
+
+def exit_if_rows_skipped(errors: Sequence[RowError]) -> None:
+    """After the output: exit 3 when rows were skipped, so a script sees the result rests on part of the file."""
+    if errors:
+        raise typer.Exit(EXIT_ROWS_SKIPPED)
 
 
 def errors_json(errors: Sequence[RowError]) -> dict[str, Any]:

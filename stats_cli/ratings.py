@@ -14,7 +14,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from stats_cli.labels import label_value, labels_are_numeric, normalize_label, sort_labels
+from stats_cli.labels import label_problem, label_value, labels_are_numeric, normalize_label, sort_labels
 from stats_cli.rows import FileFormat, Row, RowError, read_rows
 
 __all__ = ["RatingsTable", "ratings_from_long", "ratings_from_wide", "read_ratings"]
@@ -122,8 +122,9 @@ def _build(
 
 
 def _text(value: Any) -> str | None:
-    if value is None:
-        return None
+    if value is None or isinstance(value, (list, tuple, dict)) or "\x00" in str(value):
+        return None  # an id that is a list, an object or holds a NUL byte is no id: the row is reported
+
     text = str(value).strip()
     return text or None
 
@@ -156,6 +157,10 @@ def ratings_from_long(
             errs.append(RowError(row.line, f"missing {', '.join(repr(m) for m in missing)}"))
             continue
         assert item is not None and annotator is not None
+        problem = label_problem(row.data.get(label_col))
+        if problem is not None:
+            errs.append(RowError(row.line, f"label {problem}"))
+            continue
         label = normalize_label(row.data.get(label_col))
         items.setdefault(item)
         annotators.setdefault(annotator)
@@ -209,6 +214,10 @@ def ratings_from_wide(
         seen[item] = row.line
         items.append(item)
         for annotator in annotators:
+            problem = label_problem(row.data.get(annotator))
+            if problem is not None:
+                errs.append(RowError(row.line, f"{annotator!r}: label {problem}; treated as missing"))
+                continue
             label = normalize_label(row.data.get(annotator))
             if label is not None and numeric_only and not labels_are_numeric([label]):
                 errs.append(RowError(row.line, f"{annotator!r}: label {label!r} is not a number; treated as missing"))

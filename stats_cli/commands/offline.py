@@ -32,7 +32,7 @@ from stats_cli.commands.offline_options import (
     load_ratings,
 )
 from stats_cli.expected import expected_scores, prob_at_least, random_labeller
-from stats_cli.output import errors_json, print_errors, print_json, print_table, stdout
+from stats_cli.output import errors_json, exit_if_rows_skipped, print_errors, print_json, print_table, stdout
 
 def agreement(
     file: FileArg,
@@ -67,6 +67,7 @@ def agreement(
             stdout.print(f"note: {note}", highlight=False)
     if summary.n_ratings == 0:
         raise typer.Exit(1)
+    exit_if_rows_skipped(table.errors)
 
 
 def aggregate(
@@ -102,6 +103,7 @@ def aggregate(
             stdout.print(f"wrote {len(records)} items to {out}", highlight=False)
     if table.n_ratings == 0:
         raise typer.Exit(1)
+    exit_if_rows_skipped(table.errors)
 
 
 def _write_records(path: Path, records: list[dict[str, Any]]) -> None:

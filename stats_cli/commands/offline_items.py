@@ -22,7 +22,7 @@ from stats_cli.commands.offline_options import (
 )
 from stats_cli.confidence_bins import OUTCOMES, confidence_bins as make_bins
 from stats_cli.labels import normalize_label
-from stats_cli.output import errors_json, print_errors, print_json, print_table
+from stats_cli.output import errors_json, exit_if_rows_skipped, print_errors, print_json, print_table
 from stats_cli.rerank import METRIC_NAMES, METRICS, rerank as rerank_models
 from stats_cli.rows import RowError
 from stats_cli.stratify import stratify as stratify_items
@@ -68,12 +68,14 @@ def stratify(
     if json_out:
         print_json({"positive_label": pos, "n_items": len(columns["pred"]), "strata": [s.to_json() for s in strata],
                     **errors_json(errors)})
+        exit_if_rows_skipped(errors)
         return
     print_errors(errors)
     print_table(f"Scores by p_d — {file.name}" + (f" (positive: {pos})" if pos else " (macro F1)"),
                 ["p_d", "n", "m", "accuracy", "E[accuracy]", "F1", "E[F1]"],
                 [[s.name, s.n, s.m, s.accuracy, s.expected_accuracy, s.f1, s.expected_f1] for s in strata],
                 caption="E[·]: a labeller following the majority with probability p_d (p_d = 1 taken as 0.97)")
+    exit_if_rows_skipped(errors)
 
 
 def _join_annotations(columns: dict[str, list[Any]], lines: list[int], majority: dict, errors: list[RowError],
@@ -117,6 +119,7 @@ def confidence_bins(
     if json_out:
         print_json({"n_items": sum(b.n for b in result), "seed": seed, "resamples": resamples,
                     "bins": [b.to_json() for b in result], **errors_json(errors)})
+        exit_if_rows_skipped(errors)
         return
     print_errors(errors)
 
@@ -130,6 +133,7 @@ def confidence_bins(
                 [[b.index, f"{b.conf_min:.3f}–{b.conf_max:.3f}", b.n, *(cell(b.shares[o]) for o in OUTCOMES)]
                  for b in result],
                 caption=f"share [95% bootstrap CI], {resamples} resamples, seed {seed}")
+    exit_if_rows_skipped(errors)
 
 
 def rerank(
@@ -160,6 +164,7 @@ def rerank(
                            positive=pos, threshold=threshold)
     if json_out:
         print_json({"positive_label": pos, "models": [r.to_json() for r in result], **errors_json(errors)})
+        exit_if_rows_skipped(errors)
         return
     print_errors(errors)
     table_rows = []
@@ -172,6 +177,7 @@ def rerank(
                 ["model", "n", "rank orig", "rank gold", "Δ rank", *(METRIC_NAMES[m] for m in METRICS)], table_rows,
                 caption=f"ranked by ROC AUC; Δ rank > 0 = moved up on gold labels; F1 of positive class {pos!r}, "
                         "weighted F1 = both classes' F1 weighted by support (Nahum App. B)")
+    exit_if_rows_skipped(errors)
 
 
 def _f(value: float | None) -> str:

