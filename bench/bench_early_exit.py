@@ -3,7 +3,7 @@
 Run: ``python bench/bench_early_exit.py [--items 2000] [--local/--no-local]``.
 
 1. The bundled samples (factual consistency, relevance) with the embedded SmolLM2 and its four prompts,
-   no cache (every call real). One model, so the quorum needs two of four prompts before any item can
+   no cache (every call real), or ``--cache-url`` to reuse its real answers from an earlier run. One model, so the quorum needs two of four prompts before any item can
    settle: at most half the calls can be saved, and a chance-level model settles few items.
 2. A synthetic ensemble with realistic agreement: three "models" x the family's prompts, each answer
    right 80-90 % of the time and confident (0.8-0.9 on its answer), 5 ms a call. Not an LLM
@@ -30,16 +30,17 @@ from backend.taskspec import load_spec  # noqa: E402
 from tests.support.synthetic_judge import SyntheticJudge  # noqa: E402
 
 
-def run(spec, members, items, *, early: bool, concurrency: int) -> tuple[list, float, int]:
-    engine = Engine(spec, members, cache=None, config=EngineConfig(early_exit=early, concurrency=concurrency))
+def run(spec, members, items, *, early: bool, concurrency: int, cache=None) -> tuple[list, float, int]:
+    """Results, wall seconds, and member answers used (fresh calls + cache hits: what a cold run would call)."""
+    engine = Engine(spec, members, cache=cache, config=EngineConfig(early_exit=early, concurrency=concurrency))
     start = time.perf_counter()
     results = list(engine.score(items))
-    return results, time.perf_counter() - start, engine.stats.llm_calls
+    return results, time.perf_counter() - start, engine.stats.llm_calls + engine.stats.cache_hits
 
 
-def compare(name: str, spec, members, items, *, concurrency: int) -> None:
-    full, full_s, full_calls = run(spec, members, items, early=False, concurrency=concurrency)
-    early, early_s, early_calls = run(spec, members, items, early=True, concurrency=concurrency)
+def compare(name: str, spec, members, items, *, concurrency: int, cache=None) -> None:
+    full, full_s, full_calls = run(spec, members, items, early=False, concurrency=concurrency, cache=cache)
+    early, early_s, early_calls = run(spec, members, items, early=True, concurrency=concurrency, cache=cache)
     same = [(r.prediction, r.flagged) for r in full] == [(r.prediction, r.flagged) for r in early]
     stopped = sum(r.stopped_early for r in early)
     print(f"{name:<44} items {len(items):>5}  members {len(members):>2}  calls full {full_calls:>6} early "
@@ -75,14 +76,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--local", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--cache-url", default=None,
+                        help="Reuse the local model's answers from this call cache (a loaded machine makes cold "
+                             "runs slow): calls then count answers used, and wall time is not the model's")
     args = parser.parse_args()
+    cache = None
+    if args.cache_url:
+        from backend.cache import CallCache
+
+        cache = CallCache(args.cache_url)
     for spec_name, sample in (("factual-consistency", "sample_factual_consistency.jsonl"),
                               ("relevance", "sample_relevance.jsonl")):
         spec = load_spec(spec_name)
         if args.local:
             with resources.as_file(resources.files("backend").joinpath("data", sample)) as path:
                 items = list(read_items(path, spec))
-            compare(f"bundled {sample} (SmolLM2 x4 prompts)", spec, default_members(spec), items, concurrency=1)
+            compare(f"bundled {sample} (SmolLM2 x4 prompts)", spec, default_members(spec), items, concurrency=1,
+                    cache=cache)
         items, truth = synthetic_items(spec, args.items)
         compare(f"synthetic {spec_name} (3 models x prompts)", spec, synthetic_members(spec, truth), items,
                 concurrency=8)
