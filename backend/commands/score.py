@@ -84,7 +84,7 @@ def run_scoring(
         for done, result in enumerate(engine.score(entries, progress=show_progress)):
             if any(m.error == "over_budget" for m in result.members):
                 stopped = {"reason": "max_cost", "items_done": done, "next_id": result.id, "next_line": result.line,
-                           "spent_usd": round(budget.spent, 6) if budget else None}
+                           "spent_usd": round(budget.spent, 9) if budget else None}
                 _forget(engine.stats, result)
                 accountant.add(result)  # its answered calls were made (and paid); they are cached for the rerun
                 break

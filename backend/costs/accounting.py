@@ -92,7 +92,7 @@ class MemberAccount:
             "latency_median_s": round(float(np.median(lat)), 4) if lat.size else None,
             "latency_p95_s": round(float(np.percentile(lat, 95)), 4) if lat.size else None,
             "latency_n": int(lat.size),
-            "cost_usd": None if cost is None else round(cost, 6),
+            "cost_usd": None if cost is None else round(cost, 9),
             "cost_per_10k_labels_usd": None if per_10k is None else round(per_10k, 4),
             "cost_basis": _basis(price is not None, prices, self),
         }
@@ -140,7 +140,7 @@ class Accountant:
         costs = [r["cost_usd"] for r in rows]
         return {
             "members": rows,
-            "cost_usd_total": None if not rows or any(c is None for c in costs) else round(sum(costs), 6),
+            "cost_usd_total": None if not rows or any(c is None for c in costs) else round(sum(costs), 9),
             "prices_as_of": None if self.prices is None else self.prices.as_of,
             "calls": sum(r["calls"] for r in rows),
             "input_tokens": sum(r["input_tokens"] for r in rows),

@@ -68,7 +68,7 @@ def estimate_run(engine: Engine, entries: Iterable[Item | ItemError], *, prices:
         rows.append({
             "member": member.id, "calls": len(fresh), "cached": rendered - len(fresh),
             "input_tokens": input_tokens, "output_tokens": output_tokens, "tokenizer": how,
-            "cost_usd": None if price is None else round(price.cost(input_tokens, output_tokens), 6),
+            "cost_usd": None if price is None else round(price.cost(input_tokens, output_tokens), 9),
             "seconds": None if seconds is None else round(seconds, 2),
             "latency_basis": f"median of {n_timed} earlier calls" if n_timed else "no earlier call timed",
         })
@@ -86,7 +86,7 @@ def _totals(engine, items, rows, kind_seconds, unknown_time, prices) -> dict[str
         "cached_calls": sum(r["cached"] for r in rows),
         "input_tokens": sum(r["input_tokens"] for r in rows),
         "output_tokens": sum(r["output_tokens"] for r in rows),
-        "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),
+        "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 9),
         "seconds": None if unknown_time else round(wall, 2),
         "prices_as_of": None if prices is None else prices.as_of,
         "members": rows,
