@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 from sklearn.metrics import f1_score
 
-from backend.ensemble import resolve_threshold
+from backend.ensemble import TIE_TOLERANCE, disagrees, resolve_threshold
 
 from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement
 from ..inputs import AuditData
@@ -101,6 +101,11 @@ def ensemble_section(data: AuditData, *, seed: int = 0) -> Section:
                                                           "n (gold)", "accuracy vs gold"), acc_rows))
     figures, values = [], {"members": len(ids), "models": len(models)}
     curve = size_curve(data, probs, seed=seed)
+    stopped = sum(bool(getattr(it, "stopped_early", False)) for it in data.items)
+    if stopped:
+        notes.append(f"{stopped} of {len(data.items)} items stopped early (early exit: their last members were "
+                     f"not asked): κ among members and accuracy rest on the members called, the F1-by-size curve "
+                     f"on the {len(data.items) - stopped} items every member answered.")
     if curve is None:
         notes.append("Detection F1 by ensemble size: pending — needs items with a settled expert decision.")
     else:
@@ -128,7 +133,11 @@ def size_curve(data: AuditData, probs: np.ndarray, *, seed: int = 0):
     labels = list(data.spec.labels)
     threshold = resolve_threshold(data.spec, data.threshold)
     rows = [(i, it, data.gold(it)[0]) for i, it in enumerate(data.items)]
-    rows = [(i, it, g) for i, it, g in rows if g is not None and it.original is not None]
+    # early exit left some members unasked on these items: a subset's F1 needs every member's answer
+    rows = [(i, it, g) for i, it, g in rows if g is not None and it.original is not None
+            and not getattr(it, "stopped_early", False)]
+    if not rows:
+        return None
     idx = np.array([i for i, _, _ in rows])
     truth = np.array([g != it.original for _, it, g in rows])
     if not truth.any():
@@ -136,6 +145,8 @@ def size_curve(data: AuditData, probs: np.ndarray, *, seed: int = 0):
     orig_idx = np.array([labels.index(it.original) if it.original in labels else -1 for _, it, _ in rows])
     sub = probs[idx]
     n_members = sub.shape[1]
+    # the task's own flag rule (backend.ensemble.disagrees), tabulated once: prediction x original
+    rule = np.array([[disagrees(p, o, data.spec) for o in labels] for p in labels])
     rng = random.Random(seed)
     sizes, mean, low, high = [], [], [], []
     for size in range(1, n_members + 1):
@@ -148,9 +159,10 @@ def size_curve(data: AuditData, probs: np.ndarray, *, seed: int = 0):
             known = ~np.isnan(avg).any(axis=1)
             pred = np.where(known, np.nanargmax(np.nan_to_num(avg, nan=-1.0), axis=1), -1)
             conf = np.where(known, np.nan_to_num(avg).max(axis=1), 0.0)
-            dist = np.abs(pred - orig_idx)
-            disagree = dist > (1 if data.spec.family == "ordinal" else 0)  # nominal: any other class
-            flag = known & disagree & (conf >= threshold) & (orig_idx >= 0)
+            disagree = rule[np.clip(pred, 0, None), np.clip(orig_idx, 0, None)]
+            top_two = np.sort(np.nan_to_num(avg), axis=1)[:, -2:]
+            tie = (top_two[:, 1] - top_two[:, 0]) <= TIE_TOLERANCE  # a tie is never a confident flag
+            flag = known & disagree & ~tie & (conf > threshold) & (orig_idx >= 0) & (pred >= 0)
             scores.append(f1_score(truth, flag, zero_division=0.0))
         sizes.append(size)
         mean.append(float(np.mean(scores)))
