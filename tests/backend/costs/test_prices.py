@@ -56,3 +56,21 @@ def test_cost_is_unknown_rather_than_low_when_a_call_has_no_token_count(tmp_path
     assert out["cost_usd_total"] is None  # one member without a price: no total pretending to be complete
     acc.add(ItemResult("b", "0", "0", 1.0, None, False, members=(MemberResult("openai:m/t@v1", probs={"0": 1.0}),)))
     assert acc.to_dict()["members"][0]["cost_usd"] is None  # a call without usage: cost unknown, not low
+
+
+def test_cli_refuses_a_cap_it_cannot_price(tmp_path):
+    """--max-cost needs a price for every model before any call; the message names what is missing."""
+    from typer.testing import CliRunner
+
+    from backend.cli import app
+
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"id": "a", "grounding": "g", "generated_text": "t", "label": 1}\n')
+    runner = CliRunner()
+    no_prices = runner.invoke(app, ["score", str(data), "--task", "factual-consistency", "--max-cost", "1",
+                                    "--member", "openai:m@http://127.0.0.1:9/v1", "--no-cache"])
+    assert no_prices.exit_code == 2 and "--max-cost needs --prices" in no_prices.output
+    unpriced = runner.invoke(app, ["score", str(data), "--task", "factual-consistency", "--max-cost", "1",
+                                   "--prices", str(EXAMPLE), "--member", "openai:m@http://127.0.0.1:9/v1",
+                                   "--no-cache"])
+    assert unpriced.exit_code == 2 and "openai:m" in unpriced.output
