@@ -39,7 +39,7 @@ from backend.breaker import CircuitBreaker
 from backend.cache import CallCache, call_key
 from backend.dataset import Item, ItemError
 from backend.engine_config import DEFAULT_PROVIDER_CONCURRENCY, EngineConfig, EngineStats
-from backend.costs.early_exit import first_wave, more_needed, settled
+from backend.costs.scheduling import EarlyExitScheduling
 from backend.ensemble import Decision, model_of, normalize, resolve_threshold, verdict
 from backend.guard import item_has_instructions
 from backend.members import Member
@@ -90,7 +90,7 @@ class _Pending:
         return sum(1 for s in self.slots if s.owner)
 
 
-class Engine:
+class Engine(EarlyExitScheduling):
     """Score items with an ensemble of members (see the module docstring for the guarantees).
 
     Parameters
@@ -249,41 +249,8 @@ class Engine:
                 if not self.config.early_exit:
                     self._send(slot, inflight)
         if self.config.early_exit:
-            lazy = [s for s in job.slots if s.lazy]
-            known = [model_of(s.member.id) for s in job.slots if s.result is not None and s.result.ok]
-            for slot in lazy[:first_wave(known, [model_of(s.member.id) for s in lazy], self._models, self.config.quorum)]:
-                self._send(slot, inflight)
+            self._send_first_wave(job, inflight)
         return job
-
-    def _send(self, slot: _Slot, inflight: dict[str, Future]) -> None:
-        """Submit the slot's call, or share an identical call already in flight."""
-        slot.lazy = False
-        if slot.key in inflight:
-            slot.future = inflight[slot.key]
-            return
-        slot.future = inflight[slot.key] = self._pool.submit(self._call, slot.member, slot.prompt, slot.key)
-        slot.owner = True
-
-    def _drive_early_exit(self, job: _Pending, inflight: dict[str, Future]) -> bool:
-        """Send the remaining members one by one until the rest cannot change flag or prediction.
-
-        Returns whether a fresh call was made; unsent slots stay ``lazy`` (skipped).
-        """
-        fresh = False
-        while True:
-            called = [s for s in job.slots if not s.lazy]
-            for slot in called:
-                fresh |= self._resolve(slot, inflight)
-            job.decision = settled(
-                [s.result.probs for s in called], [model_of(s.member.id) for s in called], self._models,  # type: ignore[union-attr]
-                job.entry.original, self.spec, threshold=self.threshold, delta=self.config.delta,
-                quorum=self.config.quorum,
-            )
-            lazy = [s for s in job.slots if s.lazy]
-            if job.decision is not None or not lazy:
-                return fresh
-            for slot in lazy[:more_needed([s.result.probs for s in called], len(job.slots), self.spec)]:  # type: ignore[union-attr]
-                self._send(slot, inflight)
 
     def _call(self, member: Member, prompt: str, key: str) -> _Outcome:
         breaker = self._breakers[id(member.provider)]
