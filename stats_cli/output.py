@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from backend.terminal_text import plain
 from stats_cli.rows import RowError
 
 __all__ = ["stdout", "stderr", "fmt", "print_table", "print_errors", "print_json", "errors_json", "MAX_SHOWN_ERRORS",
@@ -58,7 +59,7 @@ def print_errors(errors: Sequence[RowError]) -> None:
     if not errors:
         return
     for error in errors[:MAX_SHOWN_ERRORS]:
-        stderr.print(f"[yellow]skipped[/] {error}", markup=True, highlight=False)
+        stderr.print(f"[yellow]skipped[/] {plain(error)}", markup=True, highlight=False)
     if len(errors) > MAX_SHOWN_ERRORS:
         stderr.print(f"… and {len(errors) - MAX_SHOWN_ERRORS} more")
     stderr.print(f"{len(errors)} bad row(s) skipped")

@@ -23,6 +23,7 @@ from backend.ensemble import resolve_threshold
 from backend.labelstudio.client import ensure_user, organization_id
 
 from backend.labelstudio.gold import GOLD_USER_EMAIL, gold_result, is_gold_annotation
+from backend.labelstudio.labelconfig import choice_from_result
 from backend.review.outcome import GoldStatus
 from stats_cli.audit_data import AuditData
 
@@ -164,17 +165,9 @@ def sync_to_labelstudio(client: Any, data: AuditData, tasks: list[Mapping[str, A
         if old is None:
             client.annotations.create(id=int(it.id), result=result, completed_by=gold_user, ground_truth=False)
             counts.created += 1
-        elif _choice_of(old) == values.get(gold, gold):
+        elif choice_from_result(old.get("result") or [], control=control) == values.get(gold, gold):
             counts.unchanged += 1
         else:
             client.annotations.update(id=int(old["id"]), result=result)
             counts.updated += 1
     return counts
-
-
-def _choice_of(annotation: Mapping[str, Any]) -> str | None:
-    for res in annotation.get("result") or ():
-        choices = (res.get("value") or {}).get("choices") or []
-        if choices:
-            return str(choices[0])
-    return None

@@ -215,3 +215,11 @@ def test_a_clean_file_exits_0(tmp_path: Path) -> None:
     path = tmp_path / "ratings.csv"
     path.write_text("item,annotator,label\n1,a,0\n1,b,0\n2,a,1\n2,b,1\n")
     assert run_status("agreement", str(path))[0] == 0
+
+
+def test_skipped_row_messages_print_data_as_text(tmp_path: Path) -> None:
+    path = tmp_path / "ratings.csv"
+    path.write_text("item,annotator,label\n[/],a,0\n[/],a,1\n[bold]x,b,1\n[bold]x,a,0\n")
+    result = runner.invoke(app, ["agreement", str(path)])
+    assert result.exit_code == 3, result.output
+    assert "duplicate rating of item '[/]'" in result.stderr
