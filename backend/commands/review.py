@@ -113,6 +113,10 @@ def push(
     design: str = typer.Option("random", "--design", help="random, or stratified (flagged / unflagged strata)."),
     bands: Optional[str] = typer.Option(None, "--bands", help="Stratified: confidence cut points for unflagged "
                                         "items, e.g. 0.8,0.9."),
+    initial_passwords: bool = typer.Option(
+        False, "--initial-passwords",
+        help="Sign experts without an account up with a random password, printed once: hand it over privately.",
+    ),
     url: Optional[str] = URL,
     review_url: Optional[str] = REVIEW_URL,
     db: Optional[str] = DB,
@@ -137,6 +141,7 @@ def push(
         report = push_review(
             client, store, ledger, review_client=review, project_id=project, experts=experts.split(","),
             threshold=threshold, budget=budget, order=order, seed=seed, label_field=label_field, sample=request,
+            initial_passwords=initial_passwords,
         )
     except client_errors() as exc:
         _fail(describe_error(exc))
@@ -150,6 +155,8 @@ def push(
         out.print(f"  random sample ({design}, {drawn}): {report.sampled} control items added now")
     for email, pid in report.projects.items():
         out.print(f"  {email}: review project {pid} (+{report.new_tasks.get(email, 0)} tasks)")
+    for email, password in report.passwords.items():
+        out.print(f"  {email}: initial password {password} (shown once)")
     for warning in report.warnings:
         out.print(f"  [yellow]warning[/yellow] {warning}")
     _print_skipped(out, report.errors)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from label_studio_sdk import LabelStudio
@@ -106,6 +107,23 @@ def ensure_user(client: LabelStudio, email: str, *, org_id: int) -> int:
     if user.active_organization is None:
         client.users.update(user.id, active_organization=org_id)
     return int(user.id)
+
+
+def sign_up_user(client: LabelStudio, email: str, *, org_id: int) -> str | None:
+    """Create a user who can log in: sign them up with a fresh random password; returns that password.
+
+    The API can create users but not give them a password (that needs ``label-studio reset_password`` on
+    the server); Label Studio's own sign-up form does both, over HTTP. Returns None when the user exists
+    already (their password is theirs). Raises ValueError when the form refuses (sign-up disabled).
+    """
+    from backend.labelstudio.local import signup_user
+
+    if find_user(client, email) is not None:
+        return None
+    password = secrets.token_urlsafe(12)
+    signup_user(client._client_wrapper.get_base_url(), email.strip().lower(), password)
+    ensure_user(client, email, org_id=org_id)
+    return password
 
 
 def import_tasks(client: LabelStudio, project_id: int, tasks: Sequence[Mapping[str, Any]]) -> list[int]:

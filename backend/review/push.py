@@ -26,6 +26,7 @@ from backend.labelstudio.client import (
     ensure_user,
     find_user,
     import_tasks,
+    sign_up_user,
     iter_tasks,
     organization_id,
 )
@@ -63,6 +64,7 @@ class PushReport:
     guidelines_shown: bool = False
     sampled: int = 0  # drawn control items added by this push
     sample_drawn: bool = False  # the sample was drawn by this push (else it was drawn before)
+    passwords: dict[str, str] = field(default_factory=dict, repr=False)  # new experts' initial passwords
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +79,7 @@ class PushReport:
             "guidelines_shown": self.guidelines_shown,
             "sampled": self.sampled,
             "sample_drawn": self.sample_drawn,
+            "passwords": dict(self.passwords),
         }
 
 
@@ -191,11 +194,13 @@ def push_review(
     seed: int = 0,
     label_field: str | None = None,
     sample: SampleRequest | None = None,
+    initial_passwords: bool = False,
 ) -> PushReport:
     """Send the flagged items of ``project_id`` (highest confidence first, up to ``budget``) to the experts.
 
     ``ledger`` is an :class:`backend.ledger.Ledger` (``flagged``, ``latest_version``, ``project``).
     ``review_client`` is the review instance (default: ``client`` itself, the documented leak).
+    ``initial_passwords`` signs new experts up with a random password each (in ``report.passwords``).
     ``order="shuffled"`` shuffles each expert's tasks (seeded by ``seed`` and the expert), as in the
     paper; the default keeps confidence order so a partial review covers the strongest suspects first.
     ``sample`` adds a random control sample (:mod:`backend.review.sample_push`); once a project has
@@ -245,9 +250,24 @@ def push_review(
     if guidelines.refused:
         report.warnings.append(f"guidelines not shown to the experts: {guidelines.refused}")
     report.guidelines_shown = bool(guidelines.html)
+    if initial_passwords:
+        _sign_up_new_experts(review, report, experts)
     _fill_expert_projects(review, store, source, report, experts=experts, items=items, inputs=inputs,
                           guidelines=guidelines, order=order, seed=seed)
     return report
+
+
+def _sign_up_new_experts(review: LabelStudio, report: PushReport, experts: Sequence[str]) -> None:
+    """Give each expert who has no account yet one with a random password (a refusal is a warning)."""
+    org_id = organization_id(review)
+    for email in experts:
+        try:
+            password = sign_up_user(review, email, org_id=org_id)
+        except ValueError as exc:
+            report.warnings.append(f"{exc}: set a password with `label-studio reset_password`")
+            continue
+        if password is not None:
+            report.passwords[email] = password
 
 
 def _fill_expert_projects(

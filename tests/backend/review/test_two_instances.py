@@ -3,8 +3,9 @@
 Two real Label Studio 1.23.2 servers: ``label_studio`` holds the source project (items, original labels,
 the ensemble's predictions), ``review_ls`` the review. Verdicts are written through the ledger and
 imported through the worker's own import function (no model needed: what is checked is what reaches
-Label Studio). Experts get their password with ``label-studio reset_password`` as README says, then log
-in through the login form (API session) and in headless Chromium; screenshots go to ``artifacts/``.
+Label Studio). Expert B logs in with the initial password ``review push --initial-passwords`` printed,
+expert A with one set by ``label-studio reset_password`` as README says; both through the login form (API
+session) and expert A in headless Chromium; screenshots go to ``artifacts/``.
 """
 
 from __future__ import annotations
@@ -142,7 +143,8 @@ def scene(label_studio, review_ls, tmp_path_factory) -> Scene:
            "LABEL_AUDIT_HOME": str(tmp_path_factory.mktemp("home"))}
     scene = Scene(label_studio, review_ls, project, ids, env, db, results, experts, {},
                   tab_after_first_batch=first_tab)
-    push = ["review", "push", "--project", str(project), "--experts", ",".join(experts), "--json"]
+    push = ["review", "push", "--project", str(project), "--experts", ",".join(experts), "--initial-passwords",
+            "--json"]
     same_by_another_name = {**env, "LABEL_AUDIT_REVIEW_URL": label_studio.url.replace("127.0.0.1", "localhost"),
                             "LABEL_AUDIT_REVIEW_API_KEY": label_studio.token}
     for attempt_env in (env, same_by_another_name):
@@ -152,9 +154,10 @@ def scene(label_studio, review_ls, tmp_path_factory) -> Scene:
     review_env = {**env, "LABEL_AUDIT_REVIEW_URL": review_ls.url, "LABEL_AUDIT_REVIEW_API_KEY": review_ls.token}
     scene.env = review_env
     scene.push = cli(review_env, *push)
-    for k, email in enumerate(experts):
-        scene.passwords[email] = f"expert-pass-{k}-{review_ls.token[:6]}"
-        review_ls.process.reset_password(email, scene.passwords[email])
+    # Expert B keeps the initial password push printed; expert A's is reset on the server as README says.
+    scene.passwords = dict(scene.push["passwords"])
+    scene.passwords[experts[0]] = f"expert-pass-{review_ls.token[:6]}"
+    review_ls.process.reset_password(experts[0], scene.passwords[experts[0]])
     return scene
 
 
@@ -191,6 +194,7 @@ def test_review_projects_live_on_the_review_instance_only(scene):
     flagged = [str(t) for t in scene.flagged]
     assert [i.task_id for i in store.items(str(scene.project))] == flagged
     assert scene.push["warnings"] == [] and scene.push["guidelines_shown"] is True
+    assert sorted(scene.push["passwords"]) == sorted(scene.experts)  # new experts: one initial password each
     for email, pid in scene.push["projects"].items():
         info = scene.review.client.projects.get(id=pid)
         assert info.title.startswith("Review Expert") and info.show_instruction and "Checking claims" in info.expert_instruction
