@@ -8,6 +8,7 @@ models' tokenizers are not installed here; their prompts are estimated at 4 char
 
 from __future__ import annotations
 
+import atexit
 import math
 from typing import Any, Callable
 
@@ -15,6 +16,17 @@ CHARS_PER_TOKEN = 4.0
 APPROXIMATION = "approx. 4 chars/token"
 
 _VOCABS: dict[str, Any] = {}
+
+
+@atexit.register
+def _close_vocabs() -> None:
+    """Free the vocab-only models before interpreter shutdown (llama.cpp's finalizer fails after it)."""
+    while _VOCABS:
+        _, vocab = _VOCABS.popitem()
+        try:
+            vocab.close()
+        except Exception:  # noqa: BLE001 - nothing left to do at exit
+            pass
 
 
 def _gguf_counter(provider: Any) -> Callable[[str], int]:
