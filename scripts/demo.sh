@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
-# One command for a first look: install, then score the bundled sample offline with the embedded
-# default judge (SmolLM2-135M, a tiny model: it proves the plumbing, it does not judge well).
+# One command for a first look at the whole loop, offline: install, then `label-audit demo --labelstudio`
+# starts Label Studio (own venv, installed if missing), Redis (when none answers), the ML backend and a
+# worker; scores a sample project with the embedded default judge (SmolLM2-135M: it proves the plumbing,
+# it does not judge well), pushes its suspects to a blind review for two demo experts, writes the HTML
+# report and prints what to open. Run it again to reuse what is there; `bash scripts/demo.sh --stop`
+# (or `label-audit demo --stop`) stops everything it started. Extra args pass through (--home, ports).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
-exec "${LABEL_AUDIT_VENV:-.venv}/bin/label-audit" demo "$@"
+if ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null && ! command -v redis-server >/dev/null 2>&1 \
+   && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  (apt-get update -qq && apt-get install -y -qq redis-server) >/dev/null 2>&1 || echo "redis-server: install failed"
+fi
+exec "${LABEL_AUDIT_VENV:-.venv}/bin/label-audit" demo --labelstudio "$@"

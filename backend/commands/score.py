@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 
 from backend.cache import CallCache
+from backend.commands import demo_ls
 from backend.costs.accounting import Accountant, provider_model
 from backend.costs.budget import Budget
 from backend.costs.estimate import estimate_run
@@ -239,8 +240,22 @@ def register(app: typer.Typer) -> None:
         summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Also write the summary as JSON here."),
         cache_url: Optional[str] = typer.Option(None, "--cache-url", help="SQL URL of the call cache."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Call the model again for every item (to time it)."),
+        labelstudio: bool = demo_ls.LABELSTUDIO,
+        stop: bool = demo_ls.STOP,
+        home: Optional[Path] = demo_ls.HOME,
+        ls_port: Optional[int] = demo_ls.LS_PORT,
+        review_port: Optional[int] = demo_ls.REVIEW_PORT,
+        backend_port: Optional[int] = demo_ls.BACKEND_PORT,
+        redis_port: Optional[int] = demo_ls.REDIS_PORT,
     ) -> None:
-        """Score the bundled sample offline with the embedded default judge (SmolLM2-135M) and show the suspects."""
+        """Score the bundled sample offline with the embedded default judge (SmolLM2-135M) and show the suspects.
+
+        With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls); --stop ends it.
+        """
+        if labelstudio or stop:
+            demo_ls.main(stop=stop, home=home, ports={"source": ls_port, "review": review_port,
+                                                      "backend": backend_port, "redis": redis_port})
+            return
         console = Console()
         console.print(f"[bold yellow]Note:[/bold yellow] {DEMO_WARNING}\n")
         spec = load_spec("factual-consistency")

@@ -79,6 +79,8 @@ class LocalLabelStudio:
     username: str = "admin@label-audit.local"
     password: str = field(default_factory=lambda: secrets.token_urlsafe(18), repr=False)
     token: str = field(default_factory=lambda: secrets.token_hex(20), repr=False)
+    # Django's signing key: keep one per data dir (the demo stores it) so logins survive a restart.
+    secret_key: str = field(default_factory=lambda: secrets.token_urlsafe(32), repr=False)
     _proc: subprocess.Popen | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -90,6 +92,11 @@ class LocalLabelStudio:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        """The launcher's pid while it runs (its process group holds the server)."""
+        return self._proc.pid if self._proc is not None else None
 
     @property
     def log_path(self) -> Path:
@@ -111,11 +118,14 @@ class LocalLabelStudio:
                 "LABEL_STUDIO_USER_TOKEN": self.token,
                 "LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN": "true",
                 "LATEST_VERSION_CHECK": "false",
-                "SECRET_KEY": secrets.token_urlsafe(32),
+                "SECRET_KEY": self.secret_key,
                 # Let LS call ML backends and webhooks served by the tests on 127.0.0.1.
                 "ML_BLOCK_LOCAL_IP": "false",
                 "SSRF_PROTECTION_ENABLED": "false",
                 "COLLECT_ANALYTICS": "false",
+                # No error reports to Label Studio's Sentry (offline machines; local data stays local).
+                "SENTRY_DSN": "",
+                "FRONTEND_SENTRY_DSN": "",
             }
         )
         if self.postgres is not None:

@@ -1,0 +1,79 @@
+"""`label-audit demo --labelstudio` and `label-audit demo --stop`: the options, the run, what to open.
+
+The options are defined here and added to the ``demo`` command of :mod:`backend.commands.score`, so the
+file demo (plain ``label-audit demo``) and the Label Studio demo stay one command.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+
+LABELSTUDIO = typer.Option(False, "--labelstudio", help="Run the whole loop in Label Studio: services, sample "
+                           "project, scoring through the queue, blind review, report.")
+STOP = typer.Option(False, "--stop", help="Stop every process the Label Studio demo started.")
+HOME = typer.Option(None, "--home", help="Demo folder parent (default $LABEL_AUDIT_HOME or ./.label-audit).")
+LS_PORT = typer.Option(None, "--ls-port", help="Label Studio port (default 8080, or the next free one).")
+REVIEW_PORT = typer.Option(None, "--review-port", help="Review Label Studio port (default 8081, or the next free one).")
+BACKEND_PORT = typer.Option(None, "--backend-port", help="ML backend port (default 9090, or the next free one).")
+REDIS_PORT = typer.Option(None, "--redis-port", help="Redis port (default 6379; started when none answers).")
+
+
+def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]]) -> None:
+    """Run (or stop) the Label Studio demo; exit 2 with one readable line when a step fails."""
+    from backend.demo.home import DemoHome
+    from backend.demo.run import run_demo, stop_demo
+    from backend.labelstudio.errors import client_errors, describe_error
+
+    console = Console(soft_wrap=True)  # URLs and logins stay on one line, whatever the terminal width
+    demo_home = DemoHome.at(home)
+    if stop:
+        stop_demo(home=demo_home, say=console.print)
+        return
+    from backend.commands.score import DEMO_WARNING
+
+    console.print(f"[bold yellow]Note:[/bold yellow] {DEMO_WARNING}\n")
+    started = time.monotonic()
+    try:
+        result = run_demo(home=demo_home, ports=ports, console=console)
+    except client_errors() as exc:
+        _fail(f"Label Studio: {describe_error(exc)}", demo_home)
+    except (RuntimeError, ValueError, OSError) as exc:
+        _fail(str(exc), demo_home)
+    print_what_to_open(result, console, seconds=time.monotonic() - started, home=home)
+
+
+def _fail(message: str, demo_home) -> None:
+    err = Console(stderr=True)
+    err.print(f"[red]error:[/red] {message}")
+    err.print(f"Logs: {demo_home.root / 'logs'}; stop what started: label-audit demo --stop")
+    raise typer.Exit(2)
+
+
+def print_what_to_open(result: Any, console: Console, *, seconds: float, home: Optional[Path]) -> None:
+    """The URLs, logins, report and the stop command: the one place passwords are shown."""
+    from backend.demo.home import ADMIN, load_secrets
+
+    keys = load_secrets(result.home)
+    home_arg = f" --home {home}" if home else ""
+    summary = result.summary
+    console.print(f"\n[bold green]Done in {seconds:.0f} s.[/bold green] Open:")
+    console.print(f"  Label Studio       {result.ls_url}   login {ADMIN} / {keys['source']['password']}")
+    console.print(f"  Source project     {result.ls_url}/projects/{result.project_id}/data   "
+                  f"({summary.get('items', 0)} items, {summary.get('flagged', 0)} flagged): click the "
+                  "\"Prediction score\" column header to sort by the ensemble's confidence")
+    for email, project_id in result.review_projects.items():
+        console.print(f"  Expert project     {result.review_url}/projects/{project_id}/data   "
+                      f"login {email} / {keys['experts'][email]}")
+    if not result.review_projects:
+        console.print("  Expert projects    none: nothing was flagged, so there is nothing to review")
+    console.print(f"  Report             {result.home.report}")
+    console.print(f"  Stop everything    label-audit demo --stop{home_arg}")
+    console.print(f"(Passwords and tokens: {result.home.root / 'secrets.json'}, readable by you only. "
+                  f"Logs: {result.home.root / 'logs'}.)")
+    console.print("\n[bold yellow]Reminder:[/bold yellow] the embedded judge is a tiny model: its flags "
+                  "show the plumbing, not real label errors.")

@@ -1,0 +1,110 @@
+"""Where the demo keeps everything: ``<home>/demo/`` (home defaults to ``$LABEL_AUDIT_HOME`` or ``.label-audit``).
+
+::
+
+    demo/secrets.json      0600: Label Studio tokens, admin and expert passwords, backend auth, SECRET_KEYs
+    demo/state.json        ports, queue name, project ids (what a second run reuses)
+    demo/pids/*.json       the background processes (see backend.demo.processes)
+    demo/logs/*.log        their output
+    demo/labelstudio/      the source Label Studio's SQLite database and media
+    demo/labelstudio-review/  the review instance's
+    demo/audit.sqlite      the audit ledger and review store
+    demo/report.html       the report
+
+Secrets are generated once per machine (``secrets`` module) and written with mode 0600 before any
+content reaches the file; nothing here prints them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+EXPERTS = ("expert-a@label-audit.demo", "expert-b@label-audit.demo")
+ADMIN = "admin@label-audit.demo"
+BACKEND_USER = "label-studio"
+
+
+@dataclass(frozen=True)
+class DemoHome:
+    """The demo's folder and the files in it."""
+
+    root: Path
+
+    @classmethod
+    def at(cls, home: str | Path | None) -> "DemoHome":
+        base = Path(home or os.environ.get("LABEL_AUDIT_HOME") or ".label-audit")
+        return cls(base.expanduser().resolve() / "demo")
+
+    @property
+    def pids(self) -> Path:
+        return self.root / "pids"
+
+    def log(self, name: str) -> Path:
+        return self.root / "logs" / f"{name}.log"
+
+    def ls_data(self, instance: str) -> Path:
+        return self.root / ("labelstudio" if instance == "source" else f"labelstudio-{instance}")
+
+    @property
+    def database_url(self) -> str:
+        return f"sqlite:///{self.root / 'audit.sqlite'}"
+
+    @property
+    def report(self) -> Path:
+        return self.root / "report.html"
+
+    @property
+    def redis_dir(self) -> Path:
+        return self.root / "redis"
+
+
+def _write_private(path: Path, data: dict[str, Any]) -> None:
+    """Write JSON readable by the owner only: the mode is set at creation, then the file is swapped in."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+
+
+def _new_secrets() -> dict[str, Any]:
+    return {
+        "source": {"password": secrets.token_urlsafe(12), "token": secrets.token_hex(20),
+                   "secret_key": secrets.token_urlsafe(40)},
+        "review": {"password": secrets.token_urlsafe(12), "token": secrets.token_hex(20),
+                   "secret_key": secrets.token_urlsafe(40)},
+        "backend": {"user": BACKEND_USER, "password": secrets.token_urlsafe(18)},
+        "experts": {email: secrets.token_urlsafe(9) for email in EXPERTS},
+    }
+
+
+def load_secrets(home: DemoHome) -> dict[str, Any]:
+    """This machine's demo secrets, created on first use (0600; an unreadable file is an error, not replaced)."""
+    path = home.root / "secrets.json"
+    if path.exists():
+        os.chmod(path, 0o600)
+        return json.loads(path.read_text(encoding="utf-8"))
+    data = _new_secrets()
+    _write_private(path, data)
+    return data
+
+
+def load_state(home: DemoHome) -> dict[str, Any]:
+    """What earlier runs recorded (ports, queue, project ids); empty on the first run."""
+    path = home.root / "state.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+
+
+def save_state(home: DemoHome, state: dict[str, Any]) -> None:
+    """Record ports, ids and the queue so a second run reuses them (no secret goes in here)."""
+    _write_private(home.root / "state.json", state)

@@ -1,0 +1,126 @@
+"""The demo's Label Studio side: the sample project, its model connection, and the two demo experts.
+
+The sample project is what a real user has: items with their original annotations and a label config
+written for people (titled inputs, choices that say what they mean, guidelines). Everything is found
+again on a second run (project by id or title, the model by project, experts by email), so re-running
+the demo adds nothing twice.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any, Mapping
+
+from label_studio_sdk import LabelStudio
+
+from backend.labelstudio.client import create_project, find_user, import_tasks
+from backend.labelstudio.local import signup_user
+
+SAMPLE = "sample_factual_consistency.jsonl"
+TITLE = "label-audit demo: factual consistency"
+# Choice values are what people read; aliases are the stored labels the ensemble predicts ("0"/"1").
+LABEL_CONFIG = """<View>
+  <Header value="Document"/>
+  <Text name="grounding" value="$grounding"/>
+  <Header value="Statement"/>
+  <Text name="generated_text" value="$generated_text"/>
+  <Header value="Is every fact in the statement supported by the document?"/>
+  <Choices name="label" toName="generated_text" choice="single-radio" showInLine="true">
+    <Choice value="Supported" alias="1" hint="Every fact in the statement is stated in the document"/>
+    <Choice value="Not supported" alias="0" hint="The statement contradicts the document or adds facts it lacks"/>
+  </Choices>
+</View>"""
+GUIDELINES = ("<p>Read the document, then the statement. Choose <b>Supported</b> when every fact in the "
+              "statement is stated in the document (paraphrases count), <b>Not supported</b> when the "
+              "statement contradicts the document or adds a fact the document does not state.</p>")
+DESCRIPTION = ("24 short claims with their original labels (some are wrong on purpose). Sort the Data "
+               "Manager by Prediction score to see where the ensemble is most confident.")
+SCORE_VIEW = "By prediction score"
+HIDDEN_COLUMNS = ("inner_id", "completed_at", "cancelled_annotations", "total_annotations", "total_predictions",
+                  "annotators", "annotations_results", "annotations_ids", "predictions_results",
+                  "predictions_model_versions", "file_upload", "storage_filename", "created_at", "updated_at",
+                  "updated_by", "avg_lead_time", "draft_exists")
+
+
+def sample_tasks() -> list[dict[str, Any]]:
+    """The bundled sample as Label Studio tasks: the inputs, the item id, the original label as an annotation."""
+    text = resources.files("backend").joinpath("data", SAMPLE).read_text(encoding="utf-8")
+    tasks = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        choice = {"from_name": "label", "to_name": "generated_text", "type": "choices",
+                  "value": {"choices": [str(row["label"])]}}
+        tasks.append({"data": {"item": row["id"], "grounding": row["grounding"],
+                               "generated_text": row["generated_text"]},
+                      "annotations": [{"result": [choice]}]})
+    return tasks
+
+
+def ensure_project(client: LabelStudio, *, known_id: int | None) -> tuple[int, bool]:
+    """(project id, created now): the recorded project, else one with the demo's title, else a new one."""
+    if known_id is not None:
+        try:
+            return int(client.projects.get(id=known_id).id), False
+        except Exception:  # deleted by the user: look it up or create it again
+            pass
+    for project in client.projects.list(title=TITLE):
+        if project.title == TITLE:
+            return int(project.id), False
+    project_id = create_project(client, title=TITLE, label_config=LABEL_CONFIG, description=DESCRIPTION,
+                                expert_instruction=GUIDELINES, show_instruction=True)
+    import_tasks(client, project_id, sample_tasks())
+    return project_id, True
+
+
+def connect_model(client: LabelStudio, project_id: int, *, url: str, auth: tuple[str, str]) -> int:
+    """Connect the backend as the project's model (basic auth), or point the existing connection at ``url``."""
+    user, password = auth
+    for ml in client.ml.list(project=project_id):
+        if ml.url.rstrip("/") == url:
+            return int(ml.id)
+        client.ml.update(id=ml.id, url=url, auth_method="BASIC_AUTH", basic_auth_user=user,
+                         basic_auth_pass=password)
+        return int(ml.id)
+    created = client.ml.create(project=project_id, url=url, title="label-audit", auth_method="BASIC_AUTH",
+                               basic_auth_user=user, basic_auth_pass=password, is_interactive=False)
+    return int(created.id)
+
+
+def show_scores_of(client: LabelStudio, project_id: int, model_version: str) -> None:
+    """Make the Data Manager's "Prediction score" column average the ensemble's predictions.
+
+    Label Studio averages only the predictions of the project's ``model_version``, which connecting a
+    model sets to the model's title; ours are tagged with the ensemble's version.
+    """
+    if client.projects.get(id=project_id).model_version != model_version:
+        client.projects.update(id=project_id, model_version=model_version)
+
+
+def ensure_score_view(client: LabelStudio, project_id: int) -> None:
+    """A Data Manager tab listing the tasks by the ensemble's confidence, highest first.
+
+    Label Studio hides the "Prediction score" column by default, and its raw result columns are JSON
+    that a newcomer cannot read; a project opened for the first time shows its first tab.
+    """
+    if any((view.data or {}).get("title") == SCORE_VIEW for view in client.views.list(project=project_id)):
+        return
+    hidden = [f"tasks:{name}" for name in HIDDEN_COLUMNS]
+    client.views.create(project=project_id, data={
+        "title": SCORE_VIEW, "ordering": ["-tasks:predictions_score"],
+        "hiddenColumns": {"explore": hidden, "labeling": [*hidden, "tasks:predictions_score", "tasks:data.item"]},
+    })
+
+
+def ensure_experts(url: str, client: LabelStudio, passwords: Mapping[str, str]) -> None:
+    """Sign the demo experts up (so they have a password) and put them in the admin's organization."""
+    org = int(client.users.whoami().active_organization)
+    for email, password in passwords.items():
+        user = find_user(client, email)
+        if user is None:
+            signup_user(url, email, password)
+            user = find_user(client, email)
+        if user is not None and user.active_organization != org:
+            client.users.update(user.id, active_organization=org)

