@@ -12,6 +12,7 @@ import json
 from importlib import resources
 from typing import Any, Mapping
 
+import httpx
 from label_studio_sdk import LabelStudio
 
 from backend.labelstudio.client import create_project, find_user, import_tasks
@@ -76,7 +77,14 @@ def ensure_project(client: LabelStudio, *, known_id: int | None) -> tuple[int, b
 
 
 def connect_model(client: LabelStudio, project_id: int, *, url: str, auth: tuple[str, str]) -> int:
-    """Connect the backend as the project's model (basic auth), or point the existing connection at ``url``."""
+    """Connect the backend as the project's model (basic auth), or point the existing connection at ``url``.
+
+    The backend's first /setup of a label config builds the ensemble (the local model loads), which can
+    outlast Label Studio's /setup timeout on a busy machine: so the demo makes that first call itself.
+    """
+    label_config = client.projects.get(id=project_id).label_config
+    httpx.post(f"{url}/setup", json={"project": str(project_id), "schema": label_config}, auth=auth,
+               timeout=600.0).raise_for_status()
     user, password = auth
     for ml in client.ml.list(project=project_id):
         if ml.url.rstrip("/") == url:

@@ -81,9 +81,10 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
     common = {"DATABASE_URL": home.database_url, "LABEL_AUDIT_HOME": str(home.root), "REDIS_URL": redis_url,
               "LABEL_AUDIT_QUEUE": state["queue"], "LABEL_AUDIT_BATCH": "4"}
     auth = (keys["backend"]["user"], keys["backend"]["password"])
-    backend_env = services.child_env({**common, "BASIC_AUTH_USER": auth[0], "BASIC_AUTH_PASS": auth[1]})
-    state["backend_url"] = services.ensure_backend(home, table, port=ports["backend"], env=backend_env, auth=auth)
+    # Both read the source project (the backend its guidelines, the worker to import predictions).
     worker_env = services.child_env({**common, "LABEL_STUDIO_URL": source.url, "LABEL_STUDIO_API_KEY": source.token})
+    backend_env = {**worker_env, "BASIC_AUTH_USER": auth[0], "BASIC_AUTH_PASS": auth[1]}
+    state["backend_url"] = services.ensure_backend(home, table, port=ports["backend"], env=backend_env, auth=auth)
     services.ensure_worker(home, table, env=worker_env)
     _step(console, f"Services up: Label Studio {', '.join(ls.url for ls in instances.values())}, "
                    f"Redis {redis_url}, backend {state['backend_url']}, one worker (logs in {home.root / 'logs'})")

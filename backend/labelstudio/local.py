@@ -122,6 +122,8 @@ class LocalLabelStudio:
                 # Let LS call ML backends and webhooks served by the tests on 127.0.0.1.
                 "ML_BLOCK_LOCAL_IP": "false",
                 "SSRF_PROTECTION_ENABLED": "false",
+                # A backend's first /setup may load a model; LS's default 3 s fails on a busy machine.
+                "ML_TIMEOUT_SETUP": "30",
                 "COLLECT_ANALYTICS": "false",
                 # No error reports to Label Studio's Sentry (offline machines; local data stays local).
                 "SENTRY_DSN": "",
