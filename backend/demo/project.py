@@ -97,21 +97,11 @@ def connect_model(client: LabelStudio, project_id: int, *, url: str, auth: tuple
     return int(created.id)
 
 
-def show_scores_of(client: LabelStudio, project_id: int, model_version: str) -> None:
-    """Make the Data Manager's "Prediction score" column average the ensemble's predictions.
-
-    Label Studio averages only the predictions of the project's ``model_version``, which connecting a
-    model sets to the model's title; ours are tagged with the ensemble's version.
-    """
-    if client.projects.get(id=project_id).model_version != model_version:
-        client.projects.update(id=project_id, model_version=model_version)
-
-
 def ensure_score_view(client: LabelStudio, project_id: int) -> None:
-    """A Data Manager tab listing the tasks by the ensemble's confidence, highest first.
+    """A Data Manager tab listing every task by the ensemble's confidence, highest first.
 
-    Label Studio hides the "Prediction score" column by default, and its raw result columns are JSON
-    that a newcomer cannot read; a project opened for the first time shows its first tab.
+    The worker's "Suspected label errors" tab lists the flagged tasks only; Label Studio's own default
+    tab hides the "Prediction score" column, and its raw result columns are JSON a newcomer cannot read.
     """
     if any((view.data or {}).get("title") == SCORE_VIEW for view in client.views.list(project=project_id)):
         return

@@ -25,8 +25,6 @@ from backend.demo.processes import ProcessTable
 DEFAULT_PORTS = {"source": 8080, "review": 8081, "backend": 9090, "redis": 6379}
 # Stop order: consumers first, Redis last.
 SERVICES = ("worker", "backend", "labelstudio-review", "labelstudio-source", "redis")
-# The review runs on the source instance until `review push` can target a separate one.
-SEPARATE_REVIEW_INSTANCE = False
 
 
 @dataclass
@@ -68,14 +66,17 @@ def _step(console: Console, text: str) -> None:
 
 def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any], keys: dict[str, Any],
                    console: Console) -> tuple[dict[str, Any], dict[str, str]]:
-    """Redis, Label Studio (one or two instances), the backend and a worker: (instances, worker env)."""
+    """Redis, the two Label Studio instances, the backend and a worker: (instances, worker env).
+
+    The review gets its own instance: every user of an open-source Label Studio can open every project,
+    so experts with accounts on the source instance could read the original labels and scores.
+    """
     table = ProcessTable(home.pids)
     say = lambda text: _step(console, text)  # noqa: E731
     binary = services.label_studio_binary(say=say)
     redis_url = services.ensure_redis(home, table, port=ports["redis"])
-    names = ("source", "review") if SEPARATE_REVIEW_INSTANCE else ("source",)
     instances = {n: services.label_studio(home, instance=n, port=ports[n], secrets=keys, binary=binary)
-                 for n in names}
+                 for n in ("source", "review")}
     services.ensure_label_studios(table, instances, say=say)
     source = instances["source"]
     common = {"DATABASE_URL": home.database_url, "LABEL_AUDIT_HOME": str(home.root), "REDIS_URL": redis_url,
@@ -86,7 +87,7 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
     backend_env = {**worker_env, "BASIC_AUTH_USER": auth[0], "BASIC_AUTH_PASS": auth[1]}
     state["backend_url"] = services.ensure_backend(home, table, port=ports["backend"], env=backend_env, auth=auth)
     services.ensure_worker(home, table, env=worker_env)
-    _step(console, f"Services up: Label Studio {', '.join(ls.url for ls in instances.values())}, "
+    _step(console, f"Services up: Label Studio {source.url} (source) and {instances['review'].url} (review), "
                    f"Redis {redis_url}, backend {state['backend_url']}, one worker (logs in {home.root / 'logs'})")
     return instances, worker_env
 
@@ -116,7 +117,6 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
         task = bar.add_task("scoring", total=len(run.task_ids))
         done = wait_for(ledger, queue, run, timeout=3600, on_progress=progress)
     import_missing(client, ledger, run, config)
-    demo_project.show_scores_of(client, project_id, run.model_version)
     demo_project.ensure_score_view(client, project_id)
     summary = summary_from_ledger(ledger, run, config)
     if not done:
@@ -141,7 +141,7 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console) 
     save_state(home, state)
     instances, env = start_services(home, state["ports"], state, keys, console)
     source = instances["source"]
-    review = instances.get("review", source)
+    review = instances["review"]
     client = _client(source)
     state["project"], created = demo_project.ensure_project(client, known_id=state.get("project"))
     save_state(home, state)
@@ -173,10 +173,10 @@ def _client(ls):
 
 
 def _review_env(env: dict[str, str], review) -> dict[str, str]:
-    """The command environment, naming the review instance when it is a separate one."""
-    if not SEPARATE_REVIEW_INSTANCE:
-        return env
-    return {**env, "LABEL_AUDIT_REVIEW_URL": review.url, "LABEL_AUDIT_REVIEW_API_KEY": review.token}
+    """The command environment, naming the review instance (the experts' only accounts are there)."""
+    from backend.labelstudio.instances import REVIEW_KEY_ENV, REVIEW_URL_ENV
+
+    return {**env, REVIEW_URL_ENV: review.url, REVIEW_KEY_ENV: review.token}
 
 
 def stop_demo(*, home: DemoHome, say: Callable[[str], None]) -> list[str]:

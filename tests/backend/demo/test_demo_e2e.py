@@ -22,7 +22,8 @@ import pytest
 
 from backend.demo.home import ADMIN, EXPERTS, DemoHome
 from backend.demo.processes import ProcessTable
-from backend.labelstudio.client import connect, iter_tasks
+from backend.demo.project import SCORE_VIEW
+from backend.labelstudio.client import connect, find_user, iter_tasks
 from backend.labelstudio.local import find_label_studio_bin
 from backend.ledger import Ledger
 from backend.review.store import ROUND_REVIEW, ReviewStore
@@ -53,14 +54,11 @@ class Demo:
     def state(self) -> dict:
         return json.loads((self.home.root / "state.json").read_text())
 
-    def client(self, instance: str = "source"):
-        port = self.ports["review" if instance == "review" and self.review_separate else "source"]
-        key = "review" if instance == "review" and self.review_separate else "source"
-        return connect(f"http://127.0.0.1:{port}", self.secrets[key]["token"])
+    def url(self, instance: str = "source") -> str:
+        return f"http://127.0.0.1:{self.ports[instance]}"
 
-    @property
-    def review_separate(self) -> bool:
-        return (self.home.ls_data("review") / "label-studio.log").exists()
+    def client(self, instance: str = "source"):
+        return connect(self.url(instance), self.secrets[instance]["token"])
 
 
 def run_demo_cli(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess, float]:
@@ -94,7 +92,9 @@ def demo(tmp_path_factory):
 def test_first_run_prints_what_to_open(demo):
     out = demo.stdout
     src = demo.state["project"]
-    assert f"http://127.0.0.1:{demo.ports['source']}/projects/{src}/data" in out
+    assert f"{demo.url()}/projects/{src}/data" in out
+    for project in demo.state["review_projects"].values():
+        assert f"{demo.url('review')}/projects/{project}/data" in out
     assert f"login {ADMIN} / {demo.secrets['source']['password']}" in out
     for email in EXPERTS:
         assert f"login {email} / {demo.secrets['experts'][email]}" in out
@@ -156,17 +156,21 @@ def test_review_projects_are_blind(demo):
                      for t in iter_tasks(demo.client(), int(project))}
     secrets_by_task = {tid: (r.original, r.prediction, r.confidence) for tid, r in results.items()}
     assert blindness_leaks(review, store, project, source_inputs=source_inputs, secrets_by_task=secrets_by_task) == []
+    for email in EXPERTS:  # the experts' accounts exist on the review instance only
+        assert find_user(review, email) is not None and find_user(demo.client(), email) is None
+    assert sorted(int(p.id) for p in review.projects.list()) == sorted(p.ls_project_id for p in review_projects)
 
 
 def test_browser_shows_scores_to_the_lead_and_only_inputs_to_an_expert(demo):
     project = demo.state["project"]
-    url = f"http://127.0.0.1:{demo.ports['source']}"
-    shot, text = screenshot_as(url, ADMIN, demo.secrets["source"]["password"], f"/projects/{project}/data",
+    (tab,) = [v.id for v in demo.client().views.list(project=project) if (v.data or {}).get("title") == SCORE_VIEW]
+    shot, text = screenshot_as(demo.url(), ADMIN, demo.secrets["source"]["password"],
+                               f"/projects/{project}/data?tab={tab}",
                                "demo-data-manager.png", wait_for="text=Prediction score")
     print(f"Data Manager screenshot: {shot}")
     ledger = Ledger(demo.home.database_url)
     top = max(r.confidence for r in ledger.results(str(project)) if r.confidence is not None)
-    assert "Prediction score" in text and "By prediction score" in text
+    assert "Prediction score" in text and "By prediction score" in text and "Suspected label errors" in text
     assert f"{top:.3f}" in text  # the ensemble's highest confidence, as Label Studio rounds it
     scores = [float(s) for s in re.findall(r"^0\.\d{3}$", text, flags=re.M)]
     assert scores and scores == sorted(scores, reverse=True)  # highest confidence first
@@ -176,8 +180,7 @@ def test_browser_shows_scores_to_the_lead_and_only_inputs_to_an_expert(demo):
     (mine,) = [p for p in store.projects(str(project), round=ROUND_REVIEW) if p.expert == expert]
     review = demo.client("review")
     task = next(iter(iter_tasks(review, mine.ls_project_id)))
-    review_url = f"http://127.0.0.1:{demo.ports['review' if demo.review_separate else 'source']}"
-    shot, text = screenshot_as(review_url, expert, demo.secrets["experts"][expert],
+    shot, text = screenshot_as(demo.url("review"), expert, demo.secrets["experts"][expert],
                                f"/projects/{mine.ls_project_id}/data?task={task.id}", "demo-expert-view.png",
                                wait_for="text=Not supported")
     print(f"expert labelling view screenshot: {shot}")
