@@ -79,12 +79,6 @@ def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: 
     return store, source
 
 
-def _env_url() -> Optional[str]:
-    import os
-
-    return os.environ.get("LABEL_STUDIO_URL")
-
-
 def _print_skipped(out: Console, errors: dict[str, str]) -> None:
     """Items left out of a round, each with its reason (the rest went ahead)."""
     for task_id, reason in errors.items():
@@ -123,7 +117,7 @@ def push(
     json_out: bool = JSON,
 ) -> None:
     """Round 1: flagged items -> one blind review project per expert (inputs + opaque ref only)."""
-    from backend.labelstudio.instances import check_review_instance
+    from backend.labelstudio.instances import check_review_instance, source_url_from_env
     from backend.review.push import check_push_options, push_review
     from backend.review.sample_push import SampleRequest
 
@@ -136,7 +130,7 @@ def push(
         check_push_options(experts.split(","), order=order, budget=budget)
         client, ledger, store = _open(url, db)
         review, resolved_review_url = _review_client(client, review_url)
-        check_review_instance(client, review, source_project=project, source_url=url or _env_url(),
+        check_review_instance(client, review, source_project=project, source_url=source_url_from_env(url),
                               review_url=resolved_review_url, allow_same_instance=allow_same_instance)
         report = push_review(
             client, store, ledger, review_client=review, project_id=project, experts=experts.split(","),

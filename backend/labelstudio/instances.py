@@ -44,6 +44,11 @@ class ReviewConnection:
         return bool(self.url)
 
 
+def source_url_from_env(url: str | None = None) -> str | None:
+    """``--url`` or ``LABEL_STUDIO_URL``: the source instance's address (for the same-instance check)."""
+    return url or os.environ.get("LABEL_STUDIO_URL") or None
+
+
 def review_connection_from_env(url: str | None = None) -> ReviewConnection:
     """``--review-url`` or ``LABEL_AUDIT_REVIEW_URL``, and the token from ``LABEL_AUDIT_REVIEW_API_KEY`` only."""
     return ReviewConnection(url=url or os.environ.get(REVIEW_URL_ENV) or None,
