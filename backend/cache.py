@@ -3,7 +3,7 @@
 Content-addressed, so re-running a command makes no LLM call for anything already answered, and a run
 that was killed resumes where it stopped: the engine writes each answer as soon as it arrives. Errors
 are never stored, so the next run retries them. Lives in the same SQL store as the audit ledger
-(:func:`backend.db.make_engine`: SQLite by default, PostgreSQL by URL).
+(:func:`backend.db.make_db_engine`: SQLite by default, PostgreSQL by URL).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from sqlalchemy import Column, DateTime, Float, MetaData, String, Table, Text, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from backend.db import make_engine
+from backend.db import make_db_engine
 from backend.providers.base import ClassDistribution
 
 metadata = MetaData()
@@ -74,9 +74,9 @@ class CallCache:
     """
 
     def __init__(self, url: str | None = None):
-        self.engine = make_engine(url)
-        metadata.create_all(self.engine, tables=[llm_call_cache])
-        self.url = self.engine.url.render_as_string(hide_password=True)
+        self.db_engine = make_db_engine(url)
+        metadata.create_all(self.db_engine, tables=[llm_call_cache])
+        self.url = self.db_engine.url.render_as_string(hide_password=True)
 
     def get_many(self, keys: Iterable[str]) -> dict[str, tuple[ClassDistribution, float | None]]:
         """Cached answers (and their original latency) for those of ``keys`` that are present."""
@@ -84,7 +84,7 @@ class CallCache:
         found: dict[str, tuple[ClassDistribution, float | None]] = {}
         if not wanted:
             return found
-        with self.engine.connect() as conn:
+        with self.db_engine.connect() as conn:
             for start in range(0, len(wanted), 500):
                 chunk = wanted[start:start + 500]
                 rows = conn.execute(
@@ -123,20 +123,20 @@ class CallCache:
             "latency_s": latency_s,
             "created_at": datetime.now(timezone.utc),
         }
-        dialect = self.engine.dialect.name
+        dialect = self.db_engine.dialect.name
         if dialect == "postgresql":
             stmt = postgresql.insert(llm_call_cache).values(**row).on_conflict_do_nothing(index_elements=["key"])
         elif dialect == "sqlite":
             stmt = sqlite.insert(llm_call_cache).values(**row).on_conflict_do_nothing(index_elements=["key"])
         else:  # pragma: no cover - other databases: plain insert, tolerate a concurrent duplicate
             stmt = llm_call_cache.insert().values(**row)
-        with self.engine.begin() as conn:
+        with self.db_engine.begin() as conn:
             conn.execute(stmt)
 
     def count(self) -> int:
         """Number of cached calls."""
-        with self.engine.connect() as conn:
+        with self.db_engine.connect() as conn:
             return int(conn.execute(select(func.count()).select_from(llm_call_cache)).scalar_one())
 
     def close(self) -> None:
-        self.engine.dispose()
+        self.db_engine.dispose()

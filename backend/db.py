@@ -5,21 +5,21 @@ SQLite gets WAL and a busy timeout so a CLI run, the web backend and RQ workers 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
 
-DEFAULT_DB_PATH = Path(os.environ.get("LABEL_AUDIT_HOME", ".label-audit")) / "audit.sqlite"
-
 
 def default_url() -> str:
     """``DATABASE_URL`` when set, else a SQLite file under ``$LABEL_AUDIT_HOME`` (./.label-audit)."""
-    url = os.environ.get("DATABASE_URL")
-    if url:
-        return normalize_url(url)
-    DEFAULT_DB_PATH.parent.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{DEFAULT_DB_PATH}"
+    from backend.settings import Settings
+
+    settings = Settings.from_env()
+    if settings.database_url:
+        return normalize_url(settings.database_url)
+    path = settings.default_sqlite_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path}"
 
 
 def normalize_url(url: str) -> str:
@@ -31,15 +31,15 @@ def normalize_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str | None = None) -> Engine:
-    """Create an engine; for SQLite, create the parent folder and enable WAL + busy timeout."""
+def make_db_engine(url: str | None = None) -> Engine:
+    """Create a SQLAlchemy engine; for SQLite, create the parent folder and enable WAL + busy timeout."""
     url = normalize_url(url) if url else default_url()
     if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
         Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        db_engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
 
-        @event.listens_for(engine, "connect")
+        @event.listens_for(db_engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - trivial
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
@@ -47,5 +47,5 @@ def make_engine(url: str | None = None) -> Engine:
             cur.execute("PRAGMA busy_timeout=30000")
             cur.close()
 
-        return engine
+        return db_engine
     return create_engine(url, pool_pre_ping=True)

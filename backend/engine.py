@@ -1,6 +1,6 @@
 """The scoring engine: items x members -> class probabilities -> ensemble verdicts, cached and resumable.
 
-This is the API that ``label-audit score``, the RQ worker (H4) and the gullibility probes (H6) call::
+This is the API that ``label-audit score``, the RQ worker and the gullibility probes call::
 
     engine = Engine(spec, members, cache=CallCache(url), config=EngineConfig(concurrency=8))
     for result in engine.score(items):          # Items and/or ItemErrors, any iterable
@@ -46,7 +46,7 @@ from backend.members import Member
 from backend.prompting import spec_params
 from backend.providers.base import ClassDistribution, ProviderError
 from backend.providers.errors import redact
-from backend.results import ItemResult, MemberResult
+from backend.results import ErrorInfo, ItemResult, MemberResult, input_hash
 from backend.retry import RetryOutcome, call_with_retry
 from backend.taskspec import TaskSpec
 
@@ -61,6 +61,7 @@ class _Outcome:
     dist: ClassDistribution | None = None
     error: str | None = None
     detail: str | None = None
+    retryable: bool = False  # the provider's own judgement (ProviderError.retryable), kept, never guessed
     latency: float | None = None
     attempts: int = 0
     called: bool = True  # False when the breaker skipped it
@@ -116,6 +117,7 @@ class Engine(EarlyExitScheduling):
         cache: CallCache | None,
         config: EngineConfig | None = None,
         budget: Any = None,
+        secrets: Iterable[str] = (),
     ):
         if not members:
             raise ValueError("an engine needs at least one member")
@@ -123,6 +125,7 @@ class Engine(EarlyExitScheduling):
         self.members = tuple(members)
         self.cache = cache
         self.budget = budget  # backend.costs.budget.Budget: checked before every call (--max-cost)
+        self._secrets = tuple(secrets)  # configured secret values (Settings.secrets()), redacted from errors
         self.config = config or EngineConfig()
         self.threshold = resolve_threshold(spec, self.config.threshold)
         self.stats = EngineStats()
@@ -187,7 +190,8 @@ class Engine(EarlyExitScheduling):
         try:
             probs = normalize(self.spec.probs_by_label(dist.probs), self.spec.labels)
         except ValueError as exc:
-            return MemberResult(member.id, error="bad_distribution", error_detail=str(exc), cached=cached, latency_s=latency)
+            return MemberResult(member.id, error=ErrorInfo("bad_distribution", False, str(exc)), cached=cached,
+                                latency_s=latency)
         return MemberResult(
             member.id, probs=probs, raw_mass=dist.raw_mass, method=dist.method, cached=cached, latency_s=latency,
             usage=dict(dist.usage) or None,
@@ -236,7 +240,7 @@ class Engine(EarlyExitScheduling):
             try:
                 prompt = self.prompt_for(member, entry)
             except ValueError as exc:
-                slot.result = MemberResult(member.id, error="render_error", error_detail=str(exc))
+                slot.result = MemberResult(member.id, error=ErrorInfo("render_error", False, str(exc)))
                 continue
             keyed.append((slot, prompt, self.key_for(member, prompt)))
         hits = self.cache.get_many(k for _, _, k in keyed) if self.cache is not None else {}
@@ -256,7 +260,7 @@ class Engine(EarlyExitScheduling):
         breaker = self._breakers[id(member.provider)]
         if not breaker.allow():
             return _Outcome(
-                error="provider_down",
+                error="provider_down", retryable=True,
                 detail=f"not called: {breaker.failures} calls in a row to this provider failed "
                 f"(last: {breaker.last_reason}); retried on the next run",
                 called=False,
@@ -295,10 +299,12 @@ class Engine(EarlyExitScheduling):
             dist = call_with_retry(attempt, self._policy, outcome=tries)
         except ProviderError as exc:
             breaker.record(False, transient=exc.retryable, reason=exc.reason)
-            return _Outcome(error=exc.reason, detail=str(exc), latency=spent[0], attempts=tries.attempts)
+            detail = redact(str(exc), (*self._secrets, *getattr(member.provider, "_secrets", ())))
+            return _Outcome(error=exc.reason, detail=detail, retryable=exc.retryable, latency=spent[0],
+                            attempts=tries.attempts)
         except Exception as exc:  # a provider bug must not kill the run
             # Unexpected errors may quote a request; redact anything key-shaped before it is logged or stored.
-            detail = redact(f"{type(exc).__name__}: {exc}", getattr(member.provider, "_secrets", ()))
+            detail = redact(f"{type(exc).__name__}: {exc}", (*self._secrets, *getattr(member.provider, "_secrets", ())))
             log.error("provider %s raised %s", member.id, detail)
             return _Outcome(error="exception", detail=detail, latency=spent[0], attempts=tries.attempts)
         latency = spent[0]
@@ -322,7 +328,7 @@ class Engine(EarlyExitScheduling):
             return ItemResult(
                 id=entry.id or (f"line:{entry.line}" if entry.line is not None else ""),
                 original=None, prediction=None, confidence=None, probs=None, flagged=False,
-                error=f"{entry.reason}: {entry.detail}", line=entry.line,
+                error=ErrorInfo(entry.reason, False, entry.detail), line=entry.line,
             )
         results: list[MemberResult] = []
         fresh = self._drive_early_exit(job, inflight) if self.config.early_exit else False
@@ -335,9 +341,10 @@ class Engine(EarlyExitScheduling):
             fresh |= self._resolve(slot, inflight)
             if slot.result.cached:  # type: ignore[union-attr]
                 stats.cache_hits += 1
-            if slot.result.error:
-                stats.errors[slot.result.error] += 1
-                stats.member_errors.setdefault(slot.member.id, Counter())[slot.result.error] += 1
+            if slot.result.error:  # type: ignore[union-attr]
+                reason = slot.result.error.reason  # type: ignore[union-attr]
+                stats.errors[reason] += 1
+                stats.member_errors.setdefault(slot.member.id, Counter())[reason] += 1
             results.append(slot.result)
         stats.items_with_calls += fresh
         stats.suspicious += job.suspicious
@@ -346,11 +353,13 @@ class Engine(EarlyExitScheduling):
             threshold=self.threshold, delta=self.config.delta, quorum=self.config.quorum,
         )
         if decision is None:
-            reasons = Counter(r.error for r in results)
+            reasons = Counter(r.reason for r in results)
+            detail = ", ".join(f"{r} x{n}" for r, n in sorted(reasons.items()))
+            retryable = any(r.error is not None and r.error.retryable for r in results)
             return ItemResult(
                 id=entry.id, original=entry.original, prediction=None, confidence=None, probs=None, flagged=False,
                 members=tuple(results), line=entry.line, suspicious_text=job.suspicious, data=entry.data,
-                error="no_member_answered: " + ", ".join(f"{r} x{n}" for r, n in sorted(reasons.items())),
+                error=ErrorInfo("no_member_answered", retryable, detail), input_hash=input_hash(entry.fields),
             )
         stats.scored += 1
         stats.flagged += decision.flagged
@@ -359,7 +368,7 @@ class Engine(EarlyExitScheduling):
             id=entry.id, original=entry.original, prediction=decision.prediction, confidence=decision.confidence,
             probs=decision.probs, flagged=decision.flagged, members=tuple(results), line=entry.line,
             suspicious_text=job.suspicious, data=entry.data, insufficient=decision.insufficient,
-            stopped_early=bool(skipped),
+            stopped_early=bool(skipped), input_hash=input_hash(entry.fields),
         )
 
     def _resolve(self, slot: _Slot, inflight: dict[str, Future]) -> bool:
@@ -378,9 +387,8 @@ class Engine(EarlyExitScheduling):
         if outcome.dist is not None:
             slot.result = self._member_result(slot.member, outcome.dist, latency=outcome.latency, cached=not slot.owner)
         else:
-            slot.result = MemberResult(
-                slot.member.id, error=outcome.error, error_detail=outcome.detail, latency_s=outcome.latency
-            )
+            error = ErrorInfo(outcome.error or "unknown", outcome.retryable, outcome.detail)
+            slot.result = MemberResult(slot.member.id, error=error, latency_s=outcome.latency)
         return fresh
 
 

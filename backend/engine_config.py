@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from backend.ensemble import DEFAULT_QUORUM, Quorum
+from backend import defaults
+from backend.results import ItemResult
 from backend.retry import RetryPolicy
 
 #: Per-kind caps applied unless ``per_provider_concurrency`` says otherwise: the in-process model
@@ -56,14 +58,14 @@ class EngineConfig:
     threshold: float | None = None
     delta: int | None = None
     quorum: Quorum = DEFAULT_QUORUM
-    concurrency: int = 8
+    concurrency: int = defaults.CONCURRENCY
     per_provider_concurrency: Mapping[str, int] | None = None
-    timeout: float = 60.0
-    max_attempts: int = 5
-    backoff_base: float = 0.5
-    backoff_max: float = 30.0
-    breaker_after: int | None = 5
-    breaker_cooldown: float = 30.0
+    timeout: float = defaults.TIMEOUT
+    max_attempts: int = defaults.MAX_ATTEMPTS
+    backoff_base: float = defaults.BACKOFF_BASE
+    backoff_max: float = defaults.BACKOFF_MAX
+    breaker_after: int | None = defaults.BREAKER_AFTER
+    breaker_cooldown: float = defaults.BREAKER_COOLDOWN
     delimit: bool = True
     early_exit: bool = False
 
@@ -111,6 +113,27 @@ class EngineStats:
     stopped_early: int = 0  # items it stopped before their last member
     call_seconds: float = 0.0
     wall_seconds: float = 0.0
+
+    def add_result(self, result: ItemResult) -> None:
+        """Count one stored item result (the ledger summary's tally; the engine also counts its calls).
+
+        An item error is counted under its reason only when no member ran (bad input); otherwise the
+        members' own reasons are counted, so a failure is never counted twice.
+        """
+        self.items += 1
+        self.suspicious += bool(result.suspicious_text)
+        self.insufficient += bool(getattr(result, "insufficient", False))
+        self.stopped_early += bool(getattr(result, "stopped_early", False))
+        if result.error is None:
+            self.scored += 1
+            self.flagged += bool(result.flagged)
+        elif not result.members:
+            self.errors[result.error.reason] += 1
+        for member in result.members:
+            self.cache_hits += bool(member.cached)
+            if member.error is not None:
+                self.errors[member.error.reason] += 1
+                self.member_errors.setdefault(member.member_id, Counter())[member.error.reason] += 1
 
     @property
     def seconds_per_item(self) -> float | None:

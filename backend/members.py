@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -28,7 +29,7 @@ from backend.prompting import PromptTemplate, spec_params, templates_for_spec
 from backend.providers.base import Provider
 from backend.taskspec import TaskSpec
 
-DEFAULT_MEMBER = "local:smollm2"
+from backend.defaults import MEMBER as DEFAULT_MEMBER
 _MEMBER_ARG = re.compile(r"^(?P<kind>[A-Za-z][\w-]*):(?P<model>[^@\s]+)(?:@(?P<url>\S+))?$")
 
 
@@ -77,6 +78,21 @@ class MemberSpec:
     prompts: tuple[str, ...] | None = None  # None = all
     options: Mapping[str, Any] | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        """The members-file entry for this model (what a YAML members file holds)."""
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": self.base_url,
+            "prompts": list(self.prompts) if self.prompts else None,
+            "options": dict(self.options or {}),
+        }
+
+    @classmethod
+    def from_dict(cls, raw: Any, *, where: str = "member") -> "MemberSpec":
+        """Validate one members-file entry (or a :meth:`to_dict` result); the only dict -> spec conversion."""
+        return _entry_from_mapping(raw, where)
+
 
 def member_id(kind: str, model: str, template: PromptTemplate) -> str:
     """``kind:model/template_id@vN``."""
@@ -97,6 +113,17 @@ def _make_provider(entry: MemberSpec) -> Provider:
     return make_provider(entry.provider, entry.model, base_url=entry.base_url, options=dict(entry.options or {}))
 
 
+def _chosen_templates(entry: MemberSpec, templates: Sequence[PromptTemplate], spec: TaskSpec) -> list[PromptTemplate]:
+    """The entry's prompts (all when unspecified); ValueError on an unknown prompt id."""
+    if entry.prompts is None:
+        return list(templates)
+    by_id = {t.id: t for t in templates}
+    unknown = [p for p in entry.prompts if p not in by_id]
+    if unknown:
+        raise ValueError(f"unknown prompt ids {unknown} for {spec.prompt_dir}; known: {sorted(by_id)}")
+    return [by_id[p] for p in entry.prompts]
+
+
 def build_members(entries: Iterable[MemberSpec], spec: TaskSpec, *, provider_factory=None) -> list[Member]:
     """Members for model entries x their prompts, in entry order then template order.
 
@@ -105,16 +132,9 @@ def build_members(entries: Iterable[MemberSpec], spec: TaskSpec, *, provider_fac
     """
     factory = provider_factory or _make_provider
     templates = templates_for_spec(spec)
-    by_id = {t.id: t for t in templates}
     members: list[Member] = []
     for entry in entries:
-        if entry.prompts is None:
-            chosen = templates
-        else:
-            unknown = [p for p in entry.prompts if p not in by_id]
-            if unknown:
-                raise ValueError(f"unknown prompt ids {unknown} for {spec.prompt_dir}; known: {sorted(by_id)}")
-            chosen = [by_id[p] for p in entry.prompts]
+        chosen = _chosen_templates(entry, templates, spec)
         provider = factory(entry)
         for template in chosen:
             members.append(
@@ -130,6 +150,8 @@ def build_members(entries: Iterable[MemberSpec], spec: TaskSpec, *, provider_fac
 
 
 def _entry_from_mapping(raw: Any, where: str) -> MemberSpec:
+    if isinstance(raw, MemberSpec):
+        return raw
     if not isinstance(raw, Mapping):
         raise ValueError(f"{where}: each member entry is a mapping with provider and model")
     missing = [k for k in ("provider", "model") if not raw.get(k)]
@@ -167,7 +189,7 @@ def member_specs_from_config(path: str | Path) -> list[MemberSpec]:
         data = data["members"]
     if not isinstance(data, list) or not data:
         raise ValueError(f"{path}: expected a non-empty list of members (or a 'members:' list)")
-    return [_entry_from_mapping(raw, f"{path}: member {n}") for n, raw in enumerate(data, start=1)]
+    return [MemberSpec.from_dict(raw, where=f"{path}: member {n}") for n, raw in enumerate(data, start=1)]
 
 
 def members_from_config(path: str | Path, spec: TaskSpec, *, provider_factory=None) -> list[Member]:
@@ -200,3 +222,40 @@ def ensemble_fingerprint(members: Sequence[Member], spec: TaskSpec) -> str:
     }
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
+
+
+def spec_fingerprint(entries: Sequence[MemberSpec], spec: TaskSpec) -> str:
+    """The ensemble's fingerprint from its configuration alone: no provider is built or even imported.
+
+    Hashes each member id with its entry's public endpoint and options, plus the task and prompt
+    parameters. The web backend reports it as the model version before any model is loaded or any key
+    is looked up (Label Studio gives /setup 3 s). Provider defaults are not part of it: a release that
+    changes what a provider answers by default changes the call cache key, not this version.
+    """
+    templates = templates_for_spec(spec)
+    rows = []
+    for entry in entries:
+        chosen = _chosen_templates(entry, templates, spec)
+        described = {
+            "base_url": _public_endpoint(entry.base_url),
+            "options": dict(entry.options or {}),
+        }
+        for template in chosen:
+            rows.append([member_id(entry.provider, entry.model, template), json.dumps(described, sort_keys=True, default=str)])
+    payload = {
+        "task": {"name": spec.name, "family": spec.family, "labels": list(spec.labels), "fields": dict(spec.fields)},
+        "params": spec_params(spec),
+        "members": sorted(rows),
+    }
+    blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
+
+
+def _public_endpoint(url: str | None) -> str | None:
+    """``url`` without user info, query or fragment (where credentials could hide)."""
+    if not url:
+        return None
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))

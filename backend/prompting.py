@@ -45,7 +45,6 @@ Values are substituted in a single pass, so a ``{placeholder}`` inside item text
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -209,7 +208,9 @@ def prompts_root() -> Path:
     Order: ``$LABEL_AUDIT_PROMPTS``; the checkout's ``prompts/`` next to the ``backend`` package (an
     editable install); the copy shipped inside the package as ``backend/_prompts`` (a wheel).
     """
-    env = os.environ.get(PROMPTS_ENV)
+    from backend.settings import env_value
+
+    env = env_value(PROMPTS_ENV)
     if env:
         return Path(env)
     here = Path(__file__).resolve().parent

@@ -1,13 +1,68 @@
 """Result records shared by the engine, the ledger, the Label Studio backend and the reports.
 
 One JSON-able shape per item keeps `label-audit score` output, the audit ledger and `audit-stats`
-reading the same thing.
+reading the same thing. Errors are :class:`ErrorInfo` records (reason, retryable, detail), never a
+joined string that a reader would have to split again; in JSON they are three flat keys,
+``error`` (the reason code), ``error_detail`` and ``error_retryable``.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import hashlib
+import json
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
+
+__all__ = ["ErrorInfo", "ItemResult", "MemberResult", "input_hash"]
+
+
+def input_hash(fields: Mapping[str, Any]) -> str:
+    """A short hash of the input fields the prompts use: a stored verdict is only valid for these inputs."""
+    blob = json.dumps({str(k): v for k, v in fields.items()}, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    """Why an item or a member call has no answer.
+
+    ``reason`` is a short stable code counted in summaries (``timeout``, ``no_class_token``,
+    ``missing_field``...); ``retryable`` says whether a later attempt can succeed (kept from the
+    provider's own judgement, see :class:`backend.providers.base.ProviderError`); ``detail`` is the
+    human-readable, secret-free explanation.
+    """
+
+    reason: str
+    retryable: bool = False
+    detail: str | None = None
+
+    def __str__(self) -> str:
+        return self.reason if not self.detail else f"{self.reason}: {self.detail}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": self.reason, "error_detail": self.detail, "error_retryable": self.retryable}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ErrorInfo | None":
+        """Read the three flat keys; a stored ``"reason: detail"`` string from older runs is split once."""
+        reason = data.get("error")
+        if not reason:
+            return None
+        detail = data.get("error_detail")
+        if detail is None and ": " in str(reason) and "error_retryable" not in data:
+            reason, detail = str(reason).split(": ", 1)
+        return cls(str(reason), bool(data.get("error_retryable", False)), detail)
+
+
+def _json(record: Any, skip: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in fields(record):
+        if f.name in ("error", skip):
+            continue
+        out[f.name] = getattr(record, f.name)
+    error = record.error
+    out.update(error.to_json() if error is not None else {"error": None, "error_detail": None, "error_retryable": False})
+    return out
 
 
 @dataclass(frozen=True)
@@ -22,8 +77,7 @@ class MemberResult:
     probs: Mapping[str, float] | None = None
     raw_mass: float | None = None
     method: str | None = None
-    error: str | None = None  # reason code, e.g. "timeout", "no_class_token"
-    error_detail: str | None = None
+    error: ErrorInfo | None = None
     cached: bool = False
     latency_s: float | None = None
     usage: Mapping[str, Any] | None = None  # the provider's token counts (cost accounting)
@@ -31,6 +85,21 @@ class MemberResult:
     @property
     def ok(self) -> bool:
         return self.probs is not None
+
+    @property
+    def reason(self) -> str | None:
+        """The error's reason code, or None when the member answered."""
+        return None if self.error is None else self.error.reason
+
+    def to_json(self) -> dict[str, Any]:
+        out = _json(self)
+        out["probs"] = None if self.probs is None else dict(self.probs)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "MemberResult":
+        known = {f.name for f in fields(cls)} - {"error"}
+        return cls(error=ErrorInfo.from_json(data), **{k: v for k, v in data.items() if k in known})
 
 
 @dataclass(frozen=True)
@@ -48,22 +117,29 @@ class ItemResult:
     probs: Mapping[str, float] | None
     flagged: bool
     members: tuple[MemberResult, ...] = ()
-    error: str | None = None
+    error: ErrorInfo | None = None
     line: int | None = None
     suspicious_text: bool = False  # instruction-like content aimed at the judge (see probes)
     insufficient: bool = False  # fewer members answered than the quorum: never flagged
     stopped_early: bool = False  # early exit: the members not called could not change flag or prediction
     data: Mapping[str, Any] = field(default_factory=dict)
+    input_hash: str | None = None  # :func:`input_hash` of the fields the prompts used
+
+    @property
+    def reason(self) -> str | None:
+        """The error's reason code, or None when the item was scored."""
+        return None if self.error is None else self.error.reason
 
     def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["members"] = [asdict(m) for m in self.members]
+        out = _json(self, skip="members")
+        out["probs"] = None if self.probs is None else dict(self.probs)
+        out["data"] = dict(self.data)
+        out["members"] = [m.to_json() for m in self.members]
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "ItemResult":
-        known_member = set(MemberResult.__dataclass_fields__)
-        members = tuple(MemberResult(**{k: v for k, v in m.items() if k in known_member}) for m in data.get("members", ()))
-        known = {f for f in cls.__dataclass_fields__}
-        kwargs = {k: v for k, v in data.items() if k in known and k != "members"}
-        return cls(members=members, **kwargs)
+        members = tuple(MemberResult.from_json(m) for m in data.get("members", ()))
+        known = {f.name for f in fields(cls)} - {"members", "error"}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        return cls(members=members, error=ErrorInfo.from_json(data), **kwargs)

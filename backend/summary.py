@@ -14,6 +14,7 @@ from rich.table import Table
 
 from backend.engine import EngineStats
 from backend.results import ItemResult
+from backend.terminal_text import plain
 
 
 @dataclass
@@ -81,7 +82,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     counts = Table(title="Summary", show_header=False)
     counts.add_column("what")
     counts.add_column("count", justify="right")
-    counts.add_row("task", summary["task"])
+    counts.add_row("task", plain(summary["task"]))
     counts.add_row("members", str(len(summary["members"])))
     for name in ("items", "scored", "flagged", "llm_calls", "cache_hits"):
         counts.add_row(name, str(summary[name]))
@@ -92,12 +93,12 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     errors = summary.get("errors") or {}
     counts.add_row("errors", str(sum(errors.values())))
     for reason, n in errors.items():
-        counts.add_row(f"  {reason}", str(n))
+        counts.add_row(f"  {plain(reason)}", str(n))
     if summary.get("suspicious"):
         counts.add_row("instruction-like text", str(summary["suspicious"]))
     if summary.get("seconds_per_item") is not None:
         counts.add_row("seconds per item (fresh calls)", f"{summary['seconds_per_item']:.3f}")
-    counts.add_row("model_version", summary["model_version"])
+    counts.add_row("model_version", plain(summary["model_version"]))
     console.print(counts)
     if summary.get("usage"):
         from backend.costs.report import usage_table
@@ -111,9 +112,9 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     for column in ("id", "line", "original", "prediction", "confidence", "note"):
         table.add_column(column, justify="right" if column in ("line", "confidence") else "left")
     for row in suspects:
-        table.add_row(
-            str(row["id"]), "" if row["line"] is None else str(row["line"]), str(row["original"]),
-            str(row["prediction"]), f"{row['confidence']:.3f}",
+        table.add_row(  # ids and labels come from the data: printed as text, never as markup or escapes
+            plain(row["id"]), "" if row["line"] is None else str(row["line"]), plain(row["original"]),
+            plain(row["prediction"]), f"{row['confidence']:.3f}",
             "instruction-like text" if row["suspicious_text"] else "",
         )
     console.print(table)

@@ -74,7 +74,7 @@ def main() -> None:
                        flagged=True, members=members, data={"grounding": "doc " * 50, "generated_text": "claim"})
             for i in range(1, N_TASKS + 1)])
         queue = Queue("bench-predict-unused", connection=redis_connection("redis://127.0.0.1:9/0"))
-        app = create_app(ledger=ledger, queue=queue, config=config, auth=BasicAuth())
+        app = create_app(ledger=ledger, queue=queue, config=config, auth=BasicAuth(), insecure_no_auth=True)
         server = make_server("127.0.0.1", 0, app, threaded=True)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         url = f"http://127.0.0.1:{server.server_port}"

@@ -77,7 +77,7 @@ def run(client, n: int, experts: int) -> None:
             for k, t in enumerate(ids)
         ])
         emails = [f"bench-{uuid.uuid4().hex[:6]}-{k}@label-audit.test" for k in range(experts)]
-        store = ReviewStore(engine=ledger.engine)
+        store = ReviewStore(db_engine=ledger.db_engine)
         push = timed(lambda: push_review(client, store, ledger, project_id=source, experts=emails))
         created = n * experts
         print(f"review push, {n} items x {experts} experts: {push:8.2f} s  ({created / push:8.1f} review tasks/s)")

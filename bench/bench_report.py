@@ -4,7 +4,7 @@ Run: ``python bench/bench_report.py [--tasks 10000]``. Starts a private Label St
 127.0.0.1 (``LABEL_STUDIO_BIN`` or the cached venv) unless ``LABEL_STUDIO_URL`` and
 ``LABEL_STUDIO_API_KEY`` point at one, bulk-imports ``--tasks`` labelled tasks (30% with three annotations), writes a 3-member
 ensemble verdict per task into a fresh SQLite ledger, routes the flagged items to a two-expert
-blind review (H5's push) and answers half of it, then times in the same run:
+blind review (``review push``) and answers half of it, then times in the same run:
 
 - baseline: ``projects.exports.as_json`` — one raw SDK export of every task with its annotations;
 - report, cold: light listing + full pull of the multi-annotated tasks (no cache) + ledger + review
@@ -99,7 +99,7 @@ def run(url: str, token: str, n: int, home: Path) -> None:
     db = f"sqlite:///{home / 'audit.sqlite'}"
     ledger = Ledger(db)
     ledger.record_many(str(project), "bench-v1", verdicts(ids, originals, rng))
-    store = ReviewStore(engine=ledger.engine)
+    store = ReviewStore(db_engine=ledger.db_engine)
     os.environ.update({"LABEL_STUDIO_URL": url, "LABEL_STUDIO_API_KEY": token})
     push_review(client, store, ledger, project_id=project, experts=[f"ba{uuid.uuid4().hex[:5]}@la.test",
                                                                     f"bb{uuid.uuid4().hex[:5]}@la.test"],

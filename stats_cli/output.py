@@ -12,7 +12,6 @@ from typing import Any, Iterable, Sequence
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from backend.terminal_text import plain
@@ -44,13 +43,13 @@ def fmt(value: Any, digits: int = 3) -> str:
 
 def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, caption: str | None = None) -> None:
     """Print one rich table; numbers right-aligned."""
-    table = Table(title=escape(title), caption=escape(caption) if caption else None, title_justify="left")
+    table = Table(title=plain(title), caption=plain(caption) if caption else None, title_justify="left")
     rows = [list(r) for r in rows]
     for index, name in enumerate(columns):
         numeric = bool(rows) and all(isinstance(r[index], (int, float)) or r[index] is None for r in rows)
-        table.add_column(escape(name), justify="right" if numeric else "left")
+        table.add_column(plain(name), justify="right" if numeric else "left")
     for row in rows:
-        table.add_row(*(escape(fmt(v)) for v in row))
+        table.add_row(*(plain(fmt(v)) for v in row))
     stdout.print(table)
 
 

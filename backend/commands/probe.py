@@ -15,19 +15,17 @@ from typing import Optional
 import typer
 from rich.console import Console
 
+from backend import defaults
+from backend.atomic_write import atomic_write
 from backend.cache import CallCache
+from backend.cli_errors import fail
+from backend.commands.context import run_settings
 from backend.dataset import read_items
-from backend.engine import EngineConfig
-from backend.members import Member, default_members, members_from_args, members_from_config
+from backend.members import build_members
 from backend.probes.pipeline import run_probes
 from backend.probes.report import render_report
 from backend.probes.store import save_probe_report
-from backend.taskspec import TaskSpec, load_spec
-
-
-def _fail(message: str) -> None:
-    Console(stderr=True).print(f"[red]error:[/red] {message}")
-    raise typer.Exit(2)
+from backend.taskspec import load_spec
 
 
 def parse_lengths(text: str) -> tuple[int, ...]:
@@ -39,14 +37,6 @@ def parse_lengths(text: str) -> tuple[int, ...]:
     if not lengths or any(length < 1 for length in lengths):
         raise ValueError(f"--lengths takes positive word counts, got {text!r}")
     return lengths
-
-
-def _members(spec: TaskSpec, members_file: Optional[Path], member: Optional[list[str]]) -> list[Member]:
-    if members_file:
-        return members_from_config(members_file, spec)
-    if member:
-        return members_from_args(member, spec)
-    return default_members(spec)
 
 
 def register(app: typer.Typer) -> None:
@@ -68,25 +58,25 @@ def register(app: typer.Typer) -> None:
         db_url: Optional[str] = typer.Option(None, "--db-url", help="SQL URL of the audit database (default: --cache-url, else DATABASE_URL or ./.label-audit/audit.sqlite)."),
         cache_url: Optional[str] = typer.Option(None, "--cache-url", help="SQL URL of the call cache."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Call every member again and store no answer."),
-        concurrency: int = typer.Option(8, "--concurrency", help="Calls in flight at once."),
-        timeout: float = typer.Option(60.0, "--timeout", help="Per-call timeout, seconds."),
-        max_attempts: int = typer.Option(5, "--max-attempts", help="Tries per call (retryable errors only)."),
+        concurrency: Optional[int] = typer.Option(None, "--concurrency", help=f"Calls in flight at once (default {defaults.CONCURRENCY})."),
+        timeout: Optional[float] = typer.Option(None, "--timeout", help=f"Per-call timeout, seconds (default {defaults.TIMEOUT:g})."),
+        max_attempts: Optional[int] = typer.Option(None, "--max-attempts", help=f"Tries per call, retryable errors only (default {defaults.MAX_ATTEMPTS})."),
         progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: on a terminal)."),
     ) -> None:
         """Probe each judge with keyword-stuffed and instruction-injected items that deserve the negative label."""
-        if members_file and member:
-            _fail("use either --members or --member, not both")
         if not input_path.is_file():
-            _fail(f"no such input file: {input_path}")
+            fail(f"no such input file: {input_path}")
         try:
+            settings = run_settings(members_file=members_file, member=member, concurrency=concurrency,
+                                    timeout=timeout, max_attempts=max_attempts)
             spec = load_spec(task)
             lengths_t = parse_lengths(lengths)
             if n < 1:
                 raise ValueError("--n must be at least 1")
-            config = EngineConfig(concurrency=concurrency, timeout=timeout, max_attempts=max_attempts)
-            members = _members(spec, members_file, member)
+            config = settings.engine_config()
+            members = build_members(settings.members, spec)
         except (ValueError, OSError) as exc:
-            _fail(str(exc))
+            fail(str(exc))
         cache = None if no_cache else CallCache(cache_url)
         show_progress = sys.stderr.isatty() if progress is None else progress
         try:
@@ -95,13 +85,14 @@ def register(app: typer.Typer) -> None:
                 config=config, compare_delimiting=compare_delimiting, progress=show_progress,
             )
         except ValueError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         finally:
             if cache is not None:
                 cache.close()
         if out:
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            with atomic_write(out) as handle:
+                handle.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
         if store:
             save_probe_report(report, url=db_url or cache_url)
         if as_json:

@@ -42,7 +42,7 @@ def _open(url: Optional[str], db: Optional[str]):
 
     client = connect(url)
     ledger = Ledger(db)
-    return client, ledger, ReviewStore(engine=ledger.engine)
+    return client, ledger, ReviewStore(db_engine=ledger.db_engine)
 
 
 def _review_client(client, review_url: Optional[str]):

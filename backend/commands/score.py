@@ -7,8 +7,11 @@ embedded default judge, and says plainly that the tiny model is for trying the t
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import sys
+import threading
 from importlib import resources
 from pathlib import Path
 from typing import Any, Optional
@@ -16,8 +19,10 @@ from typing import Any, Optional
 import typer
 from rich.console import Console
 
+from backend.atomic_write import atomic_write
 from backend.cache import CallCache
 from backend.commands import demo_ls
+from backend.cli_errors import fail as _fail
 from backend.costs.accounting import Accountant, provider_model
 from backend.costs.budget import Budget
 from backend.costs.estimate import estimate_run
@@ -41,9 +46,10 @@ DEMO_WARNING = (
 )
 
 
-def _fail(message: str) -> None:
-    Console(stderr=True).print(f"[red]error:[/red] {message}")
-    raise typer.Exit(2)
+def _exit_cleanly_on_sigterm() -> None:
+    """SIGTERM unwinds like Ctrl-C (temporary output removed, old file kept) instead of killing mid-write."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 
 def run_scoring(
@@ -80,29 +86,27 @@ def run_scoring(
     accountant = Accountant(prices, [m.id for m in members])
     stopped: dict[str, Any] | None = None
     show_progress = (sys.stderr.isatty() and len(entries) > 20) if progress is None else progress
-    handle = out.open("w", encoding="utf-8") if out else None
+    _exit_cleanly_on_sigterm()
     try:
-        for done, result in enumerate(engine.score(entries, progress=show_progress)):
-            if any(m.error == "over_budget" for m in result.members):
-                stopped = {"reason": "max_cost", "items_done": done, "next_id": result.id, "next_line": result.line,
-                           "spent_usd": round(budget.spent, 9) if budget else None}
-                _forget(engine.stats, result)
-                accountant.add(result)  # its answered calls were made (and paid); they are cached for the rerun
-                break
-            suspects.add(result)
-            accountant.add(result)
-            if handle:
-                handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
-                handle.flush()
+        # ``out`` is replaced only when the run completes: an interrupted or killed re-run keeps the old file
+        with atomic_write(out) if out else contextlib.nullcontext() as handle:
+            for done, result in enumerate(engine.score(entries, progress=show_progress)):
+                if any(m.reason == "over_budget" for m in result.members):
+                    stopped = {"reason": "max_cost", "items_done": done, "next_id": result.id,
+                               "next_line": result.line, "spent_usd": round(budget.spent, 9) if budget else None}
+                    _forget(engine.stats, result)
+                    accountant.add(result)  # its answered calls were made (and paid); cached for the rerun
+                    break
+                suspects.add(result)
+                accountant.add(result)
+                if handle is not None:
+                    handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
     except KeyboardInterrupt:
         Console(stderr=True).print(
             f"interrupted after {engine.stats.items} of {len(entries)} items; every finished call is cached: "
             "run the same command again to resume"
         )
         raise typer.Exit(130) from None
-    finally:
-        if handle:
-            handle.close()
     summary = build_summary(
         engine.stats,
         task=spec.name,
@@ -145,15 +149,16 @@ def _forget(stats: Any, result: Any) -> None:
         if member.cached:
             stats.cache_hits -= 1
         if member.error:
-            stats.errors[member.error] -= 1
-            stats.member_errors.get(member.member_id, {}).pop(member.error, None)
+            stats.errors[member.error.reason] -= 1
+            stats.member_errors.get(member.member_id, {}).pop(member.error.reason, None)
     stats.errors = +stats.errors  # drop the reasons that fell to zero
     stats.member_errors = {m: c for m, c in stats.member_errors.items() if c}
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    with atomic_write(path) as handle:
+        handle.write(json.dumps(data, indent=2) + "\n")
 
 
 def register(app: typer.Typer) -> None:

@@ -54,7 +54,7 @@ class MemberAccount:
     latencies: list[float] = field(default_factory=list)
 
     def add(self, member: Any) -> None:
-        if member.error == "over_budget":
+        if member.reason == "over_budget":
             return  # never sent: --max-cost stopped the run before it
         counts = token_counts(getattr(member, "usage", None))
         if member.error is not None:

@@ -8,7 +8,6 @@ The API token is read from the environment and never logged nor put in an except
 from __future__ import annotations
 
 import json
-import os
 import secrets
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -24,8 +23,10 @@ def connect(url: str | None = None, token: str | None = None, *, timeout: float 
 
     Raises ValueError (without echoing the token) when either is missing.
     """
-    url = url or os.environ.get("LABEL_STUDIO_URL")
-    token = token or os.environ.get("LABEL_STUDIO_API_KEY")
+    from backend.settings import env_value
+
+    url = url or env_value("LABEL_STUDIO_URL")
+    token = token or env_value("LABEL_STUDIO_API_KEY")
     if not url:
         raise ValueError("no Label Studio URL: pass --url or set LABEL_STUDIO_URL")
     if not token:

@@ -10,7 +10,6 @@ gets the projects, users and answers. Landing on the source instance is refused 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -51,8 +50,9 @@ def source_url_from_env(url: str | None = None) -> str | None:
 
 def review_connection_from_env(url: str | None = None) -> ReviewConnection:
     """``--review-url`` or ``LABEL_AUDIT_REVIEW_URL``, and the token from ``LABEL_AUDIT_REVIEW_API_KEY`` only."""
-    return ReviewConnection(url=url or os.environ.get(REVIEW_URL_ENV) or None,
-                            token=os.environ.get(REVIEW_KEY_ENV) or None)
+    from backend.settings import env_value
+
+    return ReviewConnection(url=url or env_value(REVIEW_URL_ENV), token=env_value(REVIEW_KEY_ENV))
 
 
 def connect_review(conn: ReviewConnection, *, timeout: float = 120.0) -> Any:

@@ -19,7 +19,7 @@ from backend.labels import original_label
 from backend.labelstudio.gold import is_gold_annotation
 from backend.labelstudio.labelconfig import choice_from_result
 from backend.ledger.store import CrowdLabel
-from backend.results import ItemResult
+from backend.results import ErrorInfo, ItemResult
 from backend.taskspec import TaskSpec
 
 MALFORMED = "malformed_task"
@@ -117,7 +117,7 @@ def error_result(task_id: str, reason: str) -> ItemResult:
     """The ledger's record of a task that could not be judged."""
     return ItemResult(
         id=task_id, original=None, prediction=None, confidence=None, probs=None, flagged=False,
-        error=f"{MALFORMED}: {reason}",
+        error=ErrorInfo(MALFORMED, False, reason),
     )
 
 

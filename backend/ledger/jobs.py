@@ -35,8 +35,8 @@ class JobRecord:
 class JobLog:
     """Read and write job status rows (``audit_jobs``)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, db_engine: Engine) -> None:
+        self.db_engine = db_engine
 
     def queued(self, job_key: str, *, project: str, model_version: str, n_tasks: int) -> None:
         """Create or reset a job row to ``queued`` (keeps its attempt count)."""
@@ -48,7 +48,7 @@ class JobLog:
             "status": "queued",
             "updated_at": datetime.now(timezone.utc),
         }
-        with self.engine.begin() as conn:
+        with self.db_engine.begin() as conn:
             upsert(conn, schema.jobs, [row], keys=("job_key",))
 
     def started(self, job_key: str, *, project: str, model_version: str, n_tasks: int) -> int:
@@ -57,7 +57,7 @@ class JobLog:
         if record is None:
             self.queued(job_key, project=project, model_version=model_version, n_tasks=n_tasks)
         cols = schema.jobs.c
-        with self.engine.begin() as conn:
+        with self.db_engine.begin() as conn:
             conn.execute(
                 update(schema.jobs)
                 .where(cols.job_key == job_key)
@@ -71,7 +71,7 @@ class JobLog:
         """Record a job's outcome (``finished``, ``failed``, or ``retrying`` after a transient error)."""
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
-        with self.engine.begin() as conn:
+        with self.db_engine.begin() as conn:
             conn.execute(
                 update(schema.jobs)
                 .where(schema.jobs.c.job_key == job_key)
@@ -84,7 +84,7 @@ class JobLog:
         c = schema.jobs.c
         query = select(c.job_key, c.project, c.model_version, c.n_tasks, c.status, c.attempts,
                        c.n_scored, c.n_errors, c.error).where(c.job_key == job_key)
-        with self.engine.connect() as conn:
+        with self.db_engine.connect() as conn:
             row = conn.execute(query).first()
         return None if row is None else JobRecord(*row)
 
@@ -93,5 +93,5 @@ class JobLog:
         c = schema.jobs.c
         query = select(c.job_key, c.project, c.model_version, c.n_tasks, c.status, c.attempts,
                        c.n_scored, c.n_errors, c.error).where(c.project == str(project)).order_by(c.updated_at)
-        with self.engine.connect() as conn:
+        with self.db_engine.connect() as conn:
             return [JobRecord(*row) for row in conn.execute(query)]

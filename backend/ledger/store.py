@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from sqlalchemy import Engine, Integer, and_, func, select
 
-from backend.db import make_engine
+from backend.db import make_db_engine
 from backend.ledger import schema
 from backend.ledger.jobs import JobLog
 from backend.ledger.upsert import upsert
@@ -43,8 +43,8 @@ class Ledger:
     ----------
     url : str, optional
         SQLAlchemy/DB URL; default ``DATABASE_URL`` or the SQLite file of :func:`backend.db.default_url`.
-    engine : Engine, optional
-        An existing engine to share (then ``url`` must be None).
+    db_engine : Engine, optional
+        An existing db_engine to share (then ``url`` must be None).
 
     Examples
     --------
@@ -53,12 +53,12 @@ class Ledger:
     ['1', '2']
     """
 
-    def __init__(self, url: str | None = None, *, engine: Engine | None = None) -> None:
-        if url is not None and engine is not None:
-            raise ValueError("give either url or engine, not both")
-        self.engine: Engine = engine if engine is not None else make_engine(url)
-        schema.metadata.create_all(self.engine)
-        self.jobs = JobLog(self.engine)
+    def __init__(self, url: str | None = None, *, db_engine: Engine | None = None) -> None:
+        if url is not None and db_engine is not None:
+            raise ValueError("give either url or db_engine, not both")
+        self.db_engine: Engine = db_engine if db_engine is not None else make_db_engine(url)
+        schema.metadata.create_all(self.db_engine)
+        self.jobs = JobLog(self.db_engine)
 
     # ---- results ---------------------------------------------------------------------------
     def record(self, project: str, model_version: str, result: ItemResult) -> None:
@@ -74,7 +74,7 @@ class Ledger:
             rows.append(_result_row(str(project), model_version, res, now))
             member_rows.extend(_member_rows(str(project), model_version, res, now))
             stale.append((str(res.id), [m.member_id for m in res.members]))
-        with self.engine.begin() as conn:
+        with self.db_engine.begin() as conn:
             upsert(conn, schema.results, rows, keys=("project", "task_id", "model_version"))
             for task_id, member_ids in stale:  # a re-run with fewer members drops the old extras
                 conn.execute(
@@ -100,26 +100,37 @@ class Ledger:
             .where(schema.results.c.project == str(project), schema.results.c.model_version == version)
             .order_by(schema.results.c.id)
         )
-        with self.engine.connect() as conn:
+        with self.db_engine.connect() as conn:
             return [ItemResult.from_json(json.loads(row[0])) for row in conn.execute(query)]
 
-    def results_for(self, project: str, task_ids: Sequence[str], model_version: str) -> dict[str, ItemResult]:
-        """Results of the given tasks that exist for ``model_version``, by task id."""
+    def results_for(self, project: str, task_ids: Sequence[str], model_version: str, *,
+                    input_hashes: Mapping[str, str] | None = None) -> dict[str, ItemResult]:
+        """Results of the given tasks that exist for ``model_version``, by task id.
+
+        With ``input_hashes`` (task id -> :func:`backend.results.input_hash` of its current inputs), a result
+        scored on other inputs is left out: edited or planted task data is re-scored, never served stale.
+        """
+        hashes = input_hashes or {}
         ids = [str(t) for t in task_ids]
         out: dict[str, ItemResult] = {}
         cols = schema.results.c
-        with self.engine.connect() as conn:
+        with self.db_engine.connect() as conn:
             for chunk in _chunks(ids, 500):
                 query = select(cols.task_id, cols.result_json).where(
                     cols.project == str(project), cols.model_version == model_version, cols.task_id.in_(chunk)
                 )
                 for task_id, payload in conn.execute(query):
-                    out[task_id] = ItemResult.from_json(json.loads(payload))
+                    result = ItemResult.from_json(json.loads(payload))
+                    if task_id in hashes and result.input_hash != hashes[task_id]:
+                        continue
+                    out[task_id] = result
         return out
 
-    def pending(self, project: str, task_ids: Sequence[str], model_version: str) -> list[str]:
-        """The task ids (in the given order) with no stored result for ``model_version``."""
-        done = self.results_for(project, task_ids, model_version)
+    def pending(self, project: str, task_ids: Sequence[str], model_version: str, *,
+                input_hashes: Mapping[str, str] | None = None) -> list[str]:
+        """The task ids (in the given order) with no valid stored result for ``model_version`` (see
+        :meth:`results_for` for ``input_hashes``)."""
+        done = self.results_for(project, task_ids, model_version, input_hashes=input_hashes)
         return [str(t) for t in task_ids if str(t) not in done]
 
     def flagged(
@@ -136,7 +147,7 @@ class Ledger:
         if threshold is not None:
             query = query.where(cols.confidence >= float(threshold))
         query = query.order_by(cols.confidence.desc(), cols.id)
-        with self.engine.connect() as conn:
+        with self.db_engine.connect() as conn:
             return [ItemResult.from_json(json.loads(row[0])) for row in conn.execute(query)]
 
     def unimported(self, project: str, model_version: str) -> list[ItemResult]:
@@ -146,14 +157,14 @@ class Ledger:
             cols.project == str(project), cols.model_version == model_version,
             cols.imported_at.is_(None), cols.prediction.is_not(None),
         ).order_by(cols.id)
-        with self.engine.connect() as conn:
+        with self.db_engine.connect() as conn:
             return [ItemResult.from_json(json.loads(row[0])) for row in conn.execute(query)]
 
     def mark_imported(self, project: str, model_version: str, task_ids: Sequence[str]) -> None:
         """Remember that these tasks' predictions are in Label Studio (so none is imported twice)."""
         cols = schema.results.c
         now = _now()
-        with self.engine.begin() as conn:
+        with self.db_engine.begin() as conn:
             for chunk in _chunks([str(t) for t in task_ids], 500):
                 conn.execute(
                     schema.results.update()
@@ -172,7 +183,7 @@ class Ledger:
             .order_by(func.max(cols.updated_at).desc())
             .limit(1)
         )
-        with self.engine.connect() as conn:
+        with self.db_engine.connect() as conn:
             return conn.execute(query).scalar()
 
     def count(self, project: str, model_version: str) -> dict[str, int]:
@@ -181,7 +192,7 @@ class Ledger:
         query = select(
             func.count(), func.count(cols.error), func.coalesce(func.sum(cols.flagged.cast(Integer)), 0)
         ).where(cols.project == str(project), cols.model_version == model_version)
-        with self.engine.connect() as conn:
+        with self.db_engine.connect() as conn:
             total, errors, flagged = conn.execute(query).one()
         return {"scored": int(total), "errors": int(errors), "flagged": int(flagged)}
 
@@ -200,7 +211,7 @@ class Ledger:
             }
             for lab in labels
         ]
-        with self.engine.begin() as conn:
+        with self.db_engine.begin() as conn:
             upsert(conn, schema.crowd_labels, rows, keys=("project", "task_id", "annotation_id"))
 
     def crowd_labels(self, project: str) -> dict[str, list[CrowdLabel]]:
@@ -210,7 +221,7 @@ class Ledger:
             cols.project == str(project)
         ).order_by(cols.id)
         out: dict[str, list[CrowdLabel]] = {}
-        with self.engine.connect() as conn:
+        with self.db_engine.connect() as conn:
             for task_id, ann_id, label, annotator in conn.execute(query):
                 out.setdefault(task_id, []).append(CrowdLabel(task_id, ann_id, label, annotator))
         return out
@@ -219,13 +230,13 @@ class Ledger:
     def set_project(self, project: str, *, label_config: str | None, label_field: str | None = None) -> None:
         """Remember a project's label config (from /setup or a webhook) to re-derive its task spec."""
         row = {"project": str(project), "label_config": label_config, "label_field": label_field, "updated_at": _now()}
-        with self.engine.begin() as conn:
+        with self.db_engine.begin() as conn:
             upsert(conn, schema.projects, [row], keys=("project",))
 
     def project(self, project: str) -> dict[str, str | None] | None:
         """``{"label_config": ..., "label_field": ...}`` of a known project, else None."""
         cols = schema.projects.c
-        with self.engine.connect() as conn:
+        with self.db_engine.connect() as conn:
             row = conn.execute(
                 select(cols.label_config, cols.label_field).where(cols.project == str(project))
             ).first()
@@ -246,7 +257,7 @@ def _result_row(project: str, version: str, res: ItemResult, now: datetime) -> d
         "prediction": res.prediction,
         "confidence": res.confidence,
         "flagged": bool(res.flagged),
-        "error": res.error,
+        "error": None if res.error is None else str(res.error),
         "suspicious_text": bool(res.suspicious_text),
         "result_json": json.dumps(res.to_json(), default=str),
         "updated_at": now,
@@ -263,8 +274,8 @@ def _member_rows(project: str, version: str, res: ItemResult, now: datetime) -> 
             "probs_json": None if m.probs is None else json.dumps(dict(m.probs)),
             "raw_mass": m.raw_mass,
             "method": m.method,
-            "error": m.error,
-            "error_detail": m.error_detail,
+            "error": m.reason,
+            "error_detail": None if m.error is None else m.error.detail,
             "cached": bool(m.cached),
             "latency_s": m.latency_s,
             "cost_usd": getattr(m, "cost_usd", None),

@@ -68,11 +68,11 @@ def score_probes(
         for member in result.members:
             outcomes.append(
                 Outcome(member.member_id, probe.condition, probe.source_id, probs=member.probs,
-                        error=None if member.probs is not None else (member.error or "unknown"))
+                        error=None if member.probs is not None else (member.reason or "unknown"))
             )
         outcomes.append(
             Outcome(ENSEMBLE, probe.condition, probe.source_id, probs=result.probs,
-                    error=None if result.probs is not None else (result.error or "no_member_answered").split(":")[0])
+                    error=None if result.probs is not None else (result.reason or "no_member_answered"))
         )
     rows = summarize(outcomes, spec, delimit=delimit)
     guard = {cond.name: sum(flags) / len(flags) for cond, flags in marked.items() if flags}

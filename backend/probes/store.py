@@ -2,7 +2,7 @@
 
 One row per (run, member, condition, delimit setting), keyed by member id + condition + timestamp.
 The report wants the *latest* run of each member: :func:`latest_probe_results` returns exactly that.
-Same SQL store as the call cache and the ledger (:func:`backend.db.make_engine`).
+Same SQL store as the call cache and the ledger (:func:`backend.db.make_db_engine`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from sqlalchemy import (
     select,
 )
 
-from backend.db import make_engine
+from backend.db import make_db_engine
 
 metadata = MetaData()
 
@@ -67,7 +67,7 @@ def _parse_time(value: str | None) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
-def save_probe_report(report: Mapping[str, Any], *, url: str | None = None, engine: Engine | None = None) -> int:
+def save_probe_report(report: Mapping[str, Any], *, url: str | None = None, db_engine: Engine | None = None) -> int:
     """Store every row of a probe report (the ``--out`` JSON); return how many rows were written.
 
     Raises ValueError when the report lacks ``run_id``, ``task`` or ``rows``.
@@ -90,21 +90,21 @@ def save_probe_report(report: Mapping[str, Any], *, url: str | None = None, engi
                 "row_json": json.dumps(dict(row), sort_keys=True),
             }
         )
-    own = engine is None
-    engine = engine or make_engine(url)
+    own = db_engine is None
+    db_engine = db_engine or make_db_engine(url)
     try:
-        metadata.create_all(engine)
+        metadata.create_all(db_engine)
         if values:
-            with engine.begin() as conn:
+            with db_engine.begin() as conn:
                 conn.execute(probe_results.insert(), values)
     finally:
         if own:
-            engine.dispose()
+            db_engine.dispose()
     return len(values)
 
 
 def latest_probe_results(
-    url: str | None = None, *, task: str | None = None, engine: Engine | None = None
+    url: str | None = None, *, task: str | None = None, db_engine: Engine | None = None
 ) -> list[dict[str, Any]]:
     """The rows of each member's most recent probe run (optionally of one task), oldest member first.
 
@@ -112,10 +112,10 @@ def latest_probe_results(
     ``n_errors``, ``errors``, ``mae``, ``share_positive``, ``mean_p_positive``, ``delta_*``...) plus
     ``run_id``, ``task`` and ``created_at`` (ISO 8601, UTC). Empty when no probe ever ran.
     """
-    own = engine is None
-    engine = engine or make_engine(url)
+    own = db_engine is None
+    db_engine = db_engine or make_db_engine(url)
     try:
-        if not inspect(engine).has_table(probe_results.name):
+        if not inspect(db_engine).has_table(probe_results.name):
             return []
         latest = select(probe_results.c.member_id, func.max(probe_results.c.created_at).label("latest"))
         if task is not None:
@@ -129,11 +129,11 @@ def latest_probe_results(
         )
         if task is not None:
             query = query.where(probe_results.c.task == task)
-        with engine.connect() as conn:
+        with db_engine.connect() as conn:
             rows = conn.execute(query).all()
     finally:
         if own:
-            engine.dispose()
+            db_engine.dispose()
     out = []
     for run_id, task_name, created_at, row_json in rows:
         stamp = created_at if created_at.tzinfo else created_at.replace(tzinfo=timezone.utc)

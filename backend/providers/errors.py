@@ -16,20 +16,32 @@ from backend.providers.base import ProviderError
 
 # Key shapes we scrub even when we do not hold the key (a server may echo a masked or other key).
 _KEY_PATTERNS = (
-    re.compile(r"sk-[A-Za-z0-9_\-*]{4,}"),
-    re.compile(r"AIza[0-9A-Za-z_\-]{10,}"),
-    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
+    re.compile(r"sk-[A-Za-z0-9_\-*]{2,}"),
+    re.compile(r"AIza[0-9A-Za-z_\-]{4,}"),
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-~+/=]{4,}"),
+    # secrets in URL query strings: ?key=..., &api_key=..., ?token=..., ?access_token=..., ?password=...
+    re.compile(r"(?i)([?&;](?:[a-z_\-]*key|[a-z_\-]*token|secret|password|sig|signature)=)[^&\s#\"']+"),
 )
+#: Longest error text kept (after redaction).
+MAX_DETAIL = 300
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every known secret and anything shaped like an API key replaced by ``***``."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
+    """``text`` with every known secret and anything shaped like an API key replaced by ``***``.
+
+    ``secrets`` are exact values (the settings' configured keys and tokens, the provider's key); run
+    this on the whole text, before any cut, so no secret straddles the cut unseen.
+    """
+    for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):
+        text = text.replace(secret, "***")
     for pattern in _KEY_PATTERNS:
         text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + "***", text)
     return text
+
+
+def shorten(text: str, limit: int = MAX_DETAIL) -> str:
+    """Cut already-redacted ``text`` to ``limit`` characters."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:
@@ -76,8 +88,6 @@ def error_for_status(status: int, message: str, *, retry_after: float | None = N
 
 
 def status_message(provider: str, status: int, detail: Any, secrets: Iterable[str] = ()) -> str:
-    """A short, secret-free message for a failed HTTP call."""
-    text = " ".join(str(detail).split())
-    if len(text) > 300:
-        text = text[:300] + "..."
-    return redact(f"{provider} HTTP {status}: {text}", secrets)
+    """A short, secret-free message for a failed HTTP call: redacted first, then cut."""
+    text = redact(" ".join(str(detail).split()), secrets)
+    return redact(f"{provider} HTTP {status}: {shorten(text)}", secrets)

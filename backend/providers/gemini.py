@@ -20,8 +20,10 @@ from backend.providers.errors import error_for_status, parse_retry_after, redact
 from backend.providers.logprobs import TokenPosition, check_api_options, check_labels, distribution_from_positions
 from backend.providers.openai_compat import public_url, resolve_api_key
 from backend.providers.sampling import collect_samples
+from backend.providers.registry import register
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
+OFFICIAL_HOST = "generativelanguage.googleapis.com"  # the only host GEMINI_API_KEY/GOOGLE_API_KEY go to
 
 
 def _transport_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
@@ -41,6 +43,7 @@ def _transport_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[Bas
 _TIMEOUT_ERRORS, _TRANSPORT_ERRORS = _transport_errors()
 
 
+@register
 class GeminiProvider:
     """A Gemini model read through its response logprobs.
 
@@ -50,8 +53,9 @@ class GeminiProvider:
         Model name, e.g. ``gemini-2.0-flash``.
     base_url : str or None
         Endpoint override (tests point it at a local replay server); None is Google's API.
-    api_key_env : str
-        Environment variable holding the key; ``GOOGLE_API_KEY`` is tried after the default one.
+    api_key_env : str, optional
+        Environment variable holding this endpoint's key. Unset: ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY``,
+        sent only to Google's own endpoint; any other ``base_url`` then gets no real key.
     logprobs : int
         Top candidates requested per token (0-20); 0 asks for the chosen token's logprob only.
     max_output_tokens : int
@@ -71,7 +75,7 @@ class GeminiProvider:
         model: str,
         *,
         base_url: str | None = None,
-        api_key_env: str = "GEMINI_API_KEY",
+        api_key_env: str | None = None,
         logprobs: int = 20,
         max_output_tokens: int = 2,
         temperature: float = 0.0,
@@ -87,8 +91,8 @@ class GeminiProvider:
         self.temperature = temperature
         self.thinking_budget = thinking_budget
         self.system = system
-        env_names = (api_key_env, "GOOGLE_API_KEY") if api_key_env == "GEMINI_API_KEY" else (api_key_env,)
-        key = resolve_api_key(env_names, base_url=base_url, provider="gemini")
+        key = resolve_api_key(api_key_env, default_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+                              official_host=OFFICIAL_HOST, base_url=base_url, provider="gemini")
         self._secrets = (key,)
         http = types.HttpOptions(base_url=base_url, retry_options=types.HttpRetryOptions(attempts=1))
         self._client = genai.Client(api_key=key, vertexai=False, http_options=http)

@@ -33,6 +33,7 @@ import numpy as np
 from backend.providers.base import ClassDistribution, NoClassTokenError, ProviderError
 from backend.providers.chatml import PROMPT_FORMATS, chatml_segments
 from backend.providers.logprobs import check_labels
+from backend.providers.registry import register
 
 # llama.cpp's OpenMP threads busy-wait by default; on a busy 2-core machine that made one call 5x
 # slower (12.8 s vs 2.4 s for 211 tokens, measured here). Passive waiting must be set before
@@ -154,6 +155,7 @@ def _chat_template(path: Path, loaded: _LoadedModel | None) -> str:
     return _TEMPLATES[key]
 
 
+@register
 class LocalGGUFProvider:
     """A GGUF chat model run in this process; ``classify`` is thread-safe (one lock per model).
 
@@ -176,6 +178,7 @@ class LocalGGUFProvider:
     """
 
     name = "local"
+    takes_base_url = False  # runs in-process
 
     def __init__(
         self,

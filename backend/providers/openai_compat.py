@@ -9,7 +9,6 @@ that it can count them, honour ``Retry-After`` and resume interrupted runs witho
 
 from __future__ import annotations
 
-import os
 import urllib.parse
 from typing import Any, Mapping, Sequence
 
@@ -20,6 +19,8 @@ from backend.providers.chatml import PROMPT_FORMATS, chatml_segments
 from backend.providers.errors import error_for_status, parse_retry_after, redact, status_message
 from backend.providers.logprobs import TokenPosition, check_api_options, check_labels, distribution_from_positions
 from backend.providers.sampling import collect_samples
+from backend.providers.registry import register
+from backend.settings import env_value
 
 #: Stand-in key for local servers that ignore authentication (the SDK insists on some key).
 PLACEHOLDER_KEY = "no-key-needed"
@@ -37,16 +38,37 @@ def completion_prompt(prompt: str, *, prompt_format: str, system: str | None) ->
         seg.text if seg.special else seg.text.replace("<|", "< |")
         for seg in chatml_segments(prompt, prompt_format=prompt_format, system=system)
     )
+OFFICIAL_HOST = "api.openai.com"  # the only host OPENAI_API_KEY is sent to
 
 
-def resolve_api_key(api_key_env: str | Sequence[str], *, base_url: str | None, provider: str) -> str:
-    """The key from the first set env var; a placeholder for a custom ``base_url``; else ValueError."""
-    names = (api_key_env,) if isinstance(api_key_env, str) else tuple(api_key_env)
+def is_official(base_url: str | None, official_host: str) -> bool:
+    """True when ``base_url`` is unset or the provider's own HTTPS endpoint (where its default key may go)."""
+    if not base_url:
+        return True
+    parts = urllib.parse.urlsplit(base_url)
+    return parts.scheme == "https" and (parts.hostname or "").lower() == official_host
+
+
+def resolve_api_key(api_key_env: str | None, *, default_env: Sequence[str], official_host: str,
+                    base_url: str | None, provider: str) -> str:
+    """The key to send, decided by where it goes.
+
+    A member that names ``api_key_env`` gets that variable's key, wherever its server is. Otherwise the
+    provider's default keys (``default_env``, e.g. ``OPENAI_API_KEY``) go only to its own endpoint
+    (``https://official_host``); any other ``base_url`` gets a placeholder, never the cloud key.
+    Raises ValueError when a needed key is missing (without echoing any value).
+    """
+    if api_key_env:
+        names: tuple[str, ...] = (api_key_env,)
+    elif is_official(base_url, official_host):
+        names = tuple(default_env)
+    else:
+        return PLACEHOLDER_KEY
     for name in names:
-        value = os.environ.get(name)
+        value = env_value(name)
         if value:
             return value
-    if base_url:
+    if base_url and not is_official(base_url, official_host):
         return PLACEHOLDER_KEY
     raise ValueError(f"{provider} needs an API key in ${' or $'.join(names)} (or a base_url of a local server)")
 
@@ -63,6 +85,7 @@ def public_url(url: str | None) -> str | None:
     return urllib.parse.urlunsplit(parts)
 
 
+@register
 class OpenAIProvider:
     """A chat model on an OpenAI-protocol server, read through its token logprobs.
 
@@ -72,8 +95,9 @@ class OpenAIProvider:
         Model name as the server knows it.
     base_url : str or None
         Server URL (e.g. ``http://127.0.0.1:8000/v1``); None means api.openai.com.
-    api_key_env : str
-        Environment variable holding the key; a local ``base_url`` works without it.
+    api_key_env : str, optional
+        Environment variable holding this server's key. Unset: ``OPENAI_API_KEY``, sent only to
+        ``https://api.openai.com``; any other ``base_url`` then gets no real key.
     top_logprobs : int
         Alternatives requested per token (0-20); 0 asks for the chosen token's logprob only.
     max_tokens : int
@@ -94,7 +118,7 @@ class OpenAIProvider:
         model: str,
         *,
         base_url: str | None = None,
-        api_key_env: str = "OPENAI_API_KEY",
+        api_key_env: str | None = None,
         top_logprobs: int = 20,
         max_tokens: int = 2,
         temperature: float = 0.0,
@@ -116,7 +140,8 @@ class OpenAIProvider:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.system = system
-        key = resolve_api_key(api_key_env, base_url=base_url, provider="openai")
+        key = resolve_api_key(api_key_env, default_env=("OPENAI_API_KEY",), official_host=OFFICIAL_HOST,
+                              base_url=base_url, provider="openai")
         self._secrets = (key,)
         self._client = openai.OpenAI(api_key=key, base_url=base_url, max_retries=0)
 

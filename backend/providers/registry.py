@@ -1,18 +1,55 @@
 """One place that turns a member's (kind, model, base_url, options) into a Provider.
 
-The engine, the Label Studio backend and the probes all build providers from config files and
-``--member`` flags; keeping the mapping here means a new provider kind is added in one spot.
-SDK modules are imported lazily so the local default runs without cloud SDKs being importable.
+Provider classes register themselves with :func:`register` under their class-level ``name``; this
+module only knows which module holds each kind (:data:`PROVIDER_MODULES`) and imports it the first time
+that kind is asked for, so the local default runs without the cloud SDKs' import cost. A new provider is
+one new module with ``@register`` on its class, plus its module path here.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeVar
 
 from backend.providers.base import Provider
 
-KINDS = ("local", "openai", "gemini")
+#: Kind -> module whose provider class registers itself under that name when imported.
+PROVIDER_MODULES = {
+    "local": "backend.providers.local_gguf",
+    "openai": "backend.providers.openai_compat",
+    "gemini": "backend.providers.gemini",
+}
+
+_CLASSES: dict[str, type] = {}
+T = TypeVar("T", bound=type)
+
+
+def register(cls: T) -> T:
+    """Class decorator: make ``cls`` the provider of kind ``cls.name``.
+
+    A class whose ``takes_base_url`` is False (the in-process model) rejects a ``base_url``.
+    """
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"{cls.__name__} needs a class-level name to register")
+    _CLASSES[name] = cls
+    return cls
+
+
+def kinds() -> tuple[str, ...]:
+    """The provider kinds that exist, sorted."""
+    return tuple(sorted(set(PROVIDER_MODULES) | set(_CLASSES)))
+
+
+def provider_class(kind: str) -> type:
+    """The class registered under ``kind`` (ValueError for an unknown kind)."""
+    if kind not in _CLASSES and kind in PROVIDER_MODULES:
+        importlib.import_module(PROVIDER_MODULES[kind])
+    try:
+        return _CLASSES[kind]
+    except KeyError:
+        raise ValueError(f"unknown provider kind {kind!r}; expected one of {kinds()}") from None
 
 
 def make_provider(
@@ -27,11 +64,12 @@ def make_provider(
     Parameters
     ----------
     kind : str
-        ``"local"`` (in-process GGUF), ``"openai"`` (any OpenAI-protocol server) or ``"gemini"``.
+        A registered kind: ``"local"`` (in-process GGUF), ``"openai"`` (any OpenAI-protocol server),
+        ``"gemini"``.
     model : str
         Model name (``"smollm2"`` or a ``.gguf`` path for ``local``).
     base_url : str or None
-        Server URL for ``openai``/``gemini`` (e.g. ``http://127.0.0.1:8000/v1``); not used by ``local``.
+        Server URL for API providers (e.g. ``http://127.0.0.1:8000/v1``).
     options : mapping or None
         Keyword options of the provider's constructor (e.g. ``{"top_logprobs": 5}``), plus
         ``"sampling": {"n": 10, "temperature": 1.0, "seed": 0}`` to estimate the distribution from
@@ -44,22 +82,12 @@ def make_provider(
     """
     opts = dict(options or {})
     sampling = opts.pop("sampling", None)
-    if kind == "local":
-        if base_url:
-            raise ValueError("the local provider runs in-process and takes no base_url")
-        from backend.providers.local_gguf import LocalGGUFProvider
-
-        provider: Any = _construct(LocalGGUFProvider, model, opts)
-    elif kind == "openai":
-        from backend.providers.openai_compat import OpenAIProvider
-
-        provider = _construct(OpenAIProvider, model, {**opts, "base_url": base_url})
-    elif kind == "gemini":
-        from backend.providers.gemini import GeminiProvider
-
-        provider = _construct(GeminiProvider, model, {**opts, "base_url": base_url})
-    else:
-        raise ValueError(f"unknown provider kind {kind!r}; expected one of {KINDS}")
+    cls = provider_class(kind)
+    if getattr(cls, "takes_base_url", True):
+        opts["base_url"] = base_url
+    elif base_url:
+        raise ValueError(f"the {kind} provider runs in-process and takes no base_url")
+    provider: Any = _construct(cls, model, opts)
     if sampling is not None:
         from backend.providers.sampling import SamplingProvider
 

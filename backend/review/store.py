@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from sqlalchemy import Engine, Row, Table, delete, select, update
 
-from backend.db import make_engine
+from backend.db import make_db_engine
 from backend.labelstudio.labelconfig import expert_name
 from backend.ledger.upsert import upsert
 from backend.review import schema
@@ -88,15 +88,15 @@ class ReviewStore:
     ----------
     url : str, optional
         Database URL; default ``DATABASE_URL`` or the SQLite file of :func:`backend.db.default_url`.
-    engine : Engine, optional
-        An engine to share with the ledger (then ``url`` must be None).
+    db_engine : Engine, optional
+        An db_engine to share with the ledger (then ``url`` must be None).
     """
 
-    def __init__(self, url: str | None = None, *, engine: Engine | None = None) -> None:
-        if url is not None and engine is not None:
-            raise ValueError("give either url or engine, not both")
-        self.engine: Engine = engine if engine is not None else make_engine(url)
-        schema.metadata.create_all(self.engine)
+    def __init__(self, url: str | None = None, *, db_engine: Engine | None = None) -> None:
+        if url is not None and db_engine is not None:
+            raise ValueError("give either url or db_engine, not both")
+        self.db_engine: Engine = db_engine if db_engine is not None else make_db_engine(url)
+        schema.metadata.create_all(self.db_engine)
 
     def _rows(self, table: Table, source_project: str, order_by: Sequence[str], **equal: Any) -> list[Row]:
         """Rows of one source project, filtered on the ``equal`` columns that are not None."""
@@ -105,7 +105,7 @@ class ReviewStore:
         for name, value in equal.items():
             if value is not None:
                 query = query.where(cols[name] == value)
-        with self.engine.connect() as conn:
+        with self.db_engine.connect() as conn:
             return list(conn.execute(query.order_by(*(cols[c] for c in order_by))))
 
     # ---- review projects -------------------------------------------------------------------
@@ -123,7 +123,7 @@ class ReviewStore:
             "expert_index": project.expert_index, "expert_user_id": project.expert_user_id,
             "ls_project_id": project.ls_project_id, "created_at": _now(),
         }
-        with self.engine.begin() as conn:
+        with self.db_engine.begin() as conn:
             upsert(conn, schema.projects, [row], keys=("source_project", "round", "expert"))
 
     def experts(self, source_project: str) -> list[str]:
@@ -147,7 +147,7 @@ class ReviewStore:
             }
             for i in items
         ]
-        with self.engine.begin() as conn:
+        with self.db_engine.begin() as conn:
             upsert(conn, schema.items, rows, keys=("source_project", "task_id"))
 
     # ---- assignments -----------------------------------------------------------------------
@@ -173,7 +173,7 @@ class ReviewStore:
             for a in fresh
         ]
         if rows:
-            with self.engine.begin() as conn:
+            with self.db_engine.begin() as conn:
                 conn.execute(schema.assignments.insert(), rows)
         return fresh
 
@@ -182,7 +182,7 @@ class ReviewStore:
         if not ls_task_ids:
             return
         cols = schema.assignments.c
-        with self.engine.begin() as conn:
+        with self.db_engine.begin() as conn:
             for ref, task in ls_task_ids.items():
                 conn.execute(update(schema.assignments).where(cols.ref == ref).values(ls_task_id=int(task)))
 
@@ -196,7 +196,7 @@ class ReviewStore:
              "expert": a.expert, "annotation_id": int(a.annotation_id), "label": a.label, "updated_at": now}
             for a in answers
         ]
-        with self.engine.begin() as conn:
+        with self.db_engine.begin() as conn:
             conn.execute(delete(schema.answers).where(schema.answers.c.ref.in_(refs)))
             if rows:
                 conn.execute(schema.answers.insert(), rows)
@@ -241,7 +241,7 @@ class ReviewStore:
              "decided_by": g.decided_by, "status": g.status.value, "updated_at": now}
             for g in outcomes
         ]
-        with self.engine.begin() as conn:
+        with self.db_engine.begin() as conn:
             upsert(conn, schema.gold, rows, keys=("source_project", "task_id"))
 
     def gold_labels(self, source_project: str, *, status: GoldStatus | None = None) -> list[ReviewOutcome]:

@@ -48,23 +48,25 @@ class ProjectSpecs:
         self._lock = threading.Lock()
 
     def context(self, project: str, label_config: str | None = None, *, guidelines: str | None = None) -> ProjectContext:
-        """The project's context; a new ``label_config`` is stored (raises ValueError if unusable).
+        """The project's context; a new ``label_config`` is validated, then stored (ValueError if unusable).
 
-        ``guidelines`` (the project's instructions) travel with the label config; None keeps the ones
-        already known for the project, so a /predict that only sends the config does not drop them.
+        An unusable config is never stored: the project keeps its last good one. ``guidelines`` (the
+        project's instructions) travel with the label config; None keeps the ones already known for the
+        project, so a /predict that only sends the config does not drop them.
         """
         if label_config:
             known = self.ledger.project(project)
             if guidelines is None and known and known["label_config"]:
                 guidelines = split_guidelines(known["label_config"])[1]
             label_config = attach_guidelines(label_config, guidelines)
+            spec, version = self._derive(label_config)  # raises before anything is stored
             if known is None or known["label_config"] != label_config:
                 self.ledger.set_project(project, label_config=label_config, label_field=self.config.label_field)
-        else:
-            known = self.ledger.project(project)
-            if not known or not known["label_config"]:
-                raise ValueError(f"project {project}: no label config known yet (connect the backend first)")
-            label_config = known["label_config"]
+            return ProjectContext(project=project, label_config=label_config, spec=spec, model_version=version)
+        known = self.ledger.project(project)
+        if not known or not known["label_config"]:
+            raise ValueError(f"project {project}: no label config known yet (connect the backend first)")
+        label_config = known["label_config"]
         spec, version = self._derive(label_config)
         return ProjectContext(project=project, label_config=label_config, spec=spec, model_version=version)
 

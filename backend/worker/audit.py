@@ -9,7 +9,6 @@ the scoring happened in the workers.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -24,8 +23,9 @@ from backend.ledger import Ledger
 from backend.results import ItemResult
 from backend.summary import SuspectList, build_summary
 from backend.worker.config import EnsembleConfig
-from backend.worker.predictions import import_predictions, prediction_requests
+from backend.labelstudio.predictions import import_predictions, prediction_requests
 from backend.worker.queueing import enqueue_scoring
+from backend.worker.safety import SERIALIZER
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def wait_for(ledger: Ledger, queue: Queue, run: AuditRun, *, timeout: float, pol
 
 def _over(queue: Queue, job_id: str) -> bool:
     try:
-        job = Job.fetch(job_id, connection=queue.connection)
+        job = Job.fetch(job_id, connection=queue.connection, serializer=SERIALIZER)
     except NoSuchJobError:
         return True
     return job.get_status(refresh=True) in (JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED,
@@ -112,7 +112,7 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
         accountant.add(res)
     spec = config.spec(run.label_config)
     members = sorted({m.member_id for r in results for m in r.members}) or [
-        f"{m['provider']}:{m['model']}" for m in config.members
+        f"{m.provider}:{m.model}" for m in config.members
     ]
     from backend.ensemble import flag_rule, resolve_threshold
 
@@ -123,25 +123,12 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
 
 
 def stats_from_results(results: list[ItemResult]) -> EngineStats:
-    """Engine-style counters rebuilt from stored results (calls vs cache hits from each member)."""
+    """Engine-style counters rebuilt from stored results with the engine's own tally.
+
+    The ledger does not know the calls themselves: a member answer that was not cached counts as one call.
+    """
     stats = EngineStats()
-    errors: Counter = Counter()
     for res in results:
-        stats.items += 1
-        if res.error is None:
-            stats.scored += 1
-        else:
-            errors[res.error.split(":", 1)[0]] += 1
-        stats.flagged += bool(res.flagged)
-        stats.insufficient += bool(res.insufficient)
-        stats.suspicious += bool(res.suspicious_text)
-        for member in res.members:
-            if member.cached:
-                stats.cache_hits += 1
-            elif member.error is None:
-                stats.llm_calls += 1
-            if member.error:
-                errors[member.error] += 1
-                stats.member_errors.setdefault(member.member_id, Counter())[member.error] += 1
-    stats.errors = errors
+        stats.add_result(res)
+        stats.llm_calls += sum(1 for m in res.members if not m.cached and m.error is None)
     return stats

@@ -1,30 +1,35 @@
-"""What the backend and its workers judge with: one JSON-able ensemble config shared by both.
+"""What the backend and its workers judge with: the ensemble view of :class:`backend.settings.Settings`.
 
 The web backend computes the ``model_version`` it reports to Label Studio from this config and the
-project's label config; the RQ job carries the same config, so the worker scores with exactly the
-ensemble the backend advertised (no drift between two processes' environments). Secrets are never
-part of it: providers read API keys from the worker's environment (``api_key_env`` names them).
+project's label config, without building any provider (:func:`backend.members.spec_fingerprint`).
+Each worker builds the same view from its own settings and refuses a job whose model version differs
+(see :mod:`backend.worker.jobs`): what a job may ask for is never trusted to choose endpoints or keys.
+Secrets are never part of it: providers read API keys from the worker's environment.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from backend import defaults
 from backend.labelstudio.projectspec import spec_from_label_config
-from backend.members import (
-    DEFAULT_MEMBER,
-    Member,
-    MemberSpec,
-    build_members,
-    ensemble_fingerprint,
-    member_specs_from_config,
-    parse_member_arg,
-)
+from backend.members import Member, MemberSpec, build_members, parse_member_arg, spec_fingerprint
 from backend.taskspec import TaskSpec
 
 MODEL_VERSION_PREFIX = "label-audit-"
+
+
+def check_ensemble_values(*, members: tuple, batch_size: int, threshold: float | None, delta: int) -> None:
+    """The checks shared by :class:`EnsembleConfig` and :class:`backend.settings.Settings` (ValueError)."""
+    if not members:
+        raise ValueError("the ensemble needs at least one member")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if threshold is not None and not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be within [0, 1], got {threshold}")
+    if delta < 0:
+        raise ValueError(f"delta must be >= 0, got {delta}")
 
 
 @dataclass(frozen=True)
@@ -36,63 +41,53 @@ class EnsembleConfig:
     spec_name : str
         ``auto`` (default): a built-in spec when the project has its fields and labels, else the generic
         prompts built from the project itself; or a built-in name (used when the project has its fields).
-    members : tuple of dict
-        Model entries (``provider``, ``model``, ``base_url``, ``prompts``, ``options``) as in a members file.
+    members : tuple of MemberSpec
+        Model entries; members-file dicts are accepted and converted by :meth:`MemberSpec.from_dict`.
     label_field : str, optional
         Take the original label from this data field instead of the tasks' annotations.
     control : str, optional
         The ``<Choices>`` control to audit when the label config has several.
     threshold : float, optional
         Flag confidence threshold (default: the engine's per-family default).
+    delta : int
+        Ordinal flag distance: flag when ``|pred - orig| > delta``.
     batch_size : int
         Tasks per RQ job.
     """
 
-    spec_name: str = "auto"
-    members: tuple[Mapping[str, Any], ...] = field(default_factory=lambda: (_entry(parse_member_arg(DEFAULT_MEMBER)),))
+    spec_name: str = defaults.SPEC
+    members: tuple[MemberSpec, ...] = field(default_factory=lambda: (parse_member_arg(defaults.MEMBER),))
     label_field: str | None = None
     control: str | None = None
     threshold: float | None = None
-    batch_size: int = 16
+    delta: int = defaults.DEFAULT_DELTA
+    batch_size: int = defaults.BATCH_SIZE
 
     def __post_init__(self) -> None:
-        if not self.members:
-            raise ValueError("the ensemble needs at least one member")
-        if self.batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {self.batch_size}")
-        if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:
-            raise ValueError(f"threshold must be within [0, 1], got {self.threshold}")
+        object.__setattr__(self, "members", tuple(MemberSpec.from_dict(m) for m in self.members))
+        check_ensemble_values(members=self.members, batch_size=self.batch_size, threshold=self.threshold,
+                              delta=self.delta)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "EnsembleConfig":
-        """Read ``LABEL_AUDIT_{SPEC,MEMBERS,MEMBERS_FILE,LABEL_FIELD,CONTROL,THRESHOLD,BATCH}``."""
-        env = os.environ if env is None else env
-        if env.get("LABEL_AUDIT_MEMBERS_FILE"):
-            entries = member_specs_from_config(env["LABEL_AUDIT_MEMBERS_FILE"])
-        else:
-            args = [a for a in env.get("LABEL_AUDIT_MEMBERS", DEFAULT_MEMBER).split(",") if a.strip()]
-            entries = [parse_member_arg(a) for a in args]
-        threshold = env.get("LABEL_AUDIT_THRESHOLD")
-        return cls(
-            spec_name=env.get("LABEL_AUDIT_SPEC", "auto"),
-            members=tuple(_entry(e) for e in entries),
-            label_field=env.get("LABEL_AUDIT_LABEL_FIELD") or None,
-            control=env.get("LABEL_AUDIT_CONTROL") or None,
-            threshold=float(threshold) if threshold else None,
-            batch_size=int(env.get("LABEL_AUDIT_BATCH", "16")),
-        )
+        """The ensemble view of :meth:`backend.settings.Settings.from_env`."""
+        from backend.settings import Settings
+
+        return Settings.from_env(env).ensemble()
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able form carried by every job."""
-        out = asdict(self)
-        out["members"] = [dict(m) for m in self.members]
-        return out
+        """JSON-able form (for display and tests; jobs no longer carry it)."""
+        return {
+            "spec_name": self.spec_name, "members": [m.to_dict() for m in self.members],
+            "label_field": self.label_field, "control": self.control, "threshold": self.threshold,
+            "delta": self.delta, "batch_size": self.batch_size,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "EnsembleConfig":
         known = set(cls.__dataclass_fields__)
         kwargs = {k: v for k, v in data.items() if k in known}
-        kwargs["members"] = tuple(dict(m) for m in data.get("members", ()))
+        kwargs["members"] = tuple(data.get("members", ()))
         return cls(**kwargs)
 
     def spec(self, label_config: str) -> TaskSpec:
@@ -102,31 +97,12 @@ class EnsembleConfig:
         )
 
     def member_specs(self) -> list[MemberSpec]:
-        return [
-            MemberSpec(
-                provider=m["provider"],
-                model=m["model"],
-                base_url=m.get("base_url"),
-                prompts=tuple(m["prompts"]) if m.get("prompts") else None,
-                options=dict(m.get("options") or {}),
-            )
-            for m in self.members
-        ]
+        return list(self.members)
 
     def build(self, spec: TaskSpec) -> list[Member]:
         """The ensemble's members for a spec (providers load their models lazily)."""
-        return build_members(self.member_specs(), spec)
+        return build_members(self.members, spec)
 
-    def model_version(self, spec: TaskSpec, members: list[Member] | None = None) -> str:
-        """``label-audit-<fingerprint>``: changes exactly when a re-score could change."""
-        return MODEL_VERSION_PREFIX + ensemble_fingerprint(members or self.build(spec), spec)
-
-
-def _entry(spec: MemberSpec) -> dict[str, Any]:
-    return {
-        "provider": spec.provider,
-        "model": spec.model,
-        "base_url": spec.base_url,
-        "prompts": list(spec.prompts) if spec.prompts else None,
-        "options": dict(spec.options or {}),
-    }
+    def model_version(self, spec: TaskSpec) -> str:
+        """``label-audit-<fingerprint>``: changes exactly when a re-score could change; builds no provider."""
+        return MODEL_VERSION_PREFIX + spec_fingerprint(self.members, spec)

@@ -16,17 +16,16 @@ import logging
 from typing import Any, Mapping, Sequence
 
 from backend.cache import CallCache
-from backend.engine import Engine, EngineConfig
+from backend.engine import Engine
 from backend.labelstudio.tasks import error_result, tasks_to_items
 from backend.ledger import Ledger
-from backend.results import ItemResult
-from backend.worker.config import EnsembleConfig
-from backend.worker.predictions import import_predictions, ls_client, prediction_requests
+from backend.results import ItemResult, input_hash
+from backend.settings import Settings
+from backend.worker.safety import RefusedJob
+from backend.labelstudio.predictions import import_predictions, ls_client, prediction_requests
 
 log = logging.getLogger(__name__)
 
-#: Member error reasons that say "try again later", not "this item cannot be judged".
-TRANSIENT_REASONS = frozenset({"connection", "timeout", "rate_limited", "server_error", "provider_down"})
 SAVE_EVERY = 4
 
 
@@ -35,8 +34,8 @@ class TransientScoringError(RuntimeError):
 
 
 def is_transient(result: ItemResult) -> bool:
-    """True when a member failed for a reason that a later retry can fix."""
-    return any(m.error in TRANSIENT_REASONS for m in result.members)
+    """True when a member failed for a reason that a later retry can fix (the provider's own judgement)."""
+    return any(m.error is not None and m.error.retryable for m in result.members)
 
 
 def score_tasks(
@@ -44,13 +43,18 @@ def score_tasks(
     project: str,
     tasks: Sequence[Mapping[str, Any]],
     label_config: str,
-    config: Mapping[str, Any],
     model_version: str,
     job_key: str,
 ) -> dict[str, int]:
-    """Score ``tasks`` of ``project`` and bulk-import their predictions; returns counts."""
-    ledger = Ledger()
-    cfg = EnsembleConfig.from_dict(config)
+    """Score ``tasks`` of ``project`` with this worker's own ensemble and bulk-import their predictions.
+
+    The job carries data only; the ensemble (members, endpoints, key names) comes from the worker's
+    settings. A job whose ``model_version`` is not this worker's is refused (logged, recorded in the job
+    log, raised as :class:`backend.worker.safety.RefusedJob`): it was queued for another ensemble.
+    """
+    settings = Settings.from_env()
+    ledger = Ledger(settings.database_url)
+    cfg = settings.ensemble()
     attempt = ledger.jobs.started(job_key, project=project, model_version=model_version, n_tasks=len(tasks))
     try:
         spec = cfg.spec(label_config)
@@ -59,20 +63,26 @@ def score_tasks(
                                                      for t in tasks if isinstance(t, Mapping)])
         ledger.jobs.finish(job_key, status="failed", n_errors=len(tasks), error=f"label config: {exc}")
         return {"scored": 0, "errors": len(tasks), "deferred": 0, "imported": 0}
+    own_version = cfg.model_version(spec)
+    if own_version != model_version:
+        reason = (f"job is for model version {model_version!r}, this worker scores with {own_version!r}: "
+                  "start workers with the backend's LABEL_AUDIT_* settings")
+        log.error("refused job %s: %s", job_key, reason)
+        ledger.jobs.finish(job_key, status="refused", error=reason)
+        raise RefusedJob(reason)
     converted = tasks_to_items(tasks, spec, label_field=cfg.label_field)
     ledger.record_crowd(project, converted.crowd)
     ledger.record_many(project, model_version, converted.errors)
-    todo_ids = set(ledger.pending(project, [it.id for it in converted.items], model_version))
+    hashes = {str(it.id): input_hash(it.fields) for it in converted.items}
+    todo_ids = set(ledger.pending(project, [it.id for it in converted.items], model_version, input_hashes=hashes))
     items = [it for it in converted.items if it.id in todo_ids]
     log.info("job %s attempt %d: %d tasks, %d to score", job_key, attempt, len(tasks), len(items))
 
     counts = {"scored": 0, "errors": len(converted.errors), "deferred": 0, "imported": 0}
     if items:
-        members = cfg.build(spec)
-        own_version = cfg.model_version(spec, members)
-        if own_version != model_version:
-            log.warning("job %s: worker ensemble is %s, job says %s", job_key, own_version, model_version)
-        engine = Engine(spec, members, cache=CallCache(), config=EngineConfig(threshold=cfg.threshold))
+        engine = Engine(spec, cfg.build(spec), cache=CallCache(settings.database_url),
+                        config=settings.engine_config(threshold=cfg.threshold, delta=cfg.delta),
+                        secrets=settings.secrets())
         buffer: list[ItemResult] = []
         for result in engine.score(items):
             if is_transient(result):
@@ -85,7 +95,7 @@ def score_tasks(
                 buffer = []
         ledger.record_many(project, model_version, buffer)
 
-    counts["imported"] = _import(ledger, project, spec, model_version, [str(t.get("id")) for t in tasks
+    counts["imported"] = _import(settings, ledger, project, spec, model_version, [str(t.get("id")) for t in tasks
                                                                          if isinstance(t, Mapping)])
     if counts["deferred"]:
         ledger.jobs.finish(job_key, status="retrying", n_scored=counts["scored"], n_errors=counts["errors"],
@@ -95,13 +105,13 @@ def score_tasks(
     return counts
 
 
-def _import(ledger: Ledger, project: str, spec, model_version: str, task_ids: list[str]) -> int:
+def _import(settings: Settings, ledger: Ledger, project: str, spec, model_version: str, task_ids: list[str]) -> int:
     """Import this batch's not-yet-imported predictions in one bulk call, then mark them."""
     wanted = set(task_ids)
     results = [r for r in ledger.unimported(project, model_version) if str(r.id) in wanted]
     if not results:
         return 0
-    client = ls_client()
+    client = ls_client(settings)
     if client is None:
         log.warning("LABEL_STUDIO_URL/LABEL_STUDIO_API_KEY not set: predictions stay in the ledger")
         return 0

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from typing import Any, Mapping, Sequence
 
 from redis import Redis
@@ -19,12 +18,15 @@ from rq import Queue, Retry
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from backend.labelstudio.tasks import error_result
+from backend import defaults
+from backend.labelstudio.tasks import error_result, tasks_to_items
 from backend.ledger import Ledger
+from backend.results import input_hash
+from backend.settings import Settings
 from backend.worker.config import EnsembleConfig
+from backend.worker.safety import JOB_FUNC, SERIALIZER, scoring_queue
 
-DEFAULT_QUEUE = "label-audit"
-JOB_FUNC = "backend.worker.jobs.score_tasks"
+DEFAULT_QUEUE = defaults.QUEUE
 RETRY_INTERVALS = (5, 20, 60)
 JOB_TIMEOUT = 3600
 log = logging.getLogger(__name__)
@@ -32,18 +34,20 @@ ACTIVE = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.SCHEDULED, JobStatus.DE
 
 
 def queue_name() -> str:
-    """``LABEL_AUDIT_QUEUE`` or ``label-audit``."""
-    return os.environ.get("LABEL_AUDIT_QUEUE", DEFAULT_QUEUE)
+    """The settings' queue (``LABEL_AUDIT_QUEUE`` or ``label-audit``)."""
+    return Settings.from_env().queue
 
 
 def redis_connection(url: str | None = None) -> Redis:
-    """A Redis connection from ``url`` or ``REDIS_URL`` (default the local server)."""
-    return Redis.from_url(url or os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    """A Redis connection from ``url`` or the settings' ``REDIS_URL`` (default the local server)."""
+    return Redis.from_url(url or Settings.from_env().redis_url)
 
 
-def job_key(project: str, task_ids: Sequence[str], model_version: str) -> str:
-    """Stable id of a batch: the same tasks and version always give the same key."""
-    blob = json.dumps([str(project), sorted(str(t) for t in task_ids), model_version])
+def job_key(project: str, task_ids: Sequence[str], model_version: str,
+            hashes: Sequence[str | None] = ()) -> str:
+    """Stable id of a batch: the same tasks, inputs and version always give the same key."""
+    pairs = sorted(zip((str(t) for t in task_ids), list(hashes) or [None] * len(task_ids)), key=lambda p: p[0])
+    blob = json.dumps([str(project), [t for t, _ in pairs], model_version] + ([[h for _, h in pairs]] if hashes else []))
     return f"la-{project}-{hashlib.sha256(blob.encode()).hexdigest()[:20]}"
 
 
@@ -60,7 +64,8 @@ def enqueue_scoring(
     """Enqueue the tasks without a ledger result, in batches; returns the job ids (new or active).
 
     Tasks are the dicts Label Studio sends (``id``, ``data``, ``annotations``); they travel in the job
-    so the worker needs no extra read from Label Studio.
+    (JSON) so the worker needs no extra read from Label Studio. The ensemble does not travel: ``config``
+    only sizes the batches, and each worker scores with its own settings.
     """
     by_id: dict[str, Mapping[str, Any]] = {}
     nameless = []
@@ -72,11 +77,13 @@ def enqueue_scoring(
     if nameless:
         log.warning("project %s: %d tasks without an id were not queued", project, len(nameless))
         ledger.record_many(project, model_version, nameless)
-    todo = ledger.pending(project, list(by_id), model_version)
+    hashes = input_hashes(list(by_id.values()), config, label_config)
+    todo = ledger.pending(project, list(by_id), model_version, input_hashes=hashes)
+    queue = scoring_queue(queue.name, queue.connection)
     job_ids = []
     for start in range(0, len(todo), config.batch_size):
         batch_ids = todo[start:start + config.batch_size]
-        key = job_key(project, batch_ids, model_version)
+        key = job_key(project, batch_ids, model_version, [hashes.get(t) for t in batch_ids])
         job_ids.append(key)
         if _active(queue, key):
             continue
@@ -88,7 +95,6 @@ def enqueue_scoring(
                 "project": str(project),
                 "tasks": batch,
                 "label_config": label_config,
-                "config": config.to_dict(),
                 "model_version": model_version,
                 "job_key": key,
             },
@@ -102,9 +108,19 @@ def enqueue_scoring(
     return job_ids
 
 
+def input_hashes(tasks: Sequence[Mapping[str, Any]], config: EnsembleConfig, label_config: str) -> dict[str, str]:
+    """Task id -> hash of the input fields its prompts use (tasks that cannot be read get none)."""
+    try:
+        spec = config.spec(label_config)
+    except ValueError:
+        return {}
+    converted = tasks_to_items(tasks, spec, label_field=config.label_field)
+    return {str(item.id): input_hash(item.fields) for item in converted.items}
+
+
 def _active(queue: Queue, key: str) -> bool:
     try:
-        job = Job.fetch(key, connection=queue.connection)
+        job = Job.fetch(key, connection=queue.connection, serializer=SERIALIZER)
     except NoSuchJobError:
         return False
     return job.get_status(refresh=True) in ACTIVE

@@ -29,6 +29,8 @@ from rq.job import Job, JobStatus
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 from rq.utils import as_text
 
+from backend.worker.safety import SERIALIZER, ScoringJob, scoring_queue
+
 log = logging.getLogger(__name__)
 
 JOB_MONITORING_INTERVAL = 5  # heartbeat period of an AuditWorker's running job, seconds
@@ -105,10 +107,16 @@ def release_dead_scheduler_lock(queue: Queue) -> bool:
 class AuditWorker(Worker):
     """An rq ``Worker`` that runs maintenance every 15 s and re-runs jobs of workers that died here."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, queues, *args, **kwargs):
+        # Only JSON jobs, only our job function (see backend.worker.safety), whatever the rq CLI passed.
+        kwargs["serializer"] = SERIALIZER
+        kwargs["job_class"] = ScoringJob
+        connection = kwargs.get("connection")
+        queues = [scoring_queue(q.name if isinstance(q, Queue) else str(q), connection or q.connection)
+                  for q in (queues if isinstance(queues, (list, tuple)) else [queues])]
         kwargs["job_monitoring_interval"] = min(kwargs.get("job_monitoring_interval") or 30, JOB_MONITORING_INTERVAL)
         kwargs["maintenance_interval"] = min(kwargs.get("maintenance_interval") or 600, MAINTENANCE_INTERVAL)
-        super().__init__(*args, **kwargs)
+        super().__init__(queues, *args, **kwargs)
 
     @property
     def dequeue_timeout(self) -> int:

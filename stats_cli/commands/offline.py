@@ -15,7 +15,7 @@ import typer
 
 from backend.atomic_write import atomic_write
 from backend.csv_cells import safe_row
-
+from backend.terminal_text import plain
 from stats_cli.aggregate import aggregate as aggregate_items
 from stats_cli.agreement_summary import COEFFICIENTS, agreement_summary
 from stats_cli.bounds import error_rate_bounds
@@ -64,7 +64,7 @@ def agreement(
         caption = f"positive label: {summary.positive_label}" if summary.positive_label else None
         print_table(f"Coefficients ({level})", ["statistic", "value", "note"], rows, caption=caption)
         for note in summary.notes:
-            stdout.print(f"note: {note}", highlight=False)
+            stdout.print(f"note: {plain(note)}", highlight=False)
     if summary.n_ratings == 0:
         raise typer.Exit(1)
     exit_if_rows_skipped(table.errors)
@@ -100,7 +100,7 @@ def aggregate(
                       r["n_ratings"], "/".join(r["tied_labels"]) if r["tie"] else ""] for r in records[:50]],
                     caption=f"first 50 of {len(items)}; use --out or --json for all" if len(items) > 50 else None)
         if out is not None:
-            stdout.print(f"wrote {len(records)} items to {out}", highlight=False)
+            stdout.print(f"wrote {len(records)} items to {plain(out)}", highlight=False)
     if table.n_ratings == 0:
         raise typer.Exit(1)
     exit_if_rows_skipped(table.errors)

@@ -16,12 +16,12 @@ from typing import Iterator, Optional
 import typer
 
 from backend.atomic_write import atomic_write
+from backend.commands.context import TOKEN_HELP
 from backend.cli_errors import fail as _fail
 
 PROJECT = typer.Option(..., "--project", help="Source project id in Label Studio.")
 URL = typer.Option(None, "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")
-TOKEN = typer.Option(None, "--token", show_default=False,
-                     help="Label Studio API token (default: $LABEL_STUDIO_API_KEY); never printed.")
+TOKEN = typer.Option(None, "--token", show_default=False, help=TOKEN_HELP)
 DB = typer.Option(None, "--db", help="Ledger / review store URL (default: $DATABASE_URL or .label-audit/audit.sqlite).")
 
 

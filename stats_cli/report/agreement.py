@@ -1,6 +1,6 @@
 """Agreement of a group of raters (experts, ensemble members, crowd) as one report row.
 
-The coefficients are H3's (:mod:`stats_cli.agreement`); this module only builds their ratings
+The coefficients are computed in :mod:`stats_cli.agreement`; this module only builds their ratings
 table from ``item -> rater -> label`` maps and writes the plain-words note that keeps a reader from
 trusting a lone raw-agreement number (the kappa paradox, "Why is annotation hard?").
 """
@@ -63,7 +63,7 @@ def ratings_table(answers: Mapping[str, Mapping[str, str]]) -> RatingsTable:
 
 
 def rater_agreement(name: str, answers: Mapping[str, Mapping[str, str]], *, spec: TaskSpec) -> AgreementRow:
-    """H3's agreement summary (κ, % agreement, Cohen κ, positive agreement, AC1, α) of one rater group."""
+    """The agreement summary (κ, % agreement, Cohen κ, positive agreement, AC1, α) of one rater group."""
     level = "ordinal" if spec.family == "ordinal" else "nominal"
     table = ratings_table(answers)
     # The task's label set, declared so AC1 uses its q and binary data stays binary when the raters

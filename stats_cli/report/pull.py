@@ -1,8 +1,8 @@
 """Pull everything the report needs: source tasks through the SDK (paged, cached), ledger, reviews, probes.
 
-Label Studio is read only through ``label_studio_sdk`` via H5's helpers
-(:mod:`backend.labelstudio.client`); verdicts come from H4's ledger, expert answers from H5's review
-store and probe scores from H6's probe store. Nothing here recomputes what those modules own.
+Label Studio is read only through ``label_studio_sdk`` via the helpers
+(:mod:`backend.labelstudio.client`); verdicts come from the ledger, expert answers from the review
+store and probe scores from the probe store. Nothing here recomputes what those modules own.
 The token is passed to the SDK and never printed, logged or cached.
 """
 
@@ -157,7 +157,7 @@ def pull_audit(
     cache : TaskCache, optional
         Reuse unchanged source tasks from an earlier pull.
     refresh_review : bool
-        Re-read the review projects through the SDK before reporting (H5's ``collect_answers``).
+        Re-read the review projects through the SDK before reporting (the review store's ``collect_answers``).
     """
     stats = stats if stats is not None else PullStats()
     ledger = Ledger(db_url)
@@ -171,7 +171,7 @@ def pull_audit(
     crowd = source_crowd(tasks, source.spec)
     if refresh_review:  # the review module writes the outcomes; the read below only reads them
         # The answers live on the review instance (LABEL_AUDIT_REVIEW_URL) when there is one.
-        refresh_review_outcomes(review_client_or(client), ReviewStore(engine=ledger.engine), source, items)
+        refresh_review_outcomes(review_client_or(client), ReviewStore(db_engine=ledger.db_engine), source, items)
     review = review_state(ledger, source, items)
     models = None
     if models_file:
@@ -188,6 +188,6 @@ def pull_audit(
         sampled=review.sampled,
         sample=review.sample,
         crowd={k: v for k, v in crowd.items() if k in known},
-        probes=probe_rows(engine=ledger.engine),
+        probes=probe_rows(db_engine=ledger.db_engine),
         models=models,
     )

@@ -6,6 +6,8 @@ import io
 import json
 
 from rich.console import Console
+
+from backend.terminal_text import plain
 from rich.table import Table as RichTable
 
 from .fmt import data_notes, format_cell, sizes_line, status_line
@@ -37,25 +39,26 @@ def render_table(report: Report, *, width: int = 120) -> str:
     """The terminal view; rich writes into a string so the CLI decides where it goes."""
     buf = io.StringIO()
     console = Console(file=buf, width=width, force_terminal=False, color_system=None)
-    console.print(f"[bold]Label audit report — project {report.project}[/bold]  ({report.generated_at})")
+    # everything below may quote data (labels, ids, server notes): printed as text, never markup or escapes
+    console.print(f"[bold]Label audit report — project {plain(report.project)}[/bold]  ({plain(report.generated_at)})")
     for note in data_notes(dict(report.meta)):
-        console.print(f"data note: {note}", highlight=False)
+        console.print(f"data note: {plain(note)}", highlight=False)
     for sec in report.sections:
-        console.rule(sec.title)
+        console.rule(plain(sec.title))
         if line := sizes_line(sec):
-            console.print(f"sample sizes: {line}", highlight=False)
+            console.print(f"sample sizes: {plain(line)}", highlight=False)
         if sec.status is not Status.OK:
-            console.print(status_line(sec), highlight=False)
+            console.print(plain(status_line(sec)), highlight=False)
             continue
         for table in sec.tables:
-            grid = RichTable(title=table.title, show_lines=False)
+            grid = RichTable(title=plain(table.title), show_lines=False)
             for col in table.columns:
-                grid.add_column(col)
+                grid.add_column(plain(col))
             for row in table.rows:
-                grid.add_row(*(format_cell(c) for c in row))
+                grid.add_row(*(plain(format_cell(c)) for c in row))
             console.print(grid)
         for note in sec.notes:
-            console.print(f"note: {note}", highlight=False)
+            console.print(f"note: {plain(note)}", highlight=False)
     return buf.getvalue()
 
 

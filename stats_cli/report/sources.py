@@ -44,7 +44,7 @@ def review_state(ledger: Ledger, source: SourceProject, items: list[ItemResult])
     The outcomes are as fresh as the last :func:`backend.review.gold.refresh_review` (the report's pull
     runs it first unless told not to).
     """
-    store = ReviewStore(engine=ledger.engine)
+    store = ReviewStore(db_engine=ledger.db_engine)
     key = source.key
     projects = store.projects(key)
     if not projects:
@@ -65,9 +65,9 @@ def review_state(ledger: Ledger, source: SourceProject, items: list[ItemResult])
     )
 
 
-def probe_rows(*, db_url: str | None = None, engine: Any = None) -> tuple[ProbeRow, ...]:
-    """The latest probe result per member and condition, from H6's probe store."""
-    rows = latest_probe_results(None if engine is not None else db_url, engine=engine)
+def probe_rows(*, db_url: str | None = None, db_engine: Any = None) -> tuple[ProbeRow, ...]:
+    """The latest probe result per member and condition, from the probe store."""
+    rows = latest_probe_results(None if db_engine is not None else db_url, db_engine=db_engine)
     out = []
     for row in rows:
         n = row.get("n_ok", row.get("n", 0))

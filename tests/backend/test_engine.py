@@ -125,8 +125,9 @@ def test_retryable_errors_are_retried_and_final_failures_recorded(cache):
     engine = Engine(FC, hash_members(provider), cache=cache, config=EngineConfig(max_attempts=3, **FAST))
     results = list(engine.score(items(4)))
     assert all(m.ok for m in results[1].members)  # recovered after one retry
-    assert results[2].prediction is None and results[2].error.startswith("no_member_answered: no_class_token x4")
-    assert all(m.error == "no_class_token" for m in results[2].members)
+    assert results[2].prediction is None and results[2].reason == "no_member_answered"
+    assert results[2].error.detail.startswith("no_class_token x4") and not results[2].error.retryable
+    assert all(m.reason == "no_class_token" and not m.error.retryable for m in results[2].members)
     s = engine.stats
     assert s.errors == Counter({"no_class_token": 4}) and s.scored == 3 and s.attempts == 16 + 4
     assert set(s.member_errors) == {m.id for m in engine.members}
@@ -144,7 +145,7 @@ def test_failing_member_is_excluded_from_the_average(cache):
     engine = Engine(FC, members, cache=cache)
     (result,) = engine.score(items(1))
     ok = [m for m in result.members if m.ok]
-    assert len(ok) == 4 and all(m.error == "auth" for m in result.members if not m.ok)
+    assert len(ok) == 4 and all(m.reason == "auth" for m in result.members if not m.ok)
     assert result.probs == pytest.approx(average([m.probs for m in ok], FC.labels))
 
 
@@ -187,7 +188,7 @@ def test_item_errors_pass_through_in_order(cache, tmp_path):
     )
     engine = Engine(FC, hash_members(HashTestProvider()), cache=cache)
     results = list(engine.score(read_items(path, FC)))
-    assert [(r.id, r.line, r.error and r.error.split(":")[0]) for r in results] == [
+    assert [(r.id, r.line, r.reason) for r in results] == [
         ("a", 1, None), ("line:2", 2, "invalid_json"), ("b", 3, "bad_label")
     ]
     assert engine.stats.errors == Counter({"invalid_json": 1, "bad_label": 1}) and engine.stats.items == 3
@@ -261,7 +262,7 @@ def test_unexpected_provider_exception_is_recorded_redacted(cache, caplog):
     engine = Engine(FC, hash_members(leaky), cache=cache, config=EngineConfig(**FAST))
     results = list(engine.score(items(2)))
     assert [r.prediction for r in results] == [None, None]
-    details = [m.error_detail for r in results for m in r.members]
+    details = [m.error.detail for r in results for m in r.members]
     assert details and all(d.startswith("RuntimeError: boom") for d in details)
     assert not any("sk-live" in d for d in details)
     assert "sk-live" not in caplog.text

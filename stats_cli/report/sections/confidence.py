@@ -1,6 +1,6 @@
 """Who is right when the ensemble disagrees, by confidence bin (Nahum Fig. 2), and which threshold to pick.
 
-Bins and bootstrap intervals are H3's :func:`stats_cli.confidence_bins.confidence_bins`; the
+Bins and bootstrap intervals come from :func:`stats_cli.confidence_bins.confidence_bins`; the
 threshold scan is :mod:`stats_cli.report.threshold`. A reliability curve (confidence vs accuracy on
 settled items) shows whether the ensemble's confidence can be read as a probability.
 """

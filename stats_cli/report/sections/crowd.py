@@ -1,7 +1,7 @@
 """Crowd annotations (Nahum App. B) and stratification by annotator certainty p_d (Elangovan et al.).
 
 Only for sources with several original annotations per task. Majority and strict aggregation are
-H3's :func:`stats_cli.aggregate.aggregate`; this module compares them with the gold labels.
+:func:`stats_cli.aggregate.aggregate`; this module compares them with the gold labels.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Models under evaluation on original vs gold labels, re-ranked (Nahum Table 4) with H3's ``rerank``."""
+"""Models under evaluation on original vs gold labels, re-ranked (Nahum Table 4) with ``stats_cli.rerank``."""
 
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ def test_malformed_tasks_become_counted_errors_not_crashes():
         42,
     ], SPEC)
     assert [i.id for i in out.items] == ["1"]
-    errors = {e.id: e.error for e in out.errors}
+    errors = {e.id: str(e.error) for e in out.errors}
     assert errors["2"] == "malformed_task: bad_value: the task's data is not an object"
     assert errors["task#2"].startswith("malformed_task: missing_id")
     assert errors["4"].startswith("malformed_task: missing_field")

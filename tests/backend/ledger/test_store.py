@@ -37,7 +37,7 @@ def ledger(request, tmp_path) -> Ledger:
 
 
 def _count(ledger: Ledger, table) -> int:
-    with ledger.engine.connect() as conn:
+    with ledger.db_engine.connect() as conn:
         return conn.execute(select(func.count()).select_from(table)).scalar_one()
 
 
@@ -135,7 +135,7 @@ def test_concurrent_writers_leave_one_row(ledger):
 
 def test_constructor_validates():
     with pytest.raises(ValueError):
-        Ledger("sqlite:///:memory:", engine=object())  # type: ignore[arg-type]
+        Ledger("sqlite:///:memory:", db_engine=object())  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         Ledger("sqlite:///:memory:").record("", "v1", _result("1", conf=0.9, flagged=True))
 

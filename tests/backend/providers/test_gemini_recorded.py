@@ -29,7 +29,8 @@ def replay(monkeypatch: pytest.MonkeyPatch):
 
 
 def provider(replay: ReplayServer, **kwargs) -> GeminiProvider:
-    return GeminiProvider("gemini-2.0-flash", base_url=replay.url, **kwargs)
+    # the replay server stands in for Google's endpoint: name the key for it, as a member would
+    return GeminiProvider("gemini-2.0-flash", base_url=replay.url, **{"api_key_env": "GEMINI_API_KEY", **kwargs})
 
 
 def test_top_candidates_give_normalised_probs_and_the_request_follows_the_method(replay: ReplayServer) -> None:

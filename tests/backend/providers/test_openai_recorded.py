@@ -28,7 +28,8 @@ def replay(monkeypatch: pytest.MonkeyPatch):
 
 
 def provider(replay: ReplayServer, **kwargs) -> OpenAIProvider:
-    return OpenAIProvider("gpt-4o-mini", base_url=f"{replay.url}/v1", **kwargs)
+    # the replay server stands in for OpenAI's endpoint: name the key for it, as a member would
+    return OpenAIProvider("gpt-4o-mini", base_url=f"{replay.url}/v1", **{"api_key_env": "OPENAI_API_KEY", **kwargs})
 
 
 def test_top_logprobs_give_normalised_probs_and_the_request_follows_the_method(replay: ReplayServer) -> None:

@@ -60,3 +60,24 @@ def test_local_kind_builds_the_embedded_model(smollm2_path: Path) -> None:
     assert isinstance(prov, Provider) and prov.name == "local" and prov.model == "smollm2"
     dist = prov.classify("Is 2 + 2 = 4? Answer 1 for yes, 0 for no.\nAnswer: ", ["0", "1"], timeout=120)
     assert sum(dist.probs.values()) == pytest.approx(1.0)
+
+
+def test_a_provider_registers_itself_under_its_class_level_name() -> None:
+    from backend.providers.registry import kinds, provider_class, register
+
+    @register
+    class EchoProvider:
+        name = "echo-test"
+        takes_base_url = False
+
+        def __init__(self, model: str, *, temperature: float = 0.0) -> None:
+            self.model = model
+            self.temperature = temperature
+
+    assert provider_class("echo-test") is EchoProvider and "echo-test" in kinds()
+    prov = make_provider("echo-test", "m", options={"temperature": 0.5})
+    assert isinstance(prov, EchoProvider) and prov.temperature == 0.5
+    with pytest.raises(ValueError, match="takes no base_url"):
+        make_provider("echo-test", "m", base_url="http://x")
+    with pytest.raises(ValueError, match="unknown provider kind"):
+        make_provider("nope", "m")

@@ -46,7 +46,7 @@ def scored(label_studio, tmp_path):
     ]
     results.append(ItemResult(id="999999", original="0", prediction="1", confidence=0.995, probs=None, flagged=True))
     ledger.record_many(str(project), "v1", results)
-    return label_studio, project, ids, ledger, ReviewStore(engine=ledger.engine)
+    return label_studio, project, ids, ledger, ReviewStore(db_engine=ledger.db_engine)
 
 
 def data_by_project(ls, project_id: int) -> list[dict]:
@@ -85,7 +85,7 @@ def test_an_import_that_died_before_it_was_recorded_is_not_duplicated(scored):
     ls, project, ids, ledger, store = scored
     email = unique_email("e")
     report = push_review(ls.client, store, ledger, project_id=project, experts=[email], budget=4)
-    with store.engine.begin() as conn:  # as if the process died right after Label Studio answered
+    with store.db_engine.begin() as conn:  # as if the process died right after Label Studio answered
         conn.execute(update(schema.assignments).values(ls_task_id=None))
     again = push_review(ls.client, store, ledger, project_id=project, experts=[email], budget=4)
     assert again.new_tasks == {email: 0}
@@ -122,7 +122,7 @@ def test_partial_reconcile_takes_only_items_every_expert_answered(scored):
 def test_push_refuses_unscored_projects_and_bad_options(label_studio, tmp_path):
     project, _ = label_studio.create_project(CONFIG, [{"passage": "p", "gold_label": "1"}])
     ledger = Ledger(f"sqlite:///{tmp_path / 'audit.sqlite'}")
-    store = ReviewStore(engine=ledger.engine)
+    store = ReviewStore(db_engine=ledger.db_engine)
     with pytest.raises(ValueError, match="no scores yet"):
         push_review(label_studio.client, store, ledger, project_id=project, experts=["x@y.org"])
     with pytest.raises(ValueError, match="order"):

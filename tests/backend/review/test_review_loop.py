@@ -1,6 +1,6 @@
 """The blind review loop end to end: real Label Studio, real rq worker, real local model.
 
-A source project of 30 labelled items (6 labels flipped) is scored through H4's queue and worker,
+A source project of 30 labelled items (6 labels flipped) is scored through the queue and a worker,
 then ``label-audit review push`` sends the flagged items to two experts, the test plays the experts
 (judging each task from its inputs alone, with planted disagreements), ``review reconcile`` builds
 the reconciliation project, the experts settle it, and the gold labels are checked against the rule.
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from pathlib import Path
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -91,7 +92,7 @@ def run_cli(env: dict[str, str], *args: str) -> Any:
 
 
 def score_through_worker(ls, project: int, env: dict[str, str], redis_url: str) -> None:
-    """H4's path: enqueue every task, let a real ``rq worker`` score with the local model."""
+    """The workers' path: enqueue every task, let a real ``rq worker`` score with the local model."""
     from redis import Redis
     from rq import Queue
 
@@ -104,7 +105,12 @@ def score_through_worker(ls, project: int, env: dict[str, str], redis_url: str) 
     config = EnsembleConfig(members=(member,), threshold=0.5, batch_size=10)
     queue = Queue(f"review-e2e-{uuid.uuid4().hex[:8]}", connection=Redis.from_url(redis_url))
     ledger = Ledger(env["DATABASE_URL"])
-    worker = RQWorkerProcess(redis_url, queue.name, env).start()
+    import tempfile
+
+    from tests.backend.worker.conftest import members_env
+
+    folder = Path(tempfile.mkdtemp(prefix="review-members-"))
+    worker = RQWorkerProcess(redis_url, queue.name, {**env, **members_env(folder, config)}).start()
     try:
         run = start_audit(ls.client, project, queue=queue, ledger=ledger, config=config)
         assert wait_for(ledger, queue, run, timeout=900, poll=2.0), worker.log_tail()

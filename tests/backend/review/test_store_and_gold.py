@@ -132,4 +132,4 @@ def test_store_roundtrip_assignments_answers_and_gold(store):
 def test_constructor_refuses_url_and_engine(tmp_path):
     one = ReviewStore(f"sqlite:///{tmp_path}/a.sqlite")
     with pytest.raises(ValueError):
-        ReviewStore(f"sqlite:///{tmp_path}/a.sqlite", engine=one.engine)
+        ReviewStore(f"sqlite:///{tmp_path}/a.sqlite", db_engine=one.db_engine)

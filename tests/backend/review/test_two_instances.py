@@ -26,7 +26,7 @@ from backend.ledger import Ledger
 from backend.results import ItemResult
 from backend.review.source import REF_FIELD
 from backend.review.store import ReviewStore
-from backend.worker.predictions import import_predictions, prediction_requests
+from backend.labelstudio.predictions import import_predictions, prediction_requests
 from stats_cli.cli import app as audit_stats
 from tests.backend.review.blindness import blindness_leaks
 from tests.stats_cli.report.browser import ARTIFACTS, CHROMIUM_ARGS, require_chromium

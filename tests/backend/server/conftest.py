@@ -12,6 +12,7 @@ from backend.labelstudio.labelconfig import label_config_for_spec
 from backend.ledger import Ledger
 from backend.taskspec import load_spec
 from backend.worker.config import EnsembleConfig
+from backend.worker.safety import scoring_queue
 
 LABEL_CONFIG = label_config_for_spec(load_spec("factual-consistency"))
 
@@ -34,7 +35,7 @@ def ledger(tmp_path) -> Ledger:
 @pytest.fixture()
 def queue(redis_url) -> Queue:
     conn = Redis.from_url(redis_url)
-    q = Queue(f"test-{uuid.uuid4().hex[:10]}", connection=conn)
+    q = scoring_queue(f"test-{uuid.uuid4().hex[:10]}", conn)  # JSON jobs, as the backend enqueues them
     yield q
     q.empty()
     for job_id in q.scheduled_job_registry.get_job_ids() + q.failed_job_registry.get_job_ids():

@@ -8,7 +8,9 @@ import pytest
 from rq import Queue
 
 from backend.ledger import Ledger
-from backend.results import ItemResult
+from backend.labelstudio.labelconfig import spec_from_label_config
+from backend.labelstudio.tasks import tasks_to_items
+from backend.results import ItemResult, input_hash
 from backend.server import create_app
 from backend.server.auth import BasicAuth
 from backend.worker.queueing import redis_connection
@@ -22,6 +24,12 @@ def _task(task_id: int, label: str | None = "0") -> dict:
     anns = [] if label is None else [{"id": task_id * 10, "completed_by": 1, "result": [
         {"from_name": "label", "to_name": "generated_text", "type": "choices", "value": {"choices": [label]}}]}]
     return {"id": task_id, "data": {"grounding": f"doc {task_id}", "generated_text": "claim"}, "annotations": anns}
+
+
+def _hash(task: dict) -> str:
+    """The input hash the worker stores with a verdict (a verdict only answers for these inputs)."""
+    spec = spec_from_label_config(LABEL_CONFIG)
+    return input_hash(tasks_to_items([task], spec).items[0].fields)
 
 
 @pytest.fixture()
@@ -61,7 +69,7 @@ def test_setup_derives_model_version_and_remembers_config(client, ledger):
 def test_predict_answers_scored_tasks_and_enqueues_the_rest_once(client, ledger, queue):
     version = _setup(client)
     ledger.record("7", version, ItemResult(id="1", original="0", prediction="1", confidence=0.83,
-                                           probs={"0": 0.17, "1": 0.83}, flagged=True))
+                                           probs={"0": 0.17, "1": 0.83}, flagged=True, input_hash=_hash(_task(1))))
     body = {"project": "7.1732000000", "label_config": LABEL_CONFIG, "tasks": [_task(1), _task(2), _task(3)]}
     resp = client.post("/predict", json=body, headers=AUTH)
     assert resp.status_code == 200
@@ -82,10 +90,11 @@ def test_predict_answers_scored_tasks_and_enqueues_the_rest_once(client, ledger,
 
 def test_predict_without_redis_still_answers_from_the_ledger(ledger, config):
     dead = Queue("nowhere", connection=redis_connection(f"redis://127.0.0.1:{free_port()}/0"))
-    client = create_app(ledger=ledger, queue=dead, config=config, auth=BasicAuth()).test_client()
+    client = create_app(ledger=ledger, queue=dead, config=config, auth=BasicAuth(),
+                        insecure_no_auth=True).test_client()
     version = client.post("/setup", json={"project": "7.1", "schema": LABEL_CONFIG}).json["model_version"]
     ledger.record("7", version, ItemResult(id="1", original="0", prediction="0", confidence=0.6,
-                                           probs={"0": 0.6, "1": 0.4}, flagged=False))
+                                           probs={"0": 0.6, "1": 0.4}, flagged=False, input_hash=_hash(_task(1))))
     resp = client.post("/predict", json={"project": "7.1", "tasks": [_task(1), _task(2)]})
     assert resp.status_code == 200
     assert resp.json["results"][0]["score"] == pytest.approx(0.6)
@@ -99,7 +108,7 @@ def test_tasks_without_id_are_recorded_not_queued(client, ledger, queue):
     assert resp.status_code == 200 and queue.count == 1
     assert [t["id"] for t in queue.jobs[0].kwargs["tasks"]] == [5]
     (bad,) = ledger.results("7", model_version=version)
-    assert bad.id == "task-without-id#0" and bad.error == "malformed_task: missing_id: the task has no id"
+    assert bad.id == "task-without-id#0" and str(bad.error) == "malformed_task: missing_id: the task has no id"
 
 
 
@@ -126,7 +135,11 @@ def test_webhooks(client, queue):
     assert resp.status_code == 200 and resp.json["status"] == "ignored"
     created = {"action": "TASKS_CREATED", "project": {"id": 7, "label_config": LABEL_CONFIG},
                "tasks": [_task(4, None)]}
-    assert client.post("/webhook", json=created).status_code == 401
+    # without credentials nothing is read nor queued (LS's own webhook sends none); wrong ones are refused
+    unauthenticated = client.post("/webhook", json=created)
+    assert unauthenticated.status_code == 200 and unauthenticated.json["status"] == "ignored" and queue.count == 0
+    wrong = {"Authorization": "Basic " + base64.b64encode(b"ls:wrong").decode()}
+    assert client.post("/webhook", json=created, headers=wrong).status_code == 401
     resp = client.post("/webhook", json=created, headers=AUTH)
     assert resp.json["status"] == "queued" and queue.count == 1
     new_config = LABEL_CONFIG.replace('<Choice value="1"/>', '<Choice value="1"/><Choice value="2"/>')

@@ -108,7 +108,7 @@ def test_backend_scores_a_project_in_label_studio(label_studio, stack):
                interval=1.0)
     results = {r.id: r for r in ledger.results(str(project), model_version=version)}
     malformed = results[ids[-1]]
-    assert malformed.error.startswith("malformed_task: bad_value")
+    assert str(malformed.error).startswith("malformed_task: bad_value")
     # the worker bulk-imported one ensemble-level prediction per scored task
     wait_until(lambda: not ledger.unimported(str(project), version), timeout=60, what="predictions imported")
     preds = _predictions(client, project)

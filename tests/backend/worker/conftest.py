@@ -5,12 +5,13 @@ from __future__ import annotations
 import uuid
 
 import pytest
+import yaml
 from redis import Redis
-from rq import Queue
 from sqlalchemy import func, select
 
 from backend.ledger import Ledger
 from backend.worker.config import EnsembleConfig
+from backend.worker.safety import scoring_queue
 from tests.backend.worker.rq_process import RQWorkerProcess
 
 CLAIMS = ["The cat sat on the mat.", "Paris is the capital of Germany.", "Water boils at 100 C at sea level."]
@@ -32,18 +33,27 @@ def make_tasks(n: int, *, start: int = 1) -> list[dict]:
 
 
 def count_rows(ledger: Ledger, table) -> int:
-    with ledger.engine.connect() as conn:
+    with ledger.db_engine.connect() as conn:
         return conn.execute(select(func.count()).select_from(table)).scalar_one()
+
+
+def members_env(folder, config: EnsembleConfig) -> dict[str, str]:
+    """Worker environment naming ``config``'s members: workers score with their own settings only."""
+    path = folder / f"members-{uuid.uuid4().hex[:6]}.yaml"
+    path.write_text(yaml.safe_dump([m.to_dict() for m in config.members]))
+    return {"LABEL_AUDIT_MEMBERS_FILE": str(path)}
 
 
 @pytest.fixture()
 def env(tmp_path, smollm2_path) -> dict[str, str]:
-    return {"DATABASE_URL": f"sqlite:///{tmp_path / 'audit.sqlite'}", "LABEL_AUDIT_HOME": str(tmp_path)}
+    """The workers' settings: the ledger, and the ensemble of :func:`local_config` (the tests' default)."""
+    return {"DATABASE_URL": f"sqlite:///{tmp_path / 'audit.sqlite'}", "LABEL_AUDIT_HOME": str(tmp_path),
+            **members_env(tmp_path, local_config(prompts=["fc-premise-hypothesis"], batch_size=1))}
 
 
 @pytest.fixture()
 def queue(redis_url):
-    q = Queue(f"test-{uuid.uuid4().hex[:10]}", connection=Redis.from_url(redis_url))
+    q = scoring_queue(f"test-{uuid.uuid4().hex[:10]}", Redis.from_url(redis_url))
     yield q
     q.empty()
 

@@ -12,17 +12,16 @@ from rq import Queue
 
 from backend.ledger import Ledger
 from backend.worker.config import EnsembleConfig
-from backend.worker.jobs import TRANSIENT_REASONS
 from backend.worker.queueing import enqueue_scoring
 from tests.backend.server.conftest import LABEL_CONFIG
-from tests.backend.worker.conftest import local_config, make_tasks
+from tests.backend.worker.conftest import local_config, make_tasks, members_env
 from tests.backend.worker.rq_process import wait_until
 from tests.support.services import free_port, missing_service, port_open
 
 pytestmark = [pytest.mark.redis, pytest.mark.llm]
 
 
-def test_llm_server_down_then_back(env, queue, workers, private_llama_server):
+def test_llm_server_down_then_back(env, queue, workers, private_llama_server, tmp_path):
     server = private_llama_server
     member = {"provider": "openai", "model": server.model, "base_url": server.base_url,
               "prompts": ["fc-premise-hypothesis"], "options": {}}
@@ -35,7 +34,7 @@ def test_llm_server_down_then_back(env, queue, workers, private_llama_server):
     server.stop()
     (job_id,) = enqueue_scoring(queue, ledger, "7", tasks, label_config=LABEL_CONFIG, config=config,
                                 model_version=version)
-    workers()
+    workers(extra_env=members_env(tmp_path, config))
     wait_until(lambda: (ledger.jobs.get(job_id).status == "retrying"), timeout=180,
                what="the first attempt to give up on the unreachable server")
     job = ledger.jobs.get(job_id)
@@ -47,8 +46,8 @@ def test_llm_server_down_then_back(env, queue, workers, private_llama_server):
     # the verdicts are the model's (SmolLM2 behind the server often answers no class token at all);
     # what matters is that none of them is the outage
     assert len(results) == 4
-    assert all(m.error not in TRANSIENT_REASONS for r in results for m in r.members)
-    assert all(r.prediction in ("0", "1") or (r.error or "").startswith("no_member_answered") for r in results)
+    assert all(m.error is None or not m.error.retryable for r in results for m in r.members)
+    assert all(r.prediction in ("0", "1") or r.reason == "no_member_answered" for r in results)
     wait_until(lambda: ledger.jobs.get(job_id).status == "finished", timeout=30, what="job finished")
     assert ledger.jobs.get(job_id).attempts >= 2
 

@@ -24,7 +24,7 @@ def test_worker_scores_records_and_is_idempotent(env, queue, workers):
     ids = [str(t["id"]) for t in tasks]
     wait_until(lambda: not ledger.pending("7", ids, version), timeout=240, what="6 results in the ledger")
     results = {r.id: r for r in ledger.results("7", model_version=version)}
-    assert results["99"].error.startswith("malformed_task: missing_field")
+    assert results["99"].reason == "malformed_task" and results["99"].error.detail.startswith("missing_field")
     for task_id in map(str, range(1, 6)):
         res = results[task_id]
         assert res.error is None and res.prediction in ("0", "1")

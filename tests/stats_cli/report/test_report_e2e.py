@@ -2,7 +2,7 @@
 
 A source project of 24 items with 6 known flipped labels; the ensemble's verdicts are written to the
 ledger by the test (planted: it predicts the truth, plus 2 false alarms — the local model has no
-judging signal, and H5's loop test already covers scoring through the worker). H5's
+judging signal, and the review loop test already covers scoring through the worker). The
 `label-audit review push` sends the 8 flags to two test-played experts; expert B gets one item
 wrong, `review reconcile` routes it to round 2 where both settle it. The report's κ before/after,
 error count and bounds are then checked against statsmodels/scipy on the answers planted here.

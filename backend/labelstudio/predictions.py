@@ -1,4 +1,4 @@
-"""Ensemble results -> Label Studio predictions, imported in bulk.
+"""Ensemble results -> Label Studio predictions, imported in bulk (the server's and workers' LS calls).
 
 One prediction per task, at the ensemble level: the Data Manager averages the scores of all
 predictions carrying the connected backend's ``model_version``, so per-member predictions would
@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 from backend.labelstudio.scoreview import mark_result, show_scores
 from backend.results import ItemResult
+from backend.settings import Settings
 from backend.taskspec import TaskSpec
 
 
@@ -49,16 +50,18 @@ def prediction_requests(results: Iterable[ItemResult], spec: TaskSpec, model_ver
     return out
 
 
-def ls_client(url: str | None = None, token: str | None = None):
-    """A Label Studio SDK client from arguments or ``LABEL_STUDIO_URL``/``LABEL_STUDIO_API_KEY``.
+def ls_client(settings: Settings):
+    """A Label Studio SDK client from the settings' ``label_studio_url``/``label_studio_token``.
 
     Returns None when either is missing (results then stay in the ledger only, and a later
     ``label-audit audit`` run imports them).
     """
     from backend.labelstudio.client import connect
 
+    if not settings.label_studio_url or not settings.label_studio_token:
+        return None
     try:
-        return connect(url, token, timeout=60)
+        return connect(settings.label_studio_url, settings.label_studio_token, timeout=60)
     except ValueError:
         return None
 

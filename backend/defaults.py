@@ -1,0 +1,30 @@
+"""Every default of a run in one module (as rq keeps its defaults in ``rq.defaults``).
+
+The CLI options, the environment reader (:mod:`backend.settings`) and the dataclasses built from them
+all take their defaults from here, so a default changes in one place.
+"""
+
+from __future__ import annotations
+
+from backend.ensemble import DEFAULT_DELTA
+
+__all__ = [
+    "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CONCURRENCY",
+    "DEFAULT_DELTA", "HOME", "MAX_ATTEMPTS", "MAX_REQUEST_BYTES", "MEMBER", "QUEUE", "REDIS_URL", "SPEC",
+    "TIMEOUT",
+]
+
+SPEC = "auto"  # the Label Studio backend: a built-in spec when the project fits one, else its own prompts
+MEMBER = "local:smollm2"  # the embedded default judge
+CONCURRENCY = 8  # calls in flight at once
+TIMEOUT = 60.0  # per-call timeout, seconds
+MAX_ATTEMPTS = 5  # tries per call, the first included
+BACKOFF_BASE = 0.5  # first backoff, seconds
+BACKOFF_MAX = 30.0  # backoff cap, seconds
+BREAKER_AFTER = 5  # consecutive failed calls that mark a provider down
+BREAKER_COOLDOWN = 30.0  # seconds a provider stays marked down
+BATCH_SIZE = 16  # Label Studio tasks per queued job
+QUEUE = "label-audit"  # rq queue name
+REDIS_URL = "redis://127.0.0.1:6379/0"
+HOME = ".label-audit"  # folder of the default SQLite store and the report cache
+MAX_REQUEST_BYTES = 32 * 1024 * 1024  # largest request body the ML backend accepts

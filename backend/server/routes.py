@@ -1,0 +1,147 @@
+"""The ML-backend routes: /health, /setup, /versions, /predict, /webhook.
+
+Each handler is a plain function of the request body and a :class:`Backend` (ledger, queue, project
+specs), registered by :func:`backend.server.app.create_app`; authentication has already happened
+(:mod:`backend.server.auth`) by the time any of them runs.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask, Response, jsonify, request
+from rq import Queue
+
+from backend.labelstudio.guidelines import fetch_guidelines
+from backend.labelstudio.predictions import prediction_for
+from backend.ledger import Ledger
+from backend.server.projects import ProjectContext, ProjectSpecs, project_id
+from backend.worker.config import EnsembleConfig
+from backend.worker.queueing import enqueue_scoring, input_hashes
+
+log = logging.getLogger(__name__)
+
+CONFIG_ACTIONS = frozenset({"PROJECT_CREATED", "PROJECT_UPDATED"})
+
+
+@dataclass(frozen=True)
+class Backend:
+    """What the routes share."""
+
+    ledger: Ledger
+    queue: Queue
+    config: EnsembleConfig
+    specs: ProjectSpecs
+
+    def enqueue(self, ctx: ProjectContext, tasks: list[dict[str, Any]]) -> list[str]:
+        """Enqueue without failing the request when Redis is away (the next call enqueues again)."""
+        try:
+            return enqueue_scoring(self.queue, self.ledger, ctx.project, tasks, label_config=ctx.label_config,
+                                   config=self.config, model_version=ctx.model_version)
+        except Exception as exc:  # Redis down: answer from the ledger anyway
+            log.error("could not enqueue %d tasks of project %s: %s", len(tasks), ctx.project, type(exc).__name__)
+            return []
+
+
+def _bad_request(message: str, status: int = 400) -> tuple[Response, int]:
+    return jsonify({"error": message}), status
+
+
+def _body() -> dict[str, Any]:
+    body = request.get_json(silent=True)
+    return body if isinstance(body, dict) else {}
+
+
+def health(backend: Backend) -> Response:
+    return jsonify({"status": "UP", "model_class": "label-audit ensemble", "queue": backend.queue.name})
+
+
+def setup(backend: Backend):
+    body = _body()
+    try:
+        project = project_id(body.get("project"))
+        ctx = backend.specs.context(project, body.get("schema"), guidelines=fetch_guidelines(project))
+    except ValueError as exc:
+        return _bad_request(str(exc))
+    return jsonify({"model_version": ctx.model_version})
+
+
+def versions(backend: Backend) -> Response:
+    raw = request.args.get("project") or _body().get("project")
+    try:
+        found = [backend.specs.context(project_id(raw)).model_version]
+    except ValueError:
+        found = []
+    return jsonify({"versions": found})
+
+
+def predict(backend: Backend):
+    body = _body()
+    tasks = body.get("tasks")
+    if not isinstance(tasks, list) or not tasks:
+        return _bad_request("predict needs a non-empty list of tasks")
+    try:
+        ctx = backend.specs.context(project_id(body.get("project")), body.get("label_config"))
+    except ValueError as exc:
+        return _bad_request(str(exc))
+    ids = [str(t.get("id")) for t in tasks if isinstance(t, dict)]
+    hashes = input_hashes([t for t in tasks if isinstance(t, dict)], backend.config, ctx.label_config)
+    scored = backend.ledger.results_for(ctx.project, ids, ctx.model_version, input_hashes=hashes)
+    results: list[Any] = []
+    answered = []
+    for task in tasks:
+        res = scored.get(str(task.get("id"))) if isinstance(task, dict) else None
+        pred = prediction_for(res, ctx.spec, ctx.model_version) if res is not None else None
+        results.append(pred if pred is not None else [])
+        if pred is not None:
+            answered.append(str(res.id))
+    missing = [t for t in tasks if isinstance(t, dict) and str(t.get("id")) not in scored]
+    jobs = backend.enqueue(ctx, missing) if missing else []
+    if answered:  # LS stores what /predict returns: the worker must not import these again
+        backend.ledger.mark_imported(ctx.project, ctx.model_version, answered)
+    return jsonify({"results": results, "model_version": ctx.model_version, "queued_jobs": jobs})
+
+
+def webhook(backend: Backend):
+    body = _body()
+    action = str(body.get("action", ""))
+    if action == "START_TRAINING":
+        return jsonify({"status": "ok", "job": None, "note": "the ensemble is zero-shot: nothing to train"})
+    if action != "TASKS_CREATED" and action not in CONFIG_ACTIONS:
+        return jsonify({"status": "ignored", "action": action})
+    project = body.get("project")
+    label_config = project.get("label_config") if isinstance(project, dict) else None
+    guidelines = project.get("expert_instruction") if isinstance(project, dict) else None
+    try:
+        ctx = backend.specs.context(project_id(project), label_config, guidelines=guidelines)
+    except ValueError as exc:
+        return _bad_request(str(exc))
+    if action == "TASKS_CREATED":
+        tasks = [t for t in body.get("tasks") or () if isinstance(t, dict)]
+        return jsonify({"status": "queued", "jobs": backend.enqueue(ctx, tasks), "model_version": ctx.model_version})
+    return jsonify({"status": "ok", "model_version": ctx.model_version})
+
+
+ROUTES = (
+    ("/health", "GET", health),
+    ("/setup", "POST", setup),
+    ("/versions", "GET", versions),
+    ("/predict", "POST", predict),
+    ("/webhook", "POST", webhook),
+)
+
+
+def register_routes(app: Flask, backend: Backend) -> None:
+    """Bind every route of :data:`ROUTES` to ``backend``."""
+    for path, method, handler in ROUTES:
+        app.add_url_rule(path, handler.__name__, _bound(handler, backend), methods=[method])
+
+
+def _bound(handler, backend: Backend):
+    def view():
+        return handler(backend)
+
+    view.__name__ = handler.__name__
+    return view

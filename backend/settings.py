@@ -1,0 +1,169 @@
+"""The settings of a deployment or run, resolved once from CLI options, the environment and files.
+
+The environment is read here and nowhere else in the backend: :func:`environment` takes one snapshot,
+:meth:`Settings.from_env` turns it into typed values (defaults from :mod:`backend.defaults`), and the
+parts of the program take views of the result — :meth:`Settings.engine_config` for the scoring
+engine, :meth:`Settings.ensemble` for the Label Studio backend and its workers. CLI options override
+the environment through ``overrides`` (``Settings.from_env(threshold=0.7)``).
+
+Secrets (the Label Studio token, the backend's password, provider keys) are fields with
+``repr=False`` and are listed by :meth:`Settings.secrets` for redaction; providers look their API keys
+up with :func:`env_value` by the variable name a member names (``options.api_key_env``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from backend import defaults
+from backend.members import MemberSpec, member_specs_from_config, parse_member_arg
+
+__all__ = ["Settings", "environment", "env_value", "parse_bool"]
+
+#: Environment variables holding provider keys and other tokens (redacted when set).
+PROVIDER_KEY_VARIABLES = ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "LABEL_AUDIT_REVIEW_API_KEY")
+
+
+def environment() -> Mapping[str, str]:
+    """A snapshot of the process environment (the one place the backend reads it)."""
+    return dict(os.environ)
+
+
+def env_value(name: str) -> str | None:
+    """The value of one environment variable, or None when unset or empty (providers' API keys)."""
+    return os.environ.get(name) or None
+
+
+def parse_bool(text: str | None) -> bool:
+    """``1/true/yes/on`` (any case) is True; anything else, or unset, is False."""
+    return (text or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _number(env: Mapping[str, str], name: str, kind: type, default: Any) -> Any:
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        return kind(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a {kind.__name__}, got {raw!r}") from None
+
+
+def _members(env: Mapping[str, str]) -> tuple[MemberSpec, ...]:
+    if env.get("LABEL_AUDIT_MEMBERS_FILE"):
+        return tuple(member_specs_from_config(env["LABEL_AUDIT_MEMBERS_FILE"]))
+    args = [a for a in (env.get("LABEL_AUDIT_MEMBERS") or defaults.MEMBER).split(",") if a.strip()]
+    return tuple(parse_member_arg(a) for a in args)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a run or a deployment is configured with (see the module docstring)."""
+
+    members: tuple[MemberSpec, ...] = (parse_member_arg(defaults.MEMBER),)
+    spec_name: str = defaults.SPEC
+    label_field: str | None = None
+    control: str | None = None
+    threshold: float | None = None
+    delta: int = defaults.DEFAULT_DELTA
+    batch_size: int = defaults.BATCH_SIZE
+    concurrency: int = defaults.CONCURRENCY
+    timeout: float = defaults.TIMEOUT
+    max_attempts: int = defaults.MAX_ATTEMPTS
+    database_url: str | None = field(default=None, repr=False)  # may hold a password
+    home: Path = Path(defaults.HOME)
+    redis_url: str = field(default=defaults.REDIS_URL, repr=False)  # may hold a password
+    queue: str = defaults.QUEUE
+    label_studio_url: str | None = None
+    label_studio_token: str | None = field(default=None, repr=False)
+    auth_user: str | None = None
+    auth_password: str | None = field(default=None, repr=False)
+    insecure_no_auth: bool = False
+    max_request_bytes: int = defaults.MAX_REQUEST_BYTES
+    provider_keys: tuple[str, ...] = field(default=(), repr=False)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":
+        """Settings from ``env`` (default: the process environment), then ``overrides`` (CLI options).
+
+        An override of None means "not given" and keeps the environment's value.
+        """
+        env = environment() if env is None else env
+        members = _members(env)
+        key_names = set(PROVIDER_KEY_VARIABLES) | {
+            str(m.options["api_key_env"]) for m in members if m.options and m.options.get("api_key_env")
+        }
+        values: dict[str, Any] = {
+            "members": members,
+            "spec_name": env.get("LABEL_AUDIT_SPEC") or defaults.SPEC,
+            "label_field": env.get("LABEL_AUDIT_LABEL_FIELD") or None,
+            "control": env.get("LABEL_AUDIT_CONTROL") or None,
+            "threshold": _number(env, "LABEL_AUDIT_THRESHOLD", float, None),
+            "delta": _number(env, "LABEL_AUDIT_DELTA", int, defaults.DEFAULT_DELTA),
+            "batch_size": _number(env, "LABEL_AUDIT_BATCH", int, defaults.BATCH_SIZE),
+            "concurrency": _number(env, "LABEL_AUDIT_CONCURRENCY", int, defaults.CONCURRENCY),
+            "timeout": _number(env, "LABEL_AUDIT_TIMEOUT", float, defaults.TIMEOUT),
+            "max_attempts": _number(env, "LABEL_AUDIT_MAX_ATTEMPTS", int, defaults.MAX_ATTEMPTS),
+            "database_url": env.get("DATABASE_URL") or None,
+            "home": Path(env.get("LABEL_AUDIT_HOME") or defaults.HOME),
+            "redis_url": env.get("REDIS_URL") or defaults.REDIS_URL,
+            "queue": env.get("LABEL_AUDIT_QUEUE") or defaults.QUEUE,
+            "label_studio_url": env.get("LABEL_STUDIO_URL") or None,
+            "label_studio_token": env.get("LABEL_STUDIO_API_KEY") or None,
+            "auth_user": env.get("BASIC_AUTH_USER") or None,
+            "auth_password": env.get("BASIC_AUTH_PASS") or None,
+            "insecure_no_auth": parse_bool(env.get("LABEL_AUDIT_INSECURE_NO_AUTH")),
+            "max_request_bytes": _number(env, "LABEL_AUDIT_MAX_REQUEST_BYTES", int, defaults.MAX_REQUEST_BYTES),
+            "provider_keys": tuple(env[n] for n in sorted(key_names) if env.get(n)),
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+    def __post_init__(self) -> None:
+        from backend.worker.config import check_ensemble_values
+
+        check_ensemble_values(members=self.members, batch_size=self.batch_size, threshold=self.threshold,
+                              delta=self.delta)
+        if (self.auth_user is None) != (self.auth_password is None):
+            raise ValueError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
+
+    def with_options(self, **overrides: Any) -> "Settings":
+        """A copy with the given (non-None) values replaced."""
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+    @property
+    def store_url(self) -> str | None:
+        """The SQL URL of the ledger and call cache (None: the SQLite file under ``home``)."""
+        return self.database_url
+
+    def default_sqlite_path(self) -> Path:
+        return self.home / "audit.sqlite"
+
+    def secrets(self) -> tuple[str, ...]:
+        """Every configured secret value, for redaction of logs and stored errors."""
+        found = [self.label_studio_token, self.auth_password, *self.provider_keys]
+        return tuple(s for s in found if s)
+
+    def engine_config(self, **overrides: Any):
+        """The scoring engine's view (:class:`backend.engine_config.EngineConfig`)."""
+        from backend.engine_config import EngineConfig
+
+        base = {"threshold": self.threshold, "delta": self.delta, "concurrency": self.concurrency,
+                "timeout": self.timeout, "max_attempts": self.max_attempts}
+        return EngineConfig(**{**base, **overrides})
+
+    def ensemble(self):
+        """The backend's and workers' view (:class:`backend.worker.config.EnsembleConfig`)."""
+        from backend.worker.config import EnsembleConfig
+
+        return EnsembleConfig(spec_name=self.spec_name, members=self.members, label_field=self.label_field,
+                              control=self.control, threshold=self.threshold, delta=self.delta,
+                              batch_size=self.batch_size)
+
+
+def setting_names() -> list[str]:
+    """Field names, for documentation and tests."""
+    return [f.name for f in fields(Settings)]

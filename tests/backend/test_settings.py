@@ -1,0 +1,59 @@
+"""Settings: resolved once from the environment and options, with views for the engine and the backend."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from backend.settings import Settings
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_environment_then_options_with_defaults_from_one_module() -> None:
+    settings = Settings.from_env({"LABEL_AUDIT_DELTA": "2", "LABEL_AUDIT_THRESHOLD": "0.7",
+                                  "LABEL_AUDIT_MEMBERS": "openai:a@http://h:1/v1,local:smollm2"}, threshold=0.9)
+    assert settings.threshold == 0.9 and settings.delta == 2  # the option wins, the environment fills in
+    assert [m.provider for m in settings.members] == ["openai", "local"]
+    # delta reaches both views: the engine (score) and the Label Studio backend/workers
+    assert settings.engine_config().delta == 2 and settings.ensemble().delta == 2
+    assert Settings.from_env({}).concurrency == 8 and Settings.from_env({}, concurrency=None).concurrency == 8
+
+
+@pytest.mark.parametrize("env", [{"LABEL_AUDIT_DELTA": "-1"}, {"LABEL_AUDIT_BATCH": "zero"},
+                                 {"BASIC_AUTH_USER": "only-user"}, {"LABEL_AUDIT_THRESHOLD": "2"}])
+def test_bad_values_are_value_errors(env: dict) -> None:
+    with pytest.raises(ValueError):
+        Settings.from_env(env)
+
+
+def test_secrets_are_listed_for_redaction_and_never_in_repr() -> None:
+    env = {"LABEL_STUDIO_API_KEY": "ls-token-123456", "BASIC_AUTH_USER": "u", "BASIC_AUTH_PASS": "pw-987654",
+           "OPENAI_API_KEY": "sk-abcdef123456", "MY_KEY": "my-key-5555",
+           "LABEL_AUDIT_MEMBERS_FILE": "", "REDIS_URL": "redis://:redis-pass-1@h:6379/0"}
+    settings = Settings.from_env(env)
+    assert {"ls-token-123456", "pw-987654", "sk-abcdef123456"} <= set(settings.secrets())
+    text = repr(settings)
+    assert not any(s in text for s in ("ls-token-123456", "pw-987654", "sk-abcdef123456", "redis-pass-1"))
+
+
+def test_model_version_comes_from_settings_without_building_or_importing_providers() -> None:
+    code = (
+        "import sys\n"
+        "from backend.settings import Settings\n"
+        "from backend.labelstudio.labelconfig import label_config_for_spec\n"
+        "from backend.taskspec import load_spec\n"
+        "config = Settings.from_env({'LABEL_AUDIT_MEMBERS': 'gemini:g,openai:o,local:smollm2'}).ensemble()\n"
+        "version = config.model_version(config.spec(label_config_for_spec(load_spec('factual-consistency'))))\n"
+        "loaded = [m for m in ('backend.providers.gemini', 'backend.providers.openai_compat', "
+        "'backend.providers.local_gguf', 'google.genai', 'llama_cpp') if m in sys.modules]\n"
+        "print(version, loaded)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    version, loaded = done.stdout.split(" ", 1)
+    assert version.startswith("label-audit-") and loaded.strip() == "[]"
