@@ -22,11 +22,11 @@ from backend.taskspec import TaskSpec
 
 @dataclass(frozen=True)
 class ExpertReview:
-    """The blind review of one item, as H5's review store holds it.
+    """The blind review of one item, as the review store holds it.
 
     ``round1`` maps each expert to their independent answer; ``round2`` holds the reconciliation
     answers (only items where round 1 disagreed); ``after`` is each expert's label after
-    reconciliation (H5's ``expert_labels(stage="after")``; None = round 1 overridden by a unanimous
+    reconciliation (the review store's ``expert_labels(stage="after")``; None = round 1 overridden by a unanimous
     round 2).
     """
 
