@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from backend.ledger import CrowdLabel, Ledger, schema
-from backend.results import ItemResult, MemberResult
+from backend.results import ErrorInfo, ItemResult, MemberResult
 
 
 def _result(task_id: str, *, conf: float, flagged: bool, members: int = 2, error: str | None = None) -> ItemResult:
@@ -24,7 +24,7 @@ def _result(task_id: str, *, conf: float, flagged: bool, members: int = 2, error
             MemberResult(f"local:smollm2/p{i}", probs=probs, method="logits", latency_s=0.01 * i)
             for i in range(members)
         ),
-        error=error,
+        error=None if error is None else ErrorInfo(error.partition(": ")[0], False, error.partition(": ")[2]),
         data={"grounding": f"doc {task_id}", "generated_text": "claim"},
     )
 
