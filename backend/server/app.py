@@ -14,6 +14,7 @@ LS's source: a list shorter than the tasks sent makes LS drop the batch, so ever
 
 from __future__ import annotations
 
+import importlib
 import logging
 
 from flask import Flask
@@ -78,5 +79,8 @@ def create_app(
     auth = auth or BasicAuth.from_settings(settings)
     queue = queue if queue is not None else scoring_queue(settings.queue, redis_connection(settings.redis_url))
     auth_check.install(app, auth)
+    # Label Studio gives /setup 3 s and /setup reads the project's guidelines through the SDK: import it
+    # now (~2 s on a busy machine), not inside the first /setup.
+    importlib.import_module("backend.labelstudio.client")
     register_routes(app, Backend(ledger=ledger, queue=queue, config=config, specs=ProjectSpecs(ledger, config)))
     return app
