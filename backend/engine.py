@@ -27,7 +27,6 @@ What it guarantees
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections import Counter, deque
@@ -35,36 +34,20 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
-from backend.breaker import CircuitBreaker
 from backend.cache import CallCache, call_key
 from backend.dataset import Item, ItemError
-from backend.engine_config import DEFAULT_PROVIDER_CONCURRENCY, EngineConfig, EngineStats
 from backend.costs.scheduling import EarlyExitScheduling
+from backend.engine_calls import CallOutcome, CallRunner
+from backend.engine_config import EngineConfig, EngineStats
 from backend.ensemble import Decision, model_of, normalize, resolve_threshold, verdict
 from backend.guard import item_has_instructions
 from backend.members import Member
 from backend.prompting import spec_params
-from backend.providers.base import ClassDistribution, ProviderError
-from backend.providers.errors import redact
+from backend.providers.base import ClassDistribution
 from backend.results import ErrorInfo, ItemResult, MemberResult, input_hash
-from backend.retry import RetryOutcome, call_with_retry
 from backend.taskspec import TaskSpec
 
 __all__ = ["Engine", "EngineConfig", "EngineStats"]  # config and stats live in backend.engine_config
-
-log = logging.getLogger(__name__)
-
-@dataclass(frozen=True)
-class _Outcome:
-    """What one provider call produced (in a worker thread)."""
-
-    dist: ClassDistribution | None = None
-    error: str | None = None
-    detail: str | None = None
-    retryable: bool = False  # the provider's own judgement (ProviderError.retryable), kept, never guessed
-    latency: float | None = None
-    attempts: int = 0
-    called: bool = True  # False when the breaker skipped it
 
 
 @dataclass
@@ -125,22 +108,15 @@ class Engine(EarlyExitScheduling):
         self.members = tuple(members)
         self.cache = cache
         self.budget = budget  # backend.costs.budget.Budget: checked before every call (--max-cost)
-        self._secrets = tuple(secrets)  # configured secret values (Settings.secrets()), redacted from errors
         self.config = config or EngineConfig()
         self.threshold = resolve_threshold(spec, self.config.threshold)
         self.stats = EngineStats()
         self._models = [model_of(m.id) for m in self.members]
         self._params = spec_params(spec)
-        self._policy = self.config.retry_policy()
-        caps = {**DEFAULT_PROVIDER_CONCURRENCY, **(self.config.per_provider_concurrency or {})}
-        self._semaphores = {
-            kind: threading.BoundedSemaphore(min(caps.get(kind, self.config.concurrency), self.config.concurrency))
-            for kind in {m.kind for m in self.members}
-        }
         self._stopping = threading.Event()
-        self._breakers: dict[int, CircuitBreaker] = {}
-        for m in self.members:
-            self._breakers.setdefault(id(m.provider), CircuitBreaker(self.config.breaker_after, self.config.breaker_cooldown))
+        self._calls = CallRunner(self.members, labels=spec.tokens, cache=cache, config=self.config,
+                                 stopping=self._stopping, budget=budget, secrets=secrets)
+        self._call = self._calls.call  # the early-exit scheduler submits this
 
     # -- public API --------------------------------------------------------------------------------
 
@@ -256,69 +232,6 @@ class Engine(EarlyExitScheduling):
             self._send_first_wave(job, inflight)
         return job
 
-    def _call(self, member: Member, prompt: str, key: str) -> _Outcome:
-        breaker = self._breakers[id(member.provider)]
-        if not breaker.allow():
-            return _Outcome(
-                error="provider_down", retryable=True,
-                detail=f"not called: {breaker.failures} calls in a row to this provider failed "
-                f"(last: {breaker.last_reason}); retried on the next run",
-                called=False,
-            )
-        reserved = self.budget.reserve(member, prompt) if self.budget is not None else 0.0
-        if reserved is None:
-            return _Outcome(error="over_budget", detail="not called: --max-cost reached; rerun to resume",
-                            called=False)
-        outcome = self._call_within_budget(member, prompt, key, breaker)
-        if self.budget is not None:
-            if outcome.dist is not None:
-                self.budget.settle(reserved, member, outcome.dist.usage)
-            else:
-                self.budget.release(reserved)
-        return outcome
-
-    def _call_within_budget(self, member: Member, prompt: str, key: str, breaker: CircuitBreaker) -> _Outcome:
-        semaphore = self._semaphores[member.kind]
-        labels = self.spec.tokens  # what the judge answers with (lettered options map back to labels)
-        timeout = self.config.timeout
-
-        spent = [0.0]  # seconds inside the provider, all tries (not the wait for a concurrency slot)
-
-        def attempt() -> ClassDistribution:
-            with semaphore:
-                if self._stopping.is_set():  # the run was interrupted while this call queued
-                    raise ProviderError("cancelled", "run interrupted before this call was sent")
-                began = time.perf_counter()
-                try:
-                    return member.provider.classify(prompt, labels, timeout=timeout)
-                finally:
-                    spent[0] += time.perf_counter() - began
-
-        tries = RetryOutcome()
-        try:
-            dist = call_with_retry(attempt, self._policy, outcome=tries)
-        except ProviderError as exc:
-            breaker.record(False, transient=exc.retryable, reason=exc.reason)
-            detail = redact(str(exc), (*self._secrets, *getattr(member.provider, "_secrets", ())))
-            return _Outcome(error=exc.reason, detail=detail, retryable=exc.retryable, latency=spent[0],
-                            attempts=tries.attempts)
-        except Exception as exc:  # a provider bug must not kill the run
-            # Unexpected errors may quote a request; redact anything key-shaped before it is logged or stored.
-            detail = redact(f"{type(exc).__name__}: {exc}", (*self._secrets, *getattr(member.provider, "_secrets", ())))
-            log.error("provider %s raised %s", member.id, detail)
-            return _Outcome(error="exception", detail=detail, latency=spent[0], attempts=tries.attempts)
-        latency = spent[0]
-        breaker.record(True)
-        if self.cache is not None:
-            try:
-                self.cache.put(
-                    key, dist, provider=member.kind, model=member.model, template_id=member.template.id,
-                    template_version=member.template.version, latency_s=latency,
-                )
-            except Exception:  # the answer is still good for this run; the next run will ask again
-                log.exception("could not write the call cache")
-        return _Outcome(dist=dist, latency=latency, attempts=tries.attempts)
-
     def _finish(self, job: _Pending, inflight: dict[str, Future]) -> ItemResult:
         stats = self.stats
         stats.items += 1
@@ -375,7 +288,7 @@ class Engine(EarlyExitScheduling):
         """Wait for the slot's call and keep its result (once); True when a fresh call was made."""
         if slot.result is not None:
             return False
-        outcome: _Outcome = slot.future.result()  # type: ignore[union-attr]
+        outcome: CallOutcome = slot.future.result()  # type: ignore[union-attr]
         fresh = False
         if slot.owner:
             inflight.pop(slot.key, None)

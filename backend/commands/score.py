@@ -161,129 +161,131 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
         handle.write(json.dumps(data, indent=2) + "\n")
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``score`` and ``demo`` to the `label-audit` app."""
-
-    @app.command()
-    def score(
-        input_path: Path = typer.Argument(..., metavar="INPUT", help="Labelled items: JSONL, or CSV/TSV by suffix."),
-        task: Optional[str] = typer.Option(None, "--task", help="Task spec: factual-consistency, likert, relevance, or a YAML/TOML file (with --labels/--label-config: the task's name)."),
-        labels: Optional[list[str]] = typer.Option(None, "--labels", help="Generic task: the label names, comma-separated (or repeat --labels, one label each)."),
-        fields: Optional[str] = typer.Option(None, "--fields", help="Generic task: the data fields shown to the judge, comma-separated."),
-        guidelines: Optional[Path] = typer.Option(None, "--guidelines", help="Generic task: labelling guidelines (text or HTML file)."),
-        label_config: Optional[Path] = typer.Option(None, "--label-config", help="Generic task from a Label Studio label config (XML file)."),
-        family: Optional[str] = typer.Option(None, "--family", help="binary, ordinal or nominal (default: 2 labels binary, numbers ordinal, else nominal)."),
-        negative_label: Optional[str] = typer.Option(None, "--negative-label", help="The 'nothing here' class (strict aggregation, probes)."),
-        members_file: Optional[Path] = typer.Option(None, "--members", help="YAML list of members (provider, model, base_url, prompts, options)."),
-        member: Optional[list[str]] = typer.Option(None, "--member", help="PROVIDER:MODEL or PROVIDER:MODEL@BASE_URL, repeatable; each adds one model with all prompts."),
-        out: Optional[Path] = typer.Option(None, "--out", help="Write one JSON line per input item here."),
-        summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Also write the summary as JSON here."),
-        threshold: Optional[float] = typer.Option(None, "--threshold", help="Minimum confidence to flag (default 0.5 binary and nominal, 0.2 ordinal)."),
-        delta: Optional[int] = typer.Option(None, "--delta", help="Ordinal tasks: flag when |prediction - original| > DELTA (default: the task spec's flag rule)."),
-        quorum: float = typer.Option(0.5, "--quorum", help="Share of members that must answer for an item to be flaggable."),
-        quorum_models: bool = typer.Option(True, "--quorum-models/--no-quorum-models", help="Also require every model to answer through at least one prompt."),
-        concurrency: int = typer.Option(8, "--concurrency", help="Calls in flight at once."),
-        timeout: float = typer.Option(60.0, "--timeout", help="Per-call timeout, seconds."),
-        max_attempts: int = typer.Option(5, "--max-attempts", help="Tries per call (retryable errors only)."),
-        cache_url: Optional[str] = typer.Option(None, "--cache-url", help="SQL URL of the call cache (default: DATABASE_URL or ./.label-audit/audit.sqlite)."),
-        no_cache: bool = typer.Option(False, "--no-cache", help="Call every member again and store nothing."),
-        top: int = typer.Option(10, "--top", help="How many suspects to list."),
-        progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: on a terminal, for runs over 20 items)."),
-        prices_file: Optional[Path] = typer.Option(None, "--prices", help="Price file (YAML: provider, model, input_per_million, output_per_million in USD); see examples/prices.example.yaml."),
-        dry_run: bool = typer.Option(False, "--dry-run", help="Estimate items, calls, cached calls, tokens, cost and time per member; call no model."),
-        max_cost: Optional[float] = typer.Option(None, "--max-cost", help="Stop cleanly before spending more than this many USD (needs --prices); rerun to resume."),
-        early_exit: bool = typer.Option(False, "--early-exit", help="Call members cheapest first (by --prices) and stop an item once the rest cannot change its flag or prediction."),
-    ) -> None:
-        """Score a labelled file with an LLM ensemble and flag suspected label errors."""
-        if members_file and member:
-            _fail("use either --members or --member, not both")
+def score(
+    input_path: Path = typer.Argument(..., metavar="INPUT", help="Labelled items: JSONL, or CSV/TSV by suffix."),
+    task: Optional[str] = typer.Option(None, "--task", help="Task spec: factual-consistency, likert, relevance, or a YAML/TOML file (with --labels/--label-config: the task's name)."),
+    labels: Optional[list[str]] = typer.Option(None, "--labels", help="Generic task: the label names, comma-separated (or repeat --labels, one label each)."),
+    fields: Optional[str] = typer.Option(None, "--fields", help="Generic task: the data fields shown to the judge, comma-separated."),
+    guidelines: Optional[Path] = typer.Option(None, "--guidelines", help="Generic task: labelling guidelines (text or HTML file)."),
+    label_config: Optional[Path] = typer.Option(None, "--label-config", help="Generic task from a Label Studio label config (XML file)."),
+    family: Optional[str] = typer.Option(None, "--family", help="binary, ordinal or nominal (default: 2 labels binary, numbers ordinal, else nominal)."),
+    negative_label: Optional[str] = typer.Option(None, "--negative-label", help="The 'nothing here' class (strict aggregation, probes)."),
+    members_file: Optional[Path] = typer.Option(None, "--members", help="YAML list of members (provider, model, base_url, prompts, options)."),
+    member: Optional[list[str]] = typer.Option(None, "--member", help="PROVIDER:MODEL or PROVIDER:MODEL@BASE_URL, repeatable; each adds one model with all prompts."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write one JSON line per input item here."),
+    summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Also write the summary as JSON here."),
+    threshold: Optional[float] = typer.Option(None, "--threshold", help="Minimum confidence to flag (default 0.5 binary and nominal, 0.2 ordinal)."),
+    delta: Optional[int] = typer.Option(None, "--delta", help="Ordinal tasks: flag when |prediction - original| > DELTA (default: the task spec's flag rule)."),
+    quorum: float = typer.Option(0.5, "--quorum", help="Share of members that must answer for an item to be flaggable."),
+    quorum_models: bool = typer.Option(True, "--quorum-models/--no-quorum-models", help="Also require every model to answer through at least one prompt."),
+    concurrency: int = typer.Option(8, "--concurrency", help="Calls in flight at once."),
+    timeout: float = typer.Option(60.0, "--timeout", help="Per-call timeout, seconds."),
+    max_attempts: int = typer.Option(5, "--max-attempts", help="Tries per call (retryable errors only)."),
+    cache_url: Optional[str] = typer.Option(None, "--cache-url", help="SQL URL of the call cache (default: DATABASE_URL or ./.label-audit/audit.sqlite)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Call every member again and store nothing."),
+    top: int = typer.Option(10, "--top", help="How many suspects to list."),
+    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: on a terminal, for runs over 20 items)."),
+    prices_file: Optional[Path] = typer.Option(None, "--prices", help="Price file (YAML: provider, model, input_per_million, output_per_million in USD); see examples/prices.example.yaml."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Estimate items, calls, cached calls, tokens, cost and time per member; call no model."),
+    max_cost: Optional[float] = typer.Option(None, "--max-cost", help="Stop cleanly before spending more than this many USD (needs --prices); rerun to resume."),
+    early_exit: bool = typer.Option(False, "--early-exit", help="Call members cheapest first (by --prices) and stop an item once the rest cannot change its flag or prediction."),
+) -> None:
+    """Score a labelled file with an LLM ensemble and flag suspected label errors."""
+    if members_file and member:
+        _fail("use either --members or --member, not both")
+    try:
+        spec = resolve_task(task=task, labels=labels, fields=fields, guidelines=guidelines,
+                            label_config=label_config, family=family, negative_label=negative_label)
+        config = EngineConfig(
+            threshold=threshold, delta=delta, concurrency=concurrency, timeout=timeout, max_attempts=max_attempts,
+            quorum=Quorum(min_share=quorum, every_model=quorum_models), early_exit=early_exit,
+        )
+        flag_rule(spec, delta=delta)  # a bad rule fails here, before any call
+        prices = load_prices(prices_file) if prices_file else None
+        if members_file:
+            members = members_from_config(members_file, spec)
+        elif member:
+            members = members_from_args(member, spec)
+        else:
+            members = default_members(spec)
+    except (ValueError, OSError) as exc:
+        _fail(str(exc))
+    if not input_path.is_file():
+        _fail(f"no such input file: {input_path}")
+    if early_exit and prices is not None:
+        members = cheapest_first(members, prices)
+    budget = None
+    if max_cost is not None:
+        if prices is None:
+            _fail("--max-cost needs --prices")
+        budget = Budget(max_cost, prices)
         try:
-            spec = resolve_task(task=task, labels=labels, fields=fields, guidelines=guidelines,
-                                label_config=label_config, family=family, negative_label=negative_label)
-            config = EngineConfig(
-                threshold=threshold, delta=delta, concurrency=concurrency, timeout=timeout, max_attempts=max_attempts,
-                quorum=Quorum(min_share=quorum, every_model=quorum_models), early_exit=early_exit,
-            )
-            flag_rule(spec, delta=delta)  # a bad rule fails here, before any call
-            prices = load_prices(prices_file) if prices_file else None
-            if members_file:
-                members = members_from_config(members_file, spec)
-            elif member:
-                members = members_from_args(member, spec)
-            else:
-                members = default_members(spec)
-        except (ValueError, OSError) as exc:
+            budget.check_members(members)
+        except ValueError as exc:
             _fail(str(exc))
-        if not input_path.is_file():
-            _fail(f"no such input file: {input_path}")
-        if early_exit and prices is not None:
-            members = cheapest_first(members, prices)
-        budget = None
-        if max_cost is not None:
-            if prices is None:
-                _fail("--max-cost needs --prices")
-            budget = Budget(max_cost, prices)
-            try:
-                budget.check_members(members)
-            except ValueError as exc:
-                _fail(str(exc))
-        cache = None if no_cache else CallCache(cache_url)
+    cache = None if no_cache else CallCache(cache_url)
+    try:
+        summary = run_scoring(
+            input_path, spec, members, config=config, cache=cache, out=out, summary_json=summary_json,
+            top=top, progress=progress, console=Console(), prices=prices, budget=budget, dry_run=dry_run,
+        )
+    finally:
+        if cache is not None:
+            cache.close()
+    if summary.get("stopped"):
+        raise typer.Exit(3)
+
+
+def demo(
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the per-item results (JSONL) here."),
+    summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Also write the summary as JSON here."),
+    cache_url: Optional[str] = typer.Option(None, "--cache-url", help="SQL URL of the call cache."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Call the model again for every item (to time it)."),
+    labelstudio: bool = demo_ls.LABELSTUDIO,
+    stop: bool = demo_ls.STOP,
+    home: Optional[Path] = demo_ls.HOME,
+    ls_port: Optional[int] = demo_ls.LS_PORT,
+    review_port: Optional[int] = demo_ls.REVIEW_PORT,
+    backend_port: Optional[int] = demo_ls.BACKEND_PORT,
+    redis_port: Optional[int] = demo_ls.REDIS_PORT,
+) -> None:
+    """Score the bundled sample offline with the embedded default judge (SmolLM2-135M) and show the suspects.
+
+    With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls); --stop ends it.
+    """
+    if labelstudio or stop:
+        demo_ls.main(stop=stop, home=home, ports={"source": ls_port, "review": review_port,
+                                                  "backend": backend_port, "redis": redis_port})
+        return
+    console = Console()
+    console.print(f"[bold yellow]Note:[/bold yellow] {DEMO_WARNING}\n")
+    spec = load_spec("factual-consistency")
+    members = default_members(spec)
+    cache = None if no_cache else CallCache(cache_url)
+    with resources.as_file(resources.files("backend").joinpath("data", DEMO_SAMPLE)) as sample:
+        console.print(f"Scoring the bundled sample {sample.name} with {len(members)} members: "
+                      + ", ".join(m.id for m in members))
         try:
             summary = run_scoring(
-                input_path, spec, members, config=config, cache=cache, out=out, summary_json=summary_json,
-                top=top, progress=progress, console=Console(), prices=prices, budget=budget, dry_run=dry_run,
+                sample, spec, members, config=EngineConfig(), cache=cache, out=out, summary_json=summary_json,
+                top=10, progress=None, console=console,
             )
         finally:
             if cache is not None:
                 cache.close()
-        if summary.get("stopped"):
-            raise typer.Exit(3)
+    per_item = summary.get("seconds_per_item")
+    if per_item is None:
+        console.print("Per-item latency: every answer came from the cache (run `label-audit demo --no-cache` to time the model).")
+    else:
+        console.print(
+            f"Per-item latency: {per_item:.2f} s per item ({len(members)} prompts each, "
+            f"{summary['llm_calls']} model calls in {summary['wall_seconds']:.1f} s, "
+            f"{summary['seconds_per_call']:.2f} s per call)."
+        )
+    console.print(f"\n[bold yellow]Reminder:[/bold yellow] {DEMO_WARNING}")
 
-    @app.command()
-    def demo(
-        out: Optional[Path] = typer.Option(None, "--out", help="Write the per-item results (JSONL) here."),
-        summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Also write the summary as JSON here."),
-        cache_url: Optional[str] = typer.Option(None, "--cache-url", help="SQL URL of the call cache."),
-        no_cache: bool = typer.Option(False, "--no-cache", help="Call the model again for every item (to time it)."),
-        labelstudio: bool = demo_ls.LABELSTUDIO,
-        stop: bool = demo_ls.STOP,
-        home: Optional[Path] = demo_ls.HOME,
-        ls_port: Optional[int] = demo_ls.LS_PORT,
-        review_port: Optional[int] = demo_ls.REVIEW_PORT,
-        backend_port: Optional[int] = demo_ls.BACKEND_PORT,
-        redis_port: Optional[int] = demo_ls.REDIS_PORT,
-    ) -> None:
-        """Score the bundled sample offline with the embedded default judge (SmolLM2-135M) and show the suspects.
 
-        With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls); --stop ends it.
-        """
-        if labelstudio or stop:
-            demo_ls.main(stop=stop, home=home, ports={"source": ls_port, "review": review_port,
-                                                      "backend": backend_port, "redis": redis_port})
-            return
-        console = Console()
-        console.print(f"[bold yellow]Note:[/bold yellow] {DEMO_WARNING}\n")
-        spec = load_spec("factual-consistency")
-        members = default_members(spec)
-        cache = None if no_cache else CallCache(cache_url)
-        with resources.as_file(resources.files("backend").joinpath("data", DEMO_SAMPLE)) as sample:
-            console.print(f"Scoring the bundled sample {sample.name} with {len(members)} members: "
-                          + ", ".join(m.id for m in members))
-            try:
-                summary = run_scoring(
-                    sample, spec, members, config=EngineConfig(), cache=cache, out=out, summary_json=summary_json,
-                    top=10, progress=None, console=console,
-                )
-            finally:
-                if cache is not None:
-                    cache.close()
-        per_item = summary.get("seconds_per_item")
-        if per_item is None:
-            console.print("Per-item latency: every answer came from the cache (run `label-audit demo --no-cache` to time the model).")
-        else:
-            console.print(
-                f"Per-item latency: {per_item:.2f} s per item ({len(members)} prompts each, "
-                f"{summary['llm_calls']} model calls in {summary['wall_seconds']:.1f} s, "
-                f"{summary['seconds_per_call']:.2f} s per call)."
-            )
-        console.print(f"\n[bold yellow]Reminder:[/bold yellow] {DEMO_WARNING}")
+def register(app: typer.Typer) -> None:
+    """Add ``score`` and ``demo`` to the `label-audit` app."""
+    for command in (score, demo):
+        app.command()(command)
