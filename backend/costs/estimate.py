@@ -30,7 +30,7 @@ def past_latency(cache: CallCache | None, member: Any) -> tuple[float | None, in
     cols = llm_call_cache.c
     query = select(cols.latency_s).where(cols.provider == member.kind, cols.model == member.model,
                                          cols.template_id == member.template.id, cols.latency_s.is_not(None))
-    with cache.engine.connect() as conn:
+    with cache.db_engine.connect() as conn:
         values = [float(v) for (v,) in conn.execute(query)]
     return (statistics.median(values), len(values)) if values else (None, 0)
 

@@ -28,7 +28,7 @@ def refresh_gold(
     first = store.answers_by_task(source_project, round=ROUND_REVIEW)
     second = store.answers_by_task(source_project, round=ROUND_RECONCILE)
     routed = {item.task_id for item in store.items(source_project)}
-    sampled = SampleStore(store.engine).sampled_ids(source_project)  # controls: the experts decide them
+    sampled = SampleStore(store.db_engine).sampled_ids(source_project)  # controls: the experts decide them
     outcomes = [
         decide_outcome(res, spec, experts=experts, round1=first.get(str(res.id)), round2=second.get(str(res.id)),
                        routed=str(res.id) in routed, sampled=str(res.id) in sampled, delta=delta)

@@ -222,7 +222,7 @@ def push_review(
     chosen, inputs, report.errors = _pick_items(client, source, candidates, room)
     if sample is not None:
         in_review = have | {str(r.id) for r in chosen}
-        _draw, report.sample_drawn, extra = draw_for_push(store.engine, ledger, source.key, sample,
+        _draw, report.sample_drawn, extra = draw_for_push(store.db_engine, ledger, source.key, sample,
                                                           in_review=in_review, threshold=threshold)
         picked, extra_inputs, extra_errors = _pick_items(client, source, extra, None)
         chosen, report.sampled = chosen + picked, len(picked)
@@ -290,7 +290,7 @@ def _fill_expert_projects(
         todo = [i.task_id for i in items if i.task_id in inputs]
         if order == "shuffled":
             random.Random(f"{seed}:{email}").shuffle(todo)
-        todo = review_order(todo, engine=store.engine, source_key=source.key, expert=email) or todo
+        todo = review_order(todo, engine=store.db_engine, source_key=source.key, expert=email) or todo
         fresh = store.assign(source.key, todo, round=ROUND_REVIEW, expert=email, ls_project_id=project.ls_project_id)
         report.new_tasks[email] = import_assignments(review, store, project.ls_project_id, unconfirmed + fresh, inputs)
         report.projects[email] = project.ls_project_id

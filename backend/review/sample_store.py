@@ -45,13 +45,13 @@ class SampleStore:
     """Read and write one source project's draw (at most one per project)."""
 
     def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+        self.db_engine = engine
         metadata.create_all(engine)
 
     def draw(self, source_project: str) -> Draw | None:
         """The stored draw of ``source_project``, or None when no sample was drawn."""
         key = str(source_project)
-        with self.engine.connect() as conn:
+        with self.db_engine.connect() as conn:
             strata = list(conn.execute(select(strata_table).where(strata_table.c.source_project == key)
                                        .order_by(strata_table.c.stratum)))
             items = list(conn.execute(select(items_table).where(items_table.c.source_project == key)
@@ -66,7 +66,7 @@ class SampleStore:
     def save(self, source_project: str, draw: Draw) -> None:
         """Store ``draw`` in one transaction (the unique keys refuse a second draw for the project)."""
         key, now, planned = str(source_project), datetime.now(timezone.utc), draw.sample_sizes()
-        with self.engine.begin() as conn:
+        with self.db_engine.begin() as conn:
             conn.execute(strata_table.insert(), [
                 {"source_project": key, "stratum": name, "design": draw.design, "seed": draw.seed,
                  "population": size, "sample": planned[name], "drawn_at": now}

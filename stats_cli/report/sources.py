@@ -61,7 +61,7 @@ def review_state(ledger: Ledger, source: SourceProject, items: list[ItemResult])
         reviews=reviews,
         experts=names,
         gold_labels={g.task_id: g for g in store.gold_labels(key)},
-        sample=SampleStore(ledger.engine).draw(key),
+        sample=SampleStore(ledger.db_engine).draw(key),
     )
 
 

@@ -36,7 +36,7 @@ def scored(label_studio, tmp_path):
         results.append(ItemResult(id=str(t), original=str(k % 2), prediction=str(1 - k % 2 if flagged else k % 2),
                                   confidence=0.9 + k / 1000 if flagged else 0.6 + k / 100, probs=None, flagged=flagged))
     ledger.record_many(str(project), "v1", results)
-    return label_studio, project, ids, ledger, ReviewStore(engine=ledger.engine), results
+    return label_studio, project, ids, ledger, ReviewStore(db_engine=ledger.db_engine), results
 
 
 def test_stratified_sample_is_mixed_blind_and_never_drawn_twice(scored):
@@ -45,7 +45,7 @@ def test_stratified_sample_is_mixed_blind_and_never_drawn_twice(scored):
     request = SampleRequest(6, design="stratified", seed=4)
     report = push_review(ls.client, store, ledger, project_id=project, experts=experts, sample=request, seed=4)
     assert report.sample_drawn and report.sampled == 6 and report.items == 16
-    draw = SampleStore(ledger.engine).draw(str(project))
+    draw = SampleStore(ledger.db_engine).draw(str(project))
     assert draw.strata == {FLAGGED_REVIEWED: 10, UNFLAGGED: 20}
     assert {i.stratum: i.inclusion_probability for i in draw.items} == {FLAGGED_REVIEWED: 1.0, UNFLAGGED: 6 / 20}
     flagged = {str(r.id) for r in results if r.flagged}
