@@ -318,7 +318,7 @@ def test_sampled_review_gives_the_project_estimate_end_to_end(label_studio, tmp_
     assert errors["status"] == "ok", errors
     est = errors["values"]["estimate"]
     n_flagged = len(FLIPPED) + len(FALSE_ALARMS)
-    draw = SampleStore(store.engine).draw(str(run.source))
+    draw = SampleStore(store.db_engine).draw(str(run.source))
     assert est["design"] == "stratified" and est["sampled"] == len(draw.items) == n_flagged + 6
     assert est["settled"] == n_flagged + 6 and est["unsettled"] == 0
     # Every planted error is flagged and confirmed; the controls are clean (the originals are right there).
