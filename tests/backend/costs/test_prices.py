@@ -8,7 +8,7 @@ import pytest
 
 from backend.costs.accounting import Accountant, token_counts
 from backend.costs.prices import load_prices
-from backend.results import ItemResult, MemberResult
+from backend.results import ErrorInfo, ItemResult, MemberResult
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "prices.example.yaml"
 
@@ -48,7 +48,7 @@ def test_cost_is_unknown_rather_than_low_when_a_call_has_no_token_count(tmp_path
     acc = Accountant(load_prices(path), ["openai:m/t@v1", "gemini:g/t@v1"])
     counted = MemberResult("openai:m/t@v1", probs={"0": 1.0}, usage={"prompt_tokens": 3, "completion_tokens": 1},
                            latency_s=0.5)
-    acc.add(ItemResult("a", "0", "0", 1.0, None, False, members=(counted, MemberResult("gemini:g/t@v1", error="timeout"))))
+    acc.add(ItemResult("a", "0", "0", 1.0, None, False, members=(counted, MemberResult("gemini:g/t@v1", error=ErrorInfo("timeout", True)))))
     out = acc.to_dict()
     first, second = out["members"]
     assert first["cost_usd"] == pytest.approx(5.0) and first["latency_median_s"] == 0.5
