@@ -54,6 +54,13 @@ class ErrorInfo:
         return cls(str(reason), bool(data.get("error_retryable", False)), detail)
 
 
+def _coerce_error(record: Any) -> None:
+    """Accept a bare reason code (``error="timeout"``) as shorthand for ``ErrorInfo("timeout")``."""
+    if isinstance(record.error, str):
+        reason, _, detail = record.error.partition(": ")
+        object.__setattr__(record, "error", ErrorInfo(reason, False, detail or None))
+
+
 def _json(record: Any, skip: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
     for f in fields(record):
@@ -81,6 +88,9 @@ class MemberResult:
     cached: bool = False
     latency_s: float | None = None
     usage: Mapping[str, Any] | None = None  # the provider's token counts (cost accounting)
+
+    def __post_init__(self) -> None:
+        _coerce_error(self)
 
     @property
     def ok(self) -> bool:
@@ -124,6 +134,9 @@ class ItemResult:
     stopped_early: bool = False  # early exit: the members not called could not change flag or prediction
     data: Mapping[str, Any] = field(default_factory=dict)
     input_hash: str | None = None  # :func:`input_hash` of the fields the prompts used
+
+    def __post_init__(self) -> None:
+        _coerce_error(self)
 
     @property
     def reason(self) -> str | None:

@@ -107,7 +107,7 @@ def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, price
     label_config = attach_guidelines(info.label_config, getattr(info, "expert_instruction", None))
     spec = config.spec(label_config)
     members = config.build(spec)
-    version = config.model_version(spec, members)
+    version = config.model_version(spec)
     tasks = [task_dict(t) for t in iter_tasks(client, project, with_annotations=True)]
     items = tasks_to_items(tasks, spec, label_field=config.label_field).items
     todo = set(ledger.pending(str(project), [it.id for it in items], version))
