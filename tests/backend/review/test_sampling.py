@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.db import make_engine
+from backend.db import make_db_engine
 from backend.review.sample_store import SampleStore, ensure_draw
 from backend.review.sampling import (
     ALL,
@@ -73,7 +73,7 @@ def test_blind_order_does_not_follow_stratum_or_confidence() -> None:
 
 
 def test_a_project_is_drawn_once(tmp_path) -> None:
-    store = SampleStore(make_engine(f"sqlite:///{tmp_path / 'a.sqlite'}"))
+    store = SampleStore(make_db_engine(f"sqlite:///{tmp_path / 'a.sqlite'}"))
     cands = project()
     first, new = ensure_draw(store, "p1", cands, budget=15, design="stratified", seed=2)
     assert new and store.draw("p1") == first
