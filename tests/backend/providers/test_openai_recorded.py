@@ -83,8 +83,17 @@ def test_chosen_token_only_gives_p_and_one_minus_p(replay: ReplayServer) -> None
     assert [ordinal.probs[k] for k in "123"] == pytest.approx([0.1] * 3, abs=1e-4)
 
 
-def test_no_class_token_raises_with_the_text(replay: ReplayServer) -> None:
+def test_first_token_not_a_class_reads_that_positions_top_logprobs(replay: ReplayServer) -> None:
+    # The model began with "The", but "1" is among that position's top logprobs: read it there.
     replay.queue("openai/no_class_token")
+    dist = provider(replay).classify("q\nAnswer: ", ["0", "1"], timeout=5)
+    assert dist.method == "top_logprobs_fallback"
+    assert dist.probs["1"] > dist.probs["0"]
+    assert sum(dist.probs.values()) == pytest.approx(1.0)
+
+
+def test_no_class_token_in_reach_raises_with_the_text(replay: ReplayServer) -> None:
+    replay.queue("openai/no_class_token_out_of_reach")
     with pytest.raises(NoClassTokenError) as info:
         provider(replay).classify("q\nAnswer: ", ["0", "1"], timeout=5)
     assert info.value.reason == "no_class_token" and not info.value.retryable
