@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from backend.settings import env_value
+
 EXPERTS = ("expert-a@label-audit.demo", "expert-b@label-audit.demo")
 ADMIN = "admin@label-audit.demo"
 BACKEND_USER = "label-studio"
@@ -37,7 +39,7 @@ class DemoHome:
 
     @classmethod
     def at(cls, home: str | Path | None) -> "DemoHome":
-        base = Path(home or os.environ.get("LABEL_AUDIT_HOME") or ".label-audit")
+        base = Path(home or env_value("LABEL_AUDIT_HOME") or ".label-audit")
         return cls(base.expanduser().resolve() / "demo")
 
     @property

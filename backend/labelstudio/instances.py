@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from backend.labelstudio.client import connect
+from backend.settings import env_value
 
 REVIEW_URL_ENV = "LABEL_AUDIT_REVIEW_URL"
 REVIEW_KEY_ENV = "LABEL_AUDIT_REVIEW_API_KEY"
@@ -45,13 +46,11 @@ class ReviewConnection:
 
 def source_url_from_env(url: str | None = None) -> str | None:
     """``--url`` or ``LABEL_STUDIO_URL``: the source instance's address (for the same-instance check)."""
-    return url or os.environ.get("LABEL_STUDIO_URL") or None
+    return url or env_value("LABEL_STUDIO_URL")
 
 
 def review_connection_from_env(url: str | None = None) -> ReviewConnection:
     """``--review-url`` or ``LABEL_AUDIT_REVIEW_URL``, and the token from ``LABEL_AUDIT_REVIEW_API_KEY`` only."""
-    from backend.settings import env_value
-
     return ReviewConnection(url=url or env_value(REVIEW_URL_ENV), token=env_value(REVIEW_KEY_ENV))
 
 

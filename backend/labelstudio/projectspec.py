@@ -9,7 +9,6 @@ spec is used only where the project shows its fields and labels; anything else g
 
 from __future__ import annotations
 
-import os
 import xml.etree.ElementTree as ET
 
 from backend.generic import generic_spec, infer_family
@@ -22,6 +21,7 @@ from backend.labelstudio.labelconfig import (
     find_choice_control,
     find_inputs,
 )
+from backend.settings import env_value
 from backend.taskspec import BUILTIN_SPECS, TaskSpec, load_spec
 
 
@@ -153,8 +153,9 @@ def spec_from_label_config(
         raise ValueError(f"<Choices name={choices.name!r}> needs at least two choices, found {len(labels)}")
     if len(set(labels)) != len(labels):
         raise ValueError(f"<Choices name={choices.name!r}> repeats a choice: {labels}")
-    if negative_label is None and os.environ.get(NEGATIVE_ENV) in labels:
-        negative_label = os.environ[NEGATIVE_ENV]
+    named_negative = env_value(NEGATIVE_ENV)
+    if negative_label is None and named_negative in labels:
+        negative_label = named_negative
     inputs = [obj for obj in find_inputs(root) if obj.field != label_field]
     if not inputs:
         other = sorted({e.tag for e in root.iter() if _field_of(e.get("value")) and e.tag not in INPUT_TAGS})

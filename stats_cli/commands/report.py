@@ -8,7 +8,6 @@ or the local SQLite file). The token is handed to the SDK only; it is never echo
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 from pathlib import Path
 from typing import Iterator, Optional
@@ -16,6 +15,7 @@ from typing import Iterator, Optional
 import typer
 
 from backend.atomic_write import atomic_write
+from backend.settings import env_value
 from backend.commands.context import TOKEN_HELP
 from backend.cli_errors import fail as _fail
 
@@ -55,7 +55,7 @@ def _pull(project: int, **kwargs):
 def _cache(url: Optional[str], project: int, enabled: bool):
     from stats_cli.report.cache import TaskCache
 
-    server = url or os.environ.get("LABEL_STUDIO_URL", "")
+    server = url or env_value("LABEL_STUDIO_URL") or ""
     return TaskCache(server, project) if enabled and server else None
 
 

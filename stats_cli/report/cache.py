@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 from pathlib import Path
 from typing import Any, Iterable, Mapping
+
+from backend.settings import env_value
 
 STAMP_FIELDS = ("updated_at", "total_annotations", "cancelled_annotations", "total_predictions")
 
 
 def default_cache_dir() -> Path:
-    return Path(os.environ.get("LABEL_AUDIT_HOME", ".label-audit")) / "report-cache"
+    return Path(env_value("LABEL_AUDIT_HOME") or ".label-audit") / "report-cache"
 
 
 def stamp_of(task: Mapping[str, Any]) -> str:
