@@ -125,7 +125,7 @@ def generic_spec(
         raise ValueError("the generic task needs at least one input field")
     family = family or infer_family(labels)
     if family == "ordinal":
-        labels = tuple(sorted(labels, key=float)) if all(_is_number(lab) for lab in labels) else labels
+        labels = tuple(sorted(labels, key=float)) if all(is_number(lab) for lab in labels) else labels
     shown_t = tuple(str(s) for s in (shown or labels))
     hints_t = tuple(str(h or "") for h in (hints or [""] * len(labels)))
     if len(shown_t) != len(labels) or len(hints_t) != len(labels):
@@ -148,10 +148,11 @@ def infer_family(labels: Sequence[str]) -> str:
     """Two labels: binary; all numeric: ordinal; otherwise nominal."""
     if len(labels) == 2:
         return "binary"
-    return "ordinal" if all(_is_number(lab) for lab in labels) else "nominal"
+    return "ordinal" if all(is_number(lab) for lab in labels) else "nominal"
 
 
-def _is_number(text: str) -> bool:
+def is_number(text: str) -> bool:
+    """Whether a label reads as a number (numeric labels order an ordinal scale)."""
     try:
         float(text)
     except ValueError:

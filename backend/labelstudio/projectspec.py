@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from backend.generic import generic_spec, infer_family
+from backend.generic import generic_spec, infer_family, is_number
 from backend.labelstudio.labelconfig import (
     INPUT_TAGS,
     ChoiceControl,
@@ -23,14 +23,6 @@ from backend.labelstudio.labelconfig import (
 )
 from backend.settings import env_value
 from backend.taskspec import BUILTIN_SPECS, TaskSpec, load_spec
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 #: Names the "nothing here" class of projects whose labels are words (strict aggregation, probes).
@@ -177,7 +169,7 @@ def _builtin_spec(builtin: TaskSpec, labels: list[str], label_field: str, extra:
                   family: str | None, negative_label: str | None) -> TaskSpec:
     """A built-in spec bound to the project's control (its labels in the built-in's class order)."""
     if set(labels) != set(builtin.labels):
-        ordered = sorted(labels, key=float) if all(_is_number(lab) for lab in labels) else labels
+        ordered = sorted(labels, key=float) if all(is_number(lab) for lab in labels) else labels
     else:
         ordered = list(builtin.labels)
     return TaskSpec(
@@ -195,12 +187,12 @@ def _generic_from_config(root: ET.Element, choices: ChoiceControl, inputs: list[
     labels = list(choices.labels)
     hints = _choice_hints(root, choices)
     shown = list(choices.shown)
-    if (family or infer_family(labels)) == "ordinal" and all(_is_number(lab) for lab in labels):
+    if (family or infer_family(labels)) == "ordinal" and all(is_number(lab) for lab in labels):
         order = sorted(range(len(labels)), key=lambda i: float(labels[i]))
         labels, shown, hints = [labels[i] for i in order], [shown[i] for i in order], tuple(hints[i] for i in order)
     data_fields = list(dict.fromkeys(obj.field for obj in inputs))
     spec_name = name if name not in (None, "auto", *BUILTIN_SPECS) else "labelstudio"
-    if negative_label is None and all(_is_number(lab) for lab in labels) and len(labels) >= 2:
+    if negative_label is None and all(is_number(lab) for lab in labels) and len(labels) >= 2:
         negative_label = min(labels, key=float)
     return generic_spec(
         labels=labels, fields=data_fields, family=family, name=str(spec_name), guidelines=guidelines,
