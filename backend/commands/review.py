@@ -208,6 +208,9 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
     if status.round1:
         out.print("round 1: " + ", ".join(f"{k} {v}" for k, v in status.round1.items()))
     out.print("gold labels: " + (", ".join(f"{k} {v}" for k, v in sorted(status.gold.items())) or "none yet"))
+    if status.design is not None:
+        out.print(f"control sample ({status.design}): " + ", ".join(
+            f"{p.stratum} settled {p.settled}/{p.drawn} drawn of {p.population}" for p in status.sample))
 
 
 @review_app.command("gold")

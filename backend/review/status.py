@@ -1,11 +1,19 @@
-"""Progress of a review: per expert and round, plus where the gold labels stand."""
+"""Progress of a review: per expert and round, where the gold labels stand, and the control sample's strata.
+
+The sample's progress is shown because its estimates stay PENDING (or wide) until the experts settle
+the drawn items: a lead deciding whether to wait needs "settled 41 of 60 in unflagged", not only the
+per-expert answer counts, which mix suspects and controls.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
+from backend.review.outcome import ReviewOutcome
 from backend.review.reconcile import split_round1
+from backend.review.sample_store import SampleStore
+from backend.review.sampling import Draw
 from backend.review.store import ROUND_RECONCILE, ReviewStore
 
 
@@ -19,6 +27,25 @@ class ExpertProgress:
     answered: int
 
 
+@dataclass(frozen=True)
+class StratumProgress:
+    """One stratum of the control sample: its size when drawn, items drawn, items the experts settled."""
+
+    stratum: str
+    population: int
+    drawn: int
+    settled: int
+
+
+def sample_progress(draw: Draw, outcomes: Iterable[ReviewOutcome]) -> list[StratumProgress]:
+    """Per stratum, how many drawn items have an experts' gold label (what the estimates rest on)."""
+    settled = {o.task_id for o in outcomes if o.status.by_experts and o.gold is not None}
+    drawn = draw.sample_sizes()
+    return [StratumProgress(name, population, drawn[name],
+                            sum(1 for i in draw.items if i.stratum == name and i.task_id in settled))
+            for name, population in sorted(draw.strata.items())]
+
+
 @dataclass
 class ReviewStatus:
     source_project: str
@@ -27,6 +54,8 @@ class ReviewStatus:
     round1: dict[str, int] = field(default_factory=dict)  # disagreed / agreed / incomplete
     round2_answers: dict[str, int] = field(default_factory=dict)  # expert -> answered items
     gold: dict[str, int] = field(default_factory=dict)
+    design: str | None = None  # the control sample's design, None when no sample was drawn
+    sample: list[StratumProgress] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -36,6 +65,8 @@ class ReviewStatus:
             "round1": dict(self.round1),
             "round2_answers": dict(self.round2_answers),
             "gold": dict(self.gold),
+            "sample": None if self.design is None else {
+                "design": self.design, "strata": [p.__dict__ for p in self.sample]},
         }
 
 
@@ -61,5 +92,9 @@ def review_status(store: ReviewStore, source_key: str) -> ReviewStatus:
             if label is not None:
                 status.round2_answers[expert] = status.round2_answers.get(expert, 0) + 1
     status.gold = store.gold_counts(source_key)
+    draw = SampleStore(store.db_engine).draw(source_key)
+    if draw is not None:
+        status.design = draw.design
+        status.sample = sample_progress(draw, store.gold_labels(source_key))
     return status
 

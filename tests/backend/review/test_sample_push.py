@@ -12,6 +12,7 @@ from backend.review.sample_push import SampleRequest
 from backend.review.sample_store import SampleStore
 from backend.review.sampling import FLAGGED_REVIEWED, UNFLAGGED
 from backend.review.source import REF_FIELD
+from backend.review.status import review_status
 from backend.review.store import ReviewStore
 from tests.support.labelstudio import unique_email
 
@@ -60,6 +61,11 @@ def test_stratified_sample_is_mixed_blind_and_never_drawn_twice(scored):
         # Not confidence order: the suspects (confidence > 0.9) do not all come first.
         assert [t in flagged for t in order] != sorted((t in flagged for t in order), reverse=True)
     assert orders[experts[0]] != orders[experts[1]]
+    status = review_status(store, str(project))  # the lead sees the sample's strata, nothing settled yet
+    assert status.design == "stratified"
+    assert [(p.stratum, p.population, p.drawn, p.settled) for p in status.sample] == [
+        (FLAGGED_REVIEWED, 10, 10, 0), (UNFLAGGED, 20, 6, 0)]
+    assert status.to_json()["sample"]["strata"][1]["drawn"] == 6
     again = push_review(ls.client, store, ledger, project_id=project, experts=experts, sample=request, seed=4)
     assert not again.sample_drawn and again.sampled == 0 and again.new_tasks == {e: 0 for e in experts}
     with pytest.raises(ValueError, match="never re-drawn"):

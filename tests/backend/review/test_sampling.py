@@ -85,3 +85,23 @@ def test_a_project_is_drawn_once(tmp_path) -> None:
             ensure_draw(store, "p1", cands, **kwargs)
     assert store.sampled_ids("p1") == frozenset(i.task_id for i in first.items)
     assert store.draw("other") is None
+
+
+def test_sample_progress_counts_only_items_the_experts_settled():
+    from backend.review.outcome import GoldStatus, ReviewOutcome
+    from backend.review.sampling import Draw, DrawnItem
+    from backend.review.status import StratumProgress, sample_progress
+
+    draw = Draw(design="stratified", seed=1, strata={FLAGGED_REVIEWED: 3, UNFLAGGED: 10},
+                items=(DrawnItem("a", FLAGGED_REVIEWED, 3, 3), DrawnItem("b", FLAGGED_REVIEWED, 3, 3),
+                       DrawnItem("c", FLAGGED_REVIEWED, 3, 3), DrawnItem("x", UNFLAGGED, 10, 2),
+                       DrawnItem("y", UNFLAGGED, 10, 2)))
+    outcomes = [
+        ReviewOutcome("a", "0", "1", 0.9, "1", GoldStatus.EXPERTS_AGREE),
+        ReviewOutcome("b", "0", "1", 0.9, "0", GoldStatus.RECONCILED),
+        ReviewOutcome("c", "0", "1", 0.9, None, GoldStatus.SPLIT_UNRESOLVED),  # drawn, not settled
+        ReviewOutcome("x", "0", "0", 0.6, "0", GoldStatus.AGREED_WITH_ENSEMBLE),  # not the experts' label
+        ReviewOutcome("z", "0", "0", 0.6, "0", GoldStatus.EXPERTS_AGREE),  # settled, but not drawn
+    ]
+    assert sample_progress(draw, outcomes) == [StratumProgress(FLAGGED_REVIEWED, 3, 3, 2),
+                                               StratumProgress(UNFLAGGED, 10, 2, 0)]
