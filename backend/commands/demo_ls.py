@@ -64,8 +64,8 @@ def print_what_to_open(result: Any, console: Console, *, seconds: float, home: O
     console.print(f"\n[bold green]Done in {seconds:.0f} s.[/bold green] Open:")
     console.print(f"  Label Studio       {result.ls_url}   login {ADMIN} / {keys['source']['password']}")
     console.print(f"  Source project     {result.ls_url}/projects/{result.project_id}/data   "
-                  f"({summary.get('items', 0)} items, {summary.get('flagged', 0)} flagged): tabs \"Suspected "
-                  "label errors\" and \"By prediction score\", highest confidence first")
+                  f"({summary.get('items', 0)} items, {summary.get('flagged', 0)} flagged): tabs \"Default\" (every "
+                  "item) and \"Suspected label errors\", highest confidence first")
     console.print(f"  Review instance    {result.review_url}   (the experts' only accounts; no source data)")
     for email, project_id in result.review_projects.items():
         console.print(f"  Expert project     {result.review_url}/projects/{project_id}/data   "

@@ -35,14 +35,8 @@ LABEL_CONFIG = """<View>
 GUIDELINES = ("<p>Read the document, then the statement. Choose <b>Supported</b> when every fact in the "
               "statement is stated in the document (paraphrases count), <b>Not supported</b> when the "
               "statement contradicts the document or adds a fact the document does not state.</p>")
-DESCRIPTION = ("24 short claims with their original labels (some are wrong on purpose). Sort the Data "
-               "Manager by Prediction score to see where the ensemble is most confident.")
-SCORE_VIEW = "By prediction score"
-HIDDEN_COLUMNS = ("inner_id", "completed_at", "cancelled_annotations", "total_annotations", "total_predictions",
-                  "annotators", "annotations_results", "annotations_ids", "predictions_results",
-                  "predictions_model_versions", "file_upload", "storage_filename", "created_at", "updated_at",
-                  "updated_by", "avg_lead_time", "draft_exists")
-
+DESCRIPTION = ("24 short claims with their original labels (some are wrong on purpose). The Data "
+               "Manager lists them by Prediction score, where the ensemble is most confident first.")
 
 def sample_tasks() -> list[dict[str, Any]]:
     """The bundled sample as Label Studio tasks: the inputs, the item id, the original label as an annotation."""
@@ -95,21 +89,6 @@ def connect_model(client: LabelStudio, project_id: int, *, url: str, auth: tuple
     created = client.ml.create(project=project_id, url=url, title="label-audit", auth_method="BASIC_AUTH",
                                basic_auth_user=user, basic_auth_pass=password, is_interactive=False)
     return int(created.id)
-
-
-def ensure_score_view(client: LabelStudio, project_id: int) -> None:
-    """A Data Manager tab listing every task by the ensemble's confidence, highest first.
-
-    The worker's "Suspected label errors" tab lists the flagged tasks only; Label Studio's own default
-    tab hides the "Prediction score" column, and its raw result columns are JSON a newcomer cannot read.
-    """
-    if any((view.data or {}).get("title") == SCORE_VIEW for view in client.views.list(project=project_id)):
-        return
-    hidden = [f"tasks:{name}" for name in HIDDEN_COLUMNS]
-    client.views.create(project=project_id, data={
-        "title": SCORE_VIEW, "ordering": ["-tasks:predictions_score"],
-        "hiddenColumns": {"explore": hidden, "labeling": [*hidden, "tasks:predictions_score", "tasks:data.item"]},
-    })
 
 
 def ensure_experts(url: str, client: LabelStudio, passwords: Mapping[str, str]) -> None:

@@ -30,6 +30,7 @@ HIDDEN_COLUMNS = [
     "tasks:inner_id", "tasks:annotations_ids", "tasks:predictions_model_versions", "tasks:file_upload",
     "tasks:storage_filename", "tasks:created_at", "tasks:updated_at", "tasks:updated_by",
     "tasks:avg_lead_time", "tasks:draft_exists", "tasks:cancelled_annotations", "tasks:completed_at",
+    "tasks:annotations_results", "tasks:predictions_results",  # raw JSON a reader cannot use in a list
 ]
 
 
@@ -105,8 +106,9 @@ def unhide_score_column(client: Any, project_id: int) -> int:
 def ensure_suspects_view(client: Any, project_id: int, model_version: str) -> int:
     """Create or update the project's "Suspected label errors" tab; returns the view id.
 
-    A project with no tab yet also gets a "Default" tab (all tasks, score shown) first, so the Data
-    Manager does not open on the suspects alone.
+    A project with no tab yet also gets a "Default" tab first (every task, score shown, highest score
+    first), so the Data Manager does not open on the suspects alone and the lead needs no third tab to
+    rank the whole project.
     """
     views = _views(client, project_id)
     wanted = suspects_view_data(model_version)
@@ -117,7 +119,7 @@ def ensure_suspects_view(client: Any, project_id: int, model_version: str) -> in
                 _save_view(client, project_id, int(view["id"]), {**data, **wanted})
             return int(view["id"])
     if not views:
-        default = {"title": "Default", "hiddenColumns": wanted["hiddenColumns"]}
+        default = {"title": "Default", "ordering": wanted["ordering"], "hiddenColumns": wanted["hiddenColumns"]}
         _request(client, "POST", "api/dm/views", json={"project": int(project_id), "data": default})
     _request(client, "POST", "api/dm/views", json={"project": int(project_id), "data": wanted})
     return _dedupe(client, project_id)

@@ -22,7 +22,6 @@ import pytest
 
 from backend.demo.home import ADMIN, EXPERTS, DemoHome
 from backend.demo.processes import ProcessTable
-from backend.demo.project import SCORE_VIEW
 from backend.labelstudio.client import connect, find_user, iter_tasks
 from backend.labelstudio.local import find_label_studio_bin
 from backend.ledger import Ledger
@@ -163,14 +162,15 @@ def test_review_projects_are_blind(demo):
 
 def test_browser_shows_scores_to_the_lead_and_only_inputs_to_an_expert(demo):
     project = demo.state["project"]
-    (tab,) = [v.id for v in demo.client().views.list(project=project) if (v.data or {}).get("title") == SCORE_VIEW]
+    (tab,) = [v.id for v in demo.client().views.list(project=project) if (v.data or {}).get("title") == "Default"]
     shot, text = screenshot_as(demo.url(), ADMIN, demo.secrets["source"]["password"],
                                f"/projects/{project}/data?tab={tab}",
                                "demo-data-manager.png", wait_for="text=Prediction score")
     print(f"Data Manager screenshot: {shot}")
     ledger = Ledger(demo.home.database_url)
     top = max(r.confidence for r in ledger.results(str(project)) if r.confidence is not None)
-    assert "Prediction score" in text and "By prediction score" in text and "Suspected label errors" in text
+    assert "Prediction score" in text and "Suspected label errors" in text and "By prediction score" not in text
+    assert len(demo.client().views.list(project=project)) == 2  # Default (every item, by score) + suspects
     assert f"{top:.3f}" in text  # the ensemble's highest confidence, as Label Studio rounds it
     scores = [float(s) for s in re.findall(r"^0\.\d{3}$", text, flags=re.M)]
     assert scores and scores == sorted(scores, reverse=True)  # highest confidence first

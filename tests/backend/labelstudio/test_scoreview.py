@@ -69,8 +69,9 @@ def test_a_project_without_tabs_gets_a_default_tab_first(label_studio):
     ls = label_studio
     project, ids = ls.create_project(CONFIG, [{"t": "x"}, {"t": "y"}])
     import_predictions(ls.client, str(project), prediction_requests(
-        results(ids, [0.9, 0.8], [True, False]), spec_from_label_config(CONFIG), "label-audit-v9"))
+        results(ids, [0.8, 0.9], [False, True]), spec_from_label_config(CONFIG), "label-audit-v9"))
     found = tabs(ls, project)
     assert list(found) == ["Default", SUSPECTS_TITLE]
     assert SCORE_COLUMN not in found["Default"]["data"]["hiddenColumns"]["explore"]
-    assert [t for t, _ in listed(ls, project, found["Default"]["id"])] == ids  # Default: every task
+    # Default: every task, highest score first (the demo needs no third tab to rank the project)
+    assert [t for t, _ in listed(ls, project, found["Default"]["id"])] == [ids[1], ids[0]]
