@@ -6,12 +6,12 @@ all take their defaults from here, so a default changes in one place.
 
 from __future__ import annotations
 
-from backend.ensemble import DEFAULT_DELTA
+from backend.ensemble import DEFAULT_DELTA, DEFAULT_QUORUM
 
 __all__ = [
     "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CONCURRENCY",
-    "DEFAULT_DELTA", "HOME", "MAX_ATTEMPTS", "MAX_REQUEST_BYTES", "MEMBER", "QUEUE", "REDIS_URL", "SPEC",
-    "TIMEOUT",
+    "DEFAULT_DELTA", "EARLY_EXIT", "HOME", "MAX_ATTEMPTS", "MAX_REQUEST_BYTES", "MEMBER", "QUEUE", "QUORUM_MODELS",
+    "QUORUM_SHARE", "REDIS_URL", "SPEC", "TIMEOUT", "TOP",
 ]
 
 SPEC = "auto"  # the Label Studio backend: a built-in spec when the project fits one, else its own prompts
@@ -19,6 +19,10 @@ MEMBER = "local:smollm2"  # the embedded default judge
 CONCURRENCY = 8  # calls in flight at once
 TIMEOUT = 60.0  # per-call timeout, seconds
 MAX_ATTEMPTS = 5  # tries per call, the first included
+QUORUM_SHARE = DEFAULT_QUORUM.min_share  # share of the members that must answer for a flaggable verdict
+QUORUM_MODELS = DEFAULT_QUORUM.every_model  # and every model through at least one of its prompts
+EARLY_EXIT = False  # stop an item once the remaining members cannot change its verdict
+TOP = 10  # suspects listed in a summary
 BACKOFF_BASE = 0.5  # first backoff, seconds
 BACKOFF_MAX = 30.0  # backoff cap, seconds
 BREAKER_AFTER = 5  # consecutive failed calls that mark a provider down

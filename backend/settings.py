@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from backend import defaults
+from backend.ensemble import Quorum
 from backend.members import MemberSpec, member_specs_from_config, parse_member_arg
 
 __all__ = ["Settings", "environment", "env_value", "parse_bool"]
@@ -52,6 +53,16 @@ def _number(env: Mapping[str, str], name: str, kind: type, default: Any) -> Any:
         raise ValueError(f"{name} must be a {kind.__name__}, got {raw!r}") from None
 
 
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    """A yes/no variable: unset or empty keeps ``default``; anything but yes/no words is a ValueError."""
+    raw = (env.get(name) or "").strip().lower()
+    if not raw:
+        return default
+    if raw not in {"1", "true", "yes", "on", "0", "false", "no", "off"}:
+        raise ValueError(f"{name} must be true or false, got {raw!r}")
+    return parse_bool(raw)
+
+
 def _members(env: Mapping[str, str]) -> tuple[MemberSpec, ...]:
     if env.get("LABEL_AUDIT_MEMBERS_FILE"):
         return tuple(member_specs_from_config(env["LABEL_AUDIT_MEMBERS_FILE"]))
@@ -68,7 +79,10 @@ class Settings:
     label_field: str | None = None
     control: str | None = None
     threshold: float | None = None
-    delta: int = defaults.DEFAULT_DELTA
+    delta: int | None = None  # None: the task spec's own flag rule (a boundary rule stays boundary-only)
+    quorum_share: float = defaults.QUORUM_SHARE
+    quorum_models: bool = defaults.QUORUM_MODELS
+    early_exit: bool = defaults.EARLY_EXIT  # set by `score --early-exit` only: workers have no price order
     batch_size: int = defaults.BATCH_SIZE
     concurrency: int = defaults.CONCURRENCY
     timeout: float = defaults.TIMEOUT
@@ -89,10 +103,11 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":
         """Settings from ``env`` (default: the process environment), then ``overrides`` (CLI options).
 
-        An override of None means "not given" and keeps the environment's value.
+        An override of None means "not given" and keeps the environment's value; members given as an
+        override are used without reading (or validating) the environment's members.
         """
         env = environment() if env is None else env
-        members = _members(env)
+        members = overrides.get("members") or _members(env)
         key_names = set(PROVIDER_KEY_VARIABLES) | {
             str(m.options["api_key_env"]) for m in members if m.options and m.options.get("api_key_env")
         }
@@ -102,7 +117,9 @@ class Settings:
             "label_field": env.get("LABEL_AUDIT_LABEL_FIELD") or None,
             "control": env.get("LABEL_AUDIT_CONTROL") or None,
             "threshold": _number(env, "LABEL_AUDIT_THRESHOLD", float, None),
-            "delta": _number(env, "LABEL_AUDIT_DELTA", int, defaults.DEFAULT_DELTA),
+            "delta": _number(env, "LABEL_AUDIT_DELTA", int, None),
+            "quorum_share": _number(env, "LABEL_AUDIT_QUORUM", float, defaults.QUORUM_SHARE),
+            "quorum_models": _flag(env, "LABEL_AUDIT_QUORUM_MODELS", defaults.QUORUM_MODELS),
             "batch_size": _number(env, "LABEL_AUDIT_BATCH", int, defaults.BATCH_SIZE),
             "concurrency": _number(env, "LABEL_AUDIT_CONCURRENCY", int, defaults.CONCURRENCY),
             "timeout": _number(env, "LABEL_AUDIT_TIMEOUT", float, defaults.TIMEOUT),
@@ -127,6 +144,7 @@ class Settings:
 
         check_ensemble_values(members=self.members, batch_size=self.batch_size, threshold=self.threshold,
                               delta=self.delta)
+        self.quorum()  # ValueError on a share outside [0, 1]
         if (self.auth_user is None) != (self.auth_password is None):
             raise ValueError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
 
@@ -147,12 +165,17 @@ class Settings:
         found = [self.label_studio_token, self.auth_password, *self.provider_keys]
         return tuple(s for s in found if s)
 
+    def quorum(self) -> Quorum:
+        """How many members must answer before a verdict counts (the engine's and the summary's)."""
+        return Quorum(min_share=self.quorum_share, every_model=self.quorum_models)
+
     def engine_config(self, **overrides: Any):
-        """The scoring engine's view (:class:`backend.engine_config.EngineConfig`)."""
+        """The scoring engine's view (:class:`backend.engine_config.EngineConfig`): `score`, probes, workers."""
         from backend.engine_config import EngineConfig
 
-        base = {"threshold": self.threshold, "delta": self.delta, "concurrency": self.concurrency,
-                "timeout": self.timeout, "max_attempts": self.max_attempts}
+        base = {"threshold": self.threshold, "delta": self.delta, "quorum": self.quorum(),
+                "early_exit": self.early_exit, "concurrency": self.concurrency, "timeout": self.timeout,
+                "max_attempts": self.max_attempts}
         return EngineConfig(**{**base, **overrides})
 
     def ensemble(self):

@@ -1,15 +1,20 @@
 """The one CLI context of the scoring commands: options resolved once into :class:`backend.settings.Settings`.
 
 ``score``, ``demo`` and ``probe`` share the member options (``--members`` file or ``--member`` flags,
-else the settings' members) and the engine knobs; each option left out keeps the environment's value,
-and the environment's absence keeps :mod:`backend.defaults`.
+else the settings' members) and the engine knobs declared here; every one defaults to None ("not
+given"), so an option left out keeps the environment's value, and the environment's absence keeps
+:mod:`backend.defaults` (which the help texts quote). The engine then takes
+:meth:`Settings.engine_config` — the same view the workers take.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
+import typer
+
+from backend import defaults
 from backend.members import MemberSpec, member_specs_from_config, parse_member_arg
 from backend.settings import Settings
 
@@ -18,6 +23,30 @@ from backend.settings import Settings
 #: shows in ``ps`` and shell history for every local user.
 TOKEN_HELP = ("Label Studio API token. Prefer $LABEL_STUDIO_API_KEY: a token given here is visible to other "
               "local users in `ps` and stays in shell history. Never printed.")
+
+MEMBERS_FILE = typer.Option(None, "--members", help="YAML list of members (provider, model, base_url, prompts, "
+                            "options); default $LABEL_AUDIT_MEMBERS_FILE.")
+MEMBER = typer.Option(None, "--member", help="PROVIDER:MODEL or PROVIDER:MODEL@BASE_URL, repeatable; each adds one "
+                      f"model with all prompts (default $LABEL_AUDIT_MEMBERS, else {defaults.MEMBER}).")
+
+
+def _setting(flag: str, what: str, variable: str, default: object) -> Any:
+    """An option of a run setting: None when left out; its help names the variable and the default."""
+    return typer.Option(None, flag, help=f"{what} (default ${variable}, else {default}).")
+
+
+THRESHOLD = _setting("--threshold", "Minimum confidence to flag", "LABEL_AUDIT_THRESHOLD",
+                     "0.5 binary and nominal, 0.2 ordinal")
+DELTA = _setting("--delta", "Ordinal tasks: flag when |prediction - original| > DELTA", "LABEL_AUDIT_DELTA",
+                 "the task spec's flag rule")
+QUORUM = _setting("--quorum", "Share of members that must answer for an item to be flaggable", "LABEL_AUDIT_QUORUM",
+                  f"{defaults.QUORUM_SHARE:g}")
+QUORUM_MODELS = _setting("--quorum-models/--no-quorum-models", "Also require every model to answer through at "
+                         "least one prompt", "LABEL_AUDIT_QUORUM_MODELS", "yes" if defaults.QUORUM_MODELS else "no")
+CONCURRENCY = _setting("--concurrency", "Calls in flight at once", "LABEL_AUDIT_CONCURRENCY", defaults.CONCURRENCY)
+TIMEOUT = _setting("--timeout", "Per-call timeout, seconds", "LABEL_AUDIT_TIMEOUT", f"{defaults.TIMEOUT:g}")
+MAX_ATTEMPTS = _setting("--max-attempts", "Tries per call, retryable errors only", "LABEL_AUDIT_MAX_ATTEMPTS",
+                        defaults.MAX_ATTEMPTS)
 
 
 def member_specs(members_file: Optional[Path], member: Optional[Sequence[str]]) -> tuple[MemberSpec, ...] | None:
@@ -32,6 +61,6 @@ def member_specs(members_file: Optional[Path], member: Optional[Sequence[str]]) 
 
 
 def run_settings(*, members_file: Optional[Path] = None, member: Optional[Sequence[str]] = None,
-                 **options: Any) -> Settings:
-    """Settings from the environment with the given command options on top (None = not given)."""
-    return Settings.from_env(members=member_specs(members_file, member), **options)
+                 env: Optional[Mapping[str, str]] = None, **options: Any) -> Settings:
+    """Settings from ``env`` (default: the process environment) with the command options on top (None = not given)."""
+    return Settings.from_env(env, members=member_specs(members_file, member), **options)

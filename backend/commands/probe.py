@@ -15,11 +15,10 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from backend import defaults
 from backend.atomic_write import atomic_write
 from backend.cache import CallCache
 from backend.cli_errors import fail
-from backend.commands.context import run_settings
+from backend.commands import context
 from backend.dataset import read_items
 from backend.members import build_members
 from backend.probes.pipeline import run_probes
@@ -46,8 +45,8 @@ def register(app: typer.Typer) -> None:
     def probe(
         input_path: Path = typer.Argument(..., metavar="INPUT", help="Labelled items (JSONL, or CSV/TSV by suffix): the probes borrow their queries/claims and negative items."),
         task: str = typer.Option(..., "--task", help="Task spec: factual-consistency, likert, relevance, or a YAML/TOML file."),
-        members_file: Optional[Path] = typer.Option(None, "--members", help="YAML list of members (provider, model, base_url, prompts, options)."),
-        member: Optional[list[str]] = typer.Option(None, "--member", help="PROVIDER:MODEL[@BASE_URL], repeatable."),
+        members_file: Optional[Path] = context.MEMBERS_FILE,
+        member: Optional[list[str]] = context.MEMBER,
         n: int = typer.Option(20, "--n", help="Items per condition (RandP: sampled items per length; NonRelP: negative items)."),
         seed: int = typer.Option(0, "--seed", help="Seed of every random choice (same seed, same probes)."),
         lengths: str = typer.Option("100,200,400", "--lengths", help="Random-passage lengths in words."),
@@ -58,16 +57,16 @@ def register(app: typer.Typer) -> None:
         db_url: Optional[str] = typer.Option(None, "--db-url", help="SQL URL of the audit database (default: --cache-url, else DATABASE_URL or ./.label-audit/audit.sqlite)."),
         cache_url: Optional[str] = typer.Option(None, "--cache-url", help="SQL URL of the call cache."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Call every member again and store no answer."),
-        concurrency: Optional[int] = typer.Option(None, "--concurrency", help=f"Calls in flight at once (default {defaults.CONCURRENCY})."),
-        timeout: Optional[float] = typer.Option(None, "--timeout", help=f"Per-call timeout, seconds (default {defaults.TIMEOUT:g})."),
-        max_attempts: Optional[int] = typer.Option(None, "--max-attempts", help=f"Tries per call, retryable errors only (default {defaults.MAX_ATTEMPTS})."),
+        concurrency: Optional[int] = context.CONCURRENCY,
+        timeout: Optional[float] = context.TIMEOUT,
+        max_attempts: Optional[int] = context.MAX_ATTEMPTS,
         progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: on a terminal)."),
     ) -> None:
         """Probe each judge with keyword-stuffed and instruction-injected items that deserve the negative label."""
         if not input_path.is_file():
             fail(f"no such input file: {input_path}")
         try:
-            settings = run_settings(members_file=members_file, member=member, concurrency=concurrency,
+            settings = context.run_settings(members_file=members_file, member=member, concurrency=concurrency,
                                     timeout=timeout, max_attempts=max_attempts)
             spec = load_spec(task)
             lengths_t = parse_lengths(lengths)

@@ -11,7 +11,9 @@ goes to the same database (``--db``, default ``DATABASE_URL``).
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator, Optional
 
 import typer
 from rich.console import Console
@@ -35,21 +37,35 @@ REVIEW_URL = typer.Option(
 )
 
 
-def _open(url: Optional[str], db: Optional[str]):
+@dataclass(frozen=True)
+class _Session:
+    """What every review command works with: both instances' clients, the ledger and the review store."""
+
+    client: Any
+    ledger: Any
+    store: Any
+    review: Any  # the review instance's client, or ``client`` itself when none is configured
+    review_url: Optional[str]
+    delta: Optional[int]  # the run settings' flag distance: gold agrees with the workers' flag rule
+
+
+@contextmanager
+def _session(url: Optional[str], db: Optional[str], review_url: Optional[str]) -> Iterator[_Session]:
+    """Open the session; bad input or a Label Studio error inside the block exits 2 with one line."""
     from backend.labelstudio.client import connect
+    from backend.labelstudio.instances import review_client_or, review_connection_from_env
     from backend.ledger import Ledger
     from backend.review.store import ReviewStore
+    from backend.settings import Settings
 
-    client = connect(url)
-    ledger = Ledger(db)
-    return client, ledger, ReviewStore(db_engine=ledger.db_engine)
-
-
-def _review_client(client, review_url: Optional[str]):
-    """The review instance's client, or ``client`` itself when none is configured; and its URL."""
-    from backend.labelstudio.instances import review_client_or, review_connection_from_env
-
-    return review_client_or(client, url=review_url), review_connection_from_env(review_url).url
+    try:
+        client = connect(url)
+        ledger = Ledger(db)
+        yield _Session(client, ledger, ReviewStore(db_engine=ledger.db_engine),
+                       review_client_or(client, url=review_url), review_connection_from_env(review_url).url,
+                       Settings.from_env().delta)
+    except client_errors() as exc:
+        _fail(describe_error(exc))
 
 
 def _source(client, ledger, project: int):
@@ -59,24 +75,14 @@ def _source(client, ledger, project: int):
     return load_source(client, project, label_field=settings.get("label_field"))
 
 
-def _refresh_gold(store, ledger, source) -> None:
-    """Recompute the source project's gold labels from the ledger's verdicts and the experts' answers."""
-    from backend.review.gold import refresh_gold
-
-    refresh_gold(store, ledger.results(source.key), source.spec, source_project=source.key)
-
-
 def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: Optional[str]):
     """Collect the experts' answers and recompute gold labels: (store, source project), or exit 2."""
     from backend.review.gold import refresh_review
 
-    try:
-        client, ledger, store = _open(url, db)
-        source = _source(client, ledger, project)
-        refresh_review(_review_client(client, review_url)[0], store, source, ledger.results(source.key))
-    except client_errors() as exc:
-        _fail(describe_error(exc))
-    return store, source
+    with _session(url, db, review_url) as s:
+        source = _source(s.client, s.ledger, project)
+        refresh_review(s.review, s.store, source, s.ledger.results(source.key), delta=s.delta)
+    return s.store, source
 
 
 def _print_skipped(out: Console, errors: dict[str, str]) -> None:
@@ -124,21 +130,17 @@ def push(
     try:
         request = None if sample is None else SampleRequest(
             sample, design=design, seed=seed, bands=tuple(float(b) for b in (bands or "").split(",") if b.strip()))
+        check_push_options(experts.split(","), order=order, budget=budget)
     except ValueError as exc:
         _fail(str(exc))
-    try:
-        check_push_options(experts.split(","), order=order, budget=budget)
-        client, ledger, store = _open(url, db)
-        review, resolved_review_url = _review_client(client, review_url)
-        check_review_instance(client, review, source_project=project, source_url=source_url_from_env(url),
-                              review_url=resolved_review_url, allow_same_instance=allow_same_instance)
+    with _session(url, db, review_url) as s:
+        check_review_instance(s.client, s.review, source_project=project, source_url=source_url_from_env(url),
+                              review_url=s.review_url, allow_same_instance=allow_same_instance)
         report = push_review(
-            client, store, ledger, review_client=review, project_id=project, experts=experts.split(","),
+            s.client, s.store, s.ledger, review_client=s.review, project_id=project, experts=experts.split(","),
             threshold=threshold, budget=budget, order=order, seed=seed, label_field=label_field, sample=request,
             initial_passwords=initial_passwords,
         )
-    except client_errors() as exc:
-        _fail(describe_error(exc))
     if json_out:
         _print_json(report.to_json())
         return
@@ -166,16 +168,13 @@ def reconcile_cmd(
     json_out: bool = JSON,
 ) -> None:
     """Round 2: a reconciliation project with only the items the experts disagreed on."""
+    from backend.review.gold import refresh_gold
     from backend.review.reconcile import reconcile
 
-    try:
-        client, ledger, store = _open(url, db)
-        source = _source(client, ledger, project)
-        review, _ = _review_client(client, review_url)
-        report = reconcile(client, store, source, partial=partial, review_client=review)
-        _refresh_gold(store, ledger, source)
-    except client_errors() as exc:
-        _fail(describe_error(exc))
+    with _session(url, db, review_url) as s:
+        source = _source(s.client, s.ledger, project)
+        report = reconcile(s.client, s.store, source, partial=partial, review_client=s.review)
+        refresh_gold(s.store, s.ledger.results(source.key), source.spec, source_project=source.key, delta=s.delta)
     if json_out:
         _print_json(report.to_json())
         return

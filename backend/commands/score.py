@@ -21,7 +21,8 @@ from rich.console import Console
 
 from backend.atomic_write import atomic_write
 from backend.cache import CallCache
-from backend.commands import demo_ls
+from backend import defaults
+from backend.commands import context, demo_ls
 from backend.cli_errors import fail as _fail
 from backend.costs.accounting import Accountant, provider_model
 from backend.costs.budget import Budget
@@ -30,8 +31,8 @@ from backend.costs.prices import PriceTable, load_prices
 from backend.costs.report import estimate_table
 from backend.dataset import read_items
 from backend.engine import Engine, EngineConfig
-from backend.ensemble import Quorum, flag_rule
-from backend.members import Member, default_members, ensemble_fingerprint, members_from_args, members_from_config
+from backend.ensemble import flag_rule
+from backend.members import Member, build_members, ensemble_fingerprint
 from backend.summary import SuspectList, build_summary, print_summary
 from backend.task_options import resolve_task
 from backend.taskspec import TaskSpec, load_spec
@@ -170,49 +171,48 @@ def score(
     label_config: Optional[Path] = typer.Option(None, "--label-config", help="Generic task from a Label Studio label config (XML file)."),
     family: Optional[str] = typer.Option(None, "--family", help="binary, ordinal or nominal (default: 2 labels binary, numbers ordinal, else nominal)."),
     negative_label: Optional[str] = typer.Option(None, "--negative-label", help="The 'nothing here' class (strict aggregation, probes)."),
-    members_file: Optional[Path] = typer.Option(None, "--members", help="YAML list of members (provider, model, base_url, prompts, options)."),
-    member: Optional[list[str]] = typer.Option(None, "--member", help="PROVIDER:MODEL or PROVIDER:MODEL@BASE_URL, repeatable; each adds one model with all prompts."),
+    members_file: Optional[Path] = context.MEMBERS_FILE,
+    member: Optional[list[str]] = context.MEMBER,
     out: Optional[Path] = typer.Option(None, "--out", help="Write one JSON line per input item here."),
     summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Also write the summary as JSON here."),
-    threshold: Optional[float] = typer.Option(None, "--threshold", help="Minimum confidence to flag (default 0.5 binary and nominal, 0.2 ordinal)."),
-    delta: Optional[int] = typer.Option(None, "--delta", help="Ordinal tasks: flag when |prediction - original| > DELTA (default: the task spec's flag rule)."),
-    quorum: float = typer.Option(0.5, "--quorum", help="Share of members that must answer for an item to be flaggable."),
-    quorum_models: bool = typer.Option(True, "--quorum-models/--no-quorum-models", help="Also require every model to answer through at least one prompt."),
-    concurrency: int = typer.Option(8, "--concurrency", help="Calls in flight at once."),
-    timeout: float = typer.Option(60.0, "--timeout", help="Per-call timeout, seconds."),
-    max_attempts: int = typer.Option(5, "--max-attempts", help="Tries per call (retryable errors only)."),
+    threshold: Optional[float] = context.THRESHOLD,
+    delta: Optional[int] = context.DELTA,
+    quorum: Optional[float] = context.QUORUM,
+    quorum_models: Optional[bool] = context.QUORUM_MODELS,
+    concurrency: Optional[int] = context.CONCURRENCY,
+    timeout: Optional[float] = context.TIMEOUT,
+    max_attempts: Optional[int] = context.MAX_ATTEMPTS,
     cache_url: Optional[str] = typer.Option(None, "--cache-url", help="SQL URL of the call cache (default: DATABASE_URL or ./.label-audit/audit.sqlite)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Call every member again and store nothing."),
-    top: int = typer.Option(10, "--top", help="How many suspects to list."),
+    top: int = typer.Option(defaults.TOP, "--top", help="How many suspects to list."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: on a terminal, for runs over 20 items)."),
     prices_file: Optional[Path] = typer.Option(None, "--prices", help="Price file (YAML: provider, model, input_per_million, output_per_million in USD); see examples/prices.example.yaml."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate items, calls, cached calls, tokens, cost and time per member; call no model."),
     max_cost: Optional[float] = typer.Option(None, "--max-cost", help="Stop cleanly before spending more than this many USD (needs --prices); rerun to resume."),
-    early_exit: bool = typer.Option(False, "--early-exit", help="Call members cheapest first (by --prices) and stop an item once the rest cannot change its flag or prediction."),
+    early_exit: bool = typer.Option(defaults.EARLY_EXIT, "--early-exit", help="Call members cheapest first (by --prices) and stop an item once the rest cannot change its flag or prediction."),
 ) -> None:
-    """Score a labelled file with an LLM ensemble and flag suspected label errors."""
-    if members_file and member:
-        _fail("use either --members or --member, not both")
+    """Score a labelled file with an LLM ensemble and flag suspected label errors.
+
+    An option left out takes its LABEL_AUDIT_* variable, else the default named in its help: the same
+    settings the Label Studio workers judge with.
+    """
     try:
+        settings = context.run_settings(
+            members_file=members_file, member=member, threshold=threshold, delta=delta, quorum_share=quorum,
+            quorum_models=quorum_models, early_exit=early_exit or None, concurrency=concurrency,
+            timeout=timeout, max_attempts=max_attempts,
+        )
         spec = resolve_task(task=task, labels=labels, fields=fields, guidelines=guidelines,
                             label_config=label_config, family=family, negative_label=negative_label)
-        config = EngineConfig(
-            threshold=threshold, delta=delta, concurrency=concurrency, timeout=timeout, max_attempts=max_attempts,
-            quorum=Quorum(min_share=quorum, every_model=quorum_models), early_exit=early_exit,
-        )
-        flag_rule(spec, delta=delta)  # a bad rule fails here, before any call
+        config = settings.engine_config()
+        flag_rule(spec, delta=config.delta)  # a bad rule fails here, before any call
         prices = load_prices(prices_file) if prices_file else None
-        if members_file:
-            members = members_from_config(members_file, spec)
-        elif member:
-            members = members_from_args(member, spec)
-        else:
-            members = default_members(spec)
+        members = build_members(settings.members, spec)
     except (ValueError, OSError) as exc:
         _fail(str(exc))
     if not input_path.is_file():
         _fail(f"no such input file: {input_path}")
-    if early_exit and prices is not None:
+    if config.early_exit and prices is not None:
         members = cheapest_first(members, prices)
     budget = None
     if max_cost is not None:
@@ -260,15 +260,19 @@ def demo(
     console = Console()
     console.print(f"[bold yellow]Note:[/bold yellow] {DEMO_WARNING}\n")
     spec = load_spec("factual-consistency")
-    members = default_members(spec)
+    try:  # the embedded judge whatever LABEL_AUDIT_MEMBERS says (the warning is about it); the rest from settings
+        settings = context.run_settings(member=[defaults.MEMBER])
+        members = build_members(settings.members, spec)
+    except ValueError as exc:
+        _fail(str(exc))
     cache = None if no_cache else CallCache(cache_url)
     with resources.as_file(resources.files("backend").joinpath("data", DEMO_SAMPLE)) as sample:
         console.print(f"Scoring the bundled sample {sample.name} with {len(members)} members: "
                       + ", ".join(m.id for m in members))
         try:
             summary = run_scoring(
-                sample, spec, members, config=EngineConfig(), cache=cache, out=out, summary_json=summary_json,
-                top=10, progress=None, console=console,
+                sample, spec, members, config=settings.engine_config(), cache=cache, out=out,
+                summary_json=summary_json, top=defaults.TOP, progress=None, console=console,
             )
         finally:
             if cache is not None:

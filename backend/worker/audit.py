@@ -116,9 +116,9 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
     ]
     from backend.ensemble import flag_rule, resolve_threshold
 
-    rule = flag_rule(spec).describe() if spec.family == "ordinal" else "prediction != original"
+    rule = flag_rule(spec, delta=config.delta).describe() if spec.family == "ordinal" else "prediction != original"
     return build_summary(stats, task=spec.name, members=members, model_version=run.model_version,
-                         threshold=resolve_threshold(spec, config.threshold), delta=None,
+                         threshold=resolve_threshold(spec, config.threshold), delta=config.delta,
                          suspects=suspects, flag_rule=rule, accounting=accountant.to_dict())
 
 

@@ -20,7 +20,7 @@ from backend.taskspec import TaskSpec
 MODEL_VERSION_PREFIX = "label-audit-"
 
 
-def check_ensemble_values(*, members: tuple, batch_size: int, threshold: float | None, delta: int) -> None:
+def check_ensemble_values(*, members: tuple, batch_size: int, threshold: float | None, delta: int | None) -> None:
     """The checks shared by :class:`EnsembleConfig` and :class:`backend.settings.Settings` (ValueError)."""
     if not members:
         raise ValueError("the ensemble needs at least one member")
@@ -28,7 +28,7 @@ def check_ensemble_values(*, members: tuple, batch_size: int, threshold: float |
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     if threshold is not None and not 0.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be within [0, 1], got {threshold}")
-    if delta < 0:
+    if delta is not None and delta < 0:
         raise ValueError(f"delta must be >= 0, got {delta}")
 
 
@@ -49,8 +49,9 @@ class EnsembleConfig:
         The ``<Choices>`` control to audit when the label config has several.
     threshold : float, optional
         Flag confidence threshold (default: the engine's per-family default).
-    delta : int
-        Ordinal flag distance: flag when ``|pred - orig| > delta``.
+    delta : int, optional
+        Ordinal flag distance: flag when ``|pred - orig| > delta`` (None: the task spec's own rule, as in
+        `label-audit score` without ``--delta``; see :func:`backend.ensemble.flag_rule`).
     batch_size : int
         Tasks per RQ job.
     """
@@ -60,7 +61,7 @@ class EnsembleConfig:
     label_field: str | None = None
     control: str | None = None
     threshold: float | None = None
-    delta: int = defaults.DEFAULT_DELTA
+    delta: int | None = None
     batch_size: int = defaults.BATCH_SIZE
 
     def __post_init__(self) -> None:

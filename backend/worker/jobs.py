@@ -81,7 +81,7 @@ def score_tasks(
     counts = {"scored": 0, "errors": len(converted.errors), "deferred": 0, "imported": 0}
     if items:
         engine = Engine(spec, cfg.build(spec), cache=CallCache(settings.database_url),
-                        config=settings.engine_config(threshold=cfg.threshold, delta=cfg.delta),
+                        config=settings.engine_config(),
                         secrets=settings.secrets())
         buffer: list[ItemResult] = []
         for result in engine.score(items):

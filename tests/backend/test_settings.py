@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from backend.commands.context import run_settings
 from backend.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -24,10 +25,23 @@ def test_environment_then_options_with_defaults_from_one_module() -> None:
 
 
 @pytest.mark.parametrize("env", [{"LABEL_AUDIT_DELTA": "-1"}, {"LABEL_AUDIT_BATCH": "zero"},
-                                 {"BASIC_AUTH_USER": "only-user"}, {"LABEL_AUDIT_THRESHOLD": "2"}])
+                                 {"BASIC_AUTH_USER": "only-user"}, {"LABEL_AUDIT_THRESHOLD": "2"},
+                                 {"LABEL_AUDIT_QUORUM": "1.5"}, {"LABEL_AUDIT_QUORUM_MODELS": "maybe"}])
 def test_bad_values_are_value_errors(env: dict) -> None:
     with pytest.raises(ValueError):
         Settings.from_env(env)
+
+
+def test_members_given_as_options_replace_the_environments_and_their_key_is_redacted(tmp_path) -> None:
+    members = tmp_path / "m.yaml"
+    members.write_text("- {provider: openai, model: m, options: {api_key_env: MY_KEY}}\n")
+    env = {"LABEL_AUDIT_MEMBERS_FILE": str(tmp_path / "missing.yaml"), "MY_KEY": "my-key-5555"}
+    with pytest.raises(OSError):
+        Settings.from_env(env)  # the environment's members are read when no option names members...
+    settings = run_settings(members_file=members, env=env)  # ...and not at all when one does
+    assert [m.model for m in settings.members] == ["m"] and "my-key-5555" in settings.secrets()
+    with pytest.raises(ValueError, match="either --members or --member"):
+        run_settings(members_file=members, member=["local:smollm2"], env=env)
 
 
 def test_secrets_are_listed_for_redaction_and_never_in_repr() -> None:
