@@ -38,16 +38,17 @@ from backend.cache import CallCache, call_key
 from backend.dataset import Item, ItemError
 from backend.costs.scheduling import EarlyExitScheduling
 from backend.engine_calls import CallOutcome, CallRunner
-from backend.engine_config import EngineConfig, EngineStats
+from backend.engine_config import EngineConfig
 from backend.ensemble import Decision, model_of, normalize, resolve_threshold, verdict
 from backend.guard import item_has_instructions
 from backend.members import Member
 from backend.prompting import spec_params
 from backend.providers.base import ClassDistribution
 from backend.results import ErrorInfo, ItemResult, MemberResult, input_hash
+from backend.run_stats import EngineStats
 from backend.taskspec import TaskSpec
 
-__all__ = ["Engine", "EngineConfig", "EngineStats"]  # config and stats live in backend.engine_config
+__all__ = ["Engine", "EngineConfig", "EngineStats"]  # they live in backend.engine_config and backend.run_stats
 
 
 @dataclass
@@ -233,56 +234,33 @@ class Engine(EarlyExitScheduling):
         return job
 
     def _finish(self, job: _Pending, inflight: dict[str, Future]) -> ItemResult:
-        stats = self.stats
-        stats.items += 1
+        """The item's result, counted by the run's tally (:meth:`EngineStats.add_result`)."""
         entry = job.entry
-        if isinstance(entry, ItemError):
-            stats.errors[entry.reason] += 1
-            return ItemResult(
-                id=entry.id or (f"line:{entry.line}" if entry.line is not None else ""),
-                original=None, prediction=None, confidence=None, probs=None, flagged=False,
-                error=ErrorInfo(entry.reason, False, entry.detail), line=entry.line,
-            )
-        results: list[MemberResult] = []
+        result = _input_error(entry) if isinstance(entry, ItemError) else self._judge(job, entry, inflight)
+        self.stats.add_result(result)
+        return result
+
+    def _judge(self, job: _Pending, entry: Item, inflight: dict[str, Future]) -> ItemResult:
+        """Wait for the item's calls and read the verdict; counts what only the engine knows."""
         fresh = self._drive_early_exit(job, inflight) if self.config.early_exit else False
-        skipped = [s for s in job.slots if s.lazy]
-        stats.early_exit_skipped += len(skipped)
-        stats.stopped_early += bool(skipped)
-        for slot in job.slots:
-            if slot.lazy:
-                continue
+        called = [s for s in job.slots if not s.lazy]
+        for slot in called:
             fresh |= self._resolve(slot, inflight)
-            if slot.result.cached:  # type: ignore[union-attr]
-                stats.cache_hits += 1
-            if slot.result.error:  # type: ignore[union-attr]
-                reason = slot.result.error.reason  # type: ignore[union-attr]
-                stats.errors[reason] += 1
-                stats.member_errors.setdefault(slot.member.id, Counter())[reason] += 1
-            results.append(slot.result)
-        stats.items_with_calls += fresh
-        stats.suspicious += job.suspicious
+        self.stats.early_exit_skipped += len(job.slots) - len(called)
+        self.stats.items_with_calls += fresh
+        results: tuple[MemberResult, ...] = tuple(s.result for s in called)  # type: ignore[misc]
         decision = job.decision if self.config.early_exit else verdict(
             [r.probs for r in results], self._models, entry.original, self.spec,
             threshold=self.threshold, delta=self.config.delta, quorum=self.config.quorum,
         )
+        common = dict(id=entry.id, original=entry.original, members=results, line=entry.line,
+                      suspicious_text=job.suspicious, data=entry.data, input_hash=input_hash(entry.fields))
         if decision is None:
-            reasons = Counter(r.reason for r in results)
-            detail = ", ".join(f"{r} x{n}" for r, n in sorted(reasons.items()))
-            retryable = any(r.error is not None and r.error.retryable for r in results)
-            return ItemResult(
-                id=entry.id, original=entry.original, prediction=None, confidence=None, probs=None, flagged=False,
-                members=tuple(results), line=entry.line, suspicious_text=job.suspicious, data=entry.data,
-                error=ErrorInfo("no_member_answered", retryable, detail), input_hash=input_hash(entry.fields),
-            )
-        stats.scored += 1
-        stats.flagged += decision.flagged
-        stats.insufficient += decision.insufficient
-        return ItemResult(
-            id=entry.id, original=entry.original, prediction=decision.prediction, confidence=decision.confidence,
-            probs=decision.probs, flagged=decision.flagged, members=tuple(results), line=entry.line,
-            suspicious_text=job.suspicious, data=entry.data, insufficient=decision.insufficient,
-            stopped_early=bool(skipped), input_hash=input_hash(entry.fields),
-        )
+            return ItemResult(prediction=None, confidence=None, probs=None, flagged=False,
+                              error=_no_answer(results), **common)
+        return ItemResult(prediction=decision.prediction, confidence=decision.confidence, probs=decision.probs,
+                          flagged=decision.flagged, insufficient=decision.insufficient,
+                          stopped_early=len(called) < len(job.slots), **common)
 
     def _resolve(self, slot: _Slot, inflight: dict[str, Future]) -> bool:
         """Wait for the slot's call and keep its result (once); True when a fresh call was made."""
@@ -303,6 +281,22 @@ class Engine(EarlyExitScheduling):
             error = ErrorInfo(outcome.error or "unknown", outcome.retryable, outcome.detail)
             slot.result = MemberResult(slot.member.id, error=error, latency_s=outcome.latency)
         return fresh
+
+
+def _input_error(entry: ItemError) -> ItemResult:
+    """The result of an input record that could not be read (no member runs on it)."""
+    return ItemResult(
+        id=entry.id or (f"line:{entry.line}" if entry.line is not None else ""),
+        original=None, prediction=None, confidence=None, probs=None, flagged=False,
+        error=ErrorInfo(entry.reason, False, entry.detail), line=entry.line,
+    )
+
+
+def _no_answer(results: Sequence[MemberResult]) -> ErrorInfo:
+    """Why an item has no verdict: its members' reasons, retryable when any of them is."""
+    reasons = Counter(r.reason for r in results)
+    detail = ", ".join(f"{r} x{n}" for r, n in sorted(reasons.items()))
+    return ErrorInfo("no_member_answered", any(r.error is not None and r.error.retryable for r in results), detail)
 
 
 def _progress_bar(total: int | None):

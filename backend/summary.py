@@ -12,8 +12,8 @@ from typing import Any, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from backend.engine import EngineStats
 from backend.results import ItemResult
+from backend.run_stats import EngineStats
 from backend.terminal_text import plain
 
 

@@ -95,7 +95,7 @@ def run_scoring(
                 if any(m.reason == "over_budget" for m in result.members):
                     stopped = {"reason": "max_cost", "items_done": done, "next_id": result.id,
                                "next_line": result.line, "spent_usd": round(budget.spent, 9) if budget else None}
-                    _forget(engine.stats, result)
+                    engine.stats.remove_result(result)  # the summary counts the written items only
                     accountant.add(result)  # its answered calls were made (and paid); cached for the rerun
                     break
                 suspects.add(result)
@@ -138,22 +138,6 @@ def run_scoring(
 def cheapest_first(members: list[Member], prices: PriceTable) -> list[Member]:
     """Members ordered by their model's price (stable: a model's prompts keep their order)."""
     return sorted(members, key=lambda m: prices.order_key(*provider_model(m.id)))
-
-
-def _forget(stats: Any, result: Any) -> None:
-    """Take the item a budget stop left unwritten out of the run's counts (the summary covers written items)."""
-    stats.items -= 1
-    stats.scored -= result.prediction is not None and result.error is None
-    stats.flagged -= bool(result.flagged)
-    stats.insufficient -= bool(result.insufficient)
-    for member in result.members:
-        if member.cached:
-            stats.cache_hits -= 1
-        if member.error:
-            stats.errors[member.error.reason] -= 1
-            stats.member_errors.get(member.member_id, {}).pop(member.error.reason, None)
-    stats.errors = +stats.errors  # drop the reasons that fell to zero
-    stats.member_errors = {m: c for m, c in stats.member_errors.items() if c}
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:

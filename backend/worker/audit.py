@@ -16,11 +16,11 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from backend.engine import EngineStats
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.projectspec import attach_guidelines
 from backend.ledger import Ledger
 from backend.results import ItemResult
+from backend.run_stats import EngineStats, tally
 from backend.summary import SuspectList, build_summary
 from backend.worker.config import EnsembleConfig
 from backend.labelstudio.predictions import import_predictions, prediction_requests
@@ -123,12 +123,10 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
 
 
 def stats_from_results(results: list[ItemResult]) -> EngineStats:
-    """Engine-style counters rebuilt from stored results with the engine's own tally.
+    """Engine-style counters rebuilt from stored results with the engine's own tally (:func:`tally`).
 
     The ledger does not know the calls themselves: a member answer that was not cached counts as one call.
     """
-    stats = EngineStats()
-    for res in results:
-        stats.add_result(res)
-        stats.llm_calls += sum(1 for m in res.members if not m.cached and m.error is None)
+    stats = tally(results)
+    stats.llm_calls = sum(1 for res in results for m in res.members if not m.cached and m.error is None)
     return stats

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from backend.run_stats import tally
+
 from ..inputs import AuditData
 from ..model import Section, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
@@ -26,17 +28,18 @@ def band_label(conf: float, edges: tuple[float, ...]) -> str:
 
 def audit_section(data: AuditData) -> Section:
     """Items audited, ensemble disagreement (Nahum Table 2 "% LLM disagree"), flags by band, review progress."""
-    n_items = len(data.items)
-    scored = data.scored
+    counts = tally(data.items)  # the run's own tally: the same counts as the score/audit summary
+    n_items = counts.items
+    scored = data.scored  # scored *and* labelled: the base of every rate below
     if not scored:
         return pending(KEY, TITLE, "no item has an ensemble verdict yet: score the project first",
                        sizes={"items": n_items})
     disagree = [it for it in scored if data.disagrees(it)]
     flagged = [it for it in data.items if it.flagged]
     reviewed = {str(it.id) for it, _ in data.reviewed()}
-    no_verdict = n_items - len([it for it in data.items if it.prediction is not None])
-    insufficient = sum(1 for it in data.items if getattr(it, "insufficient", False))
-    sizes = {"items": n_items, "scored": len(scored), "flagged": len(flagged),
+    no_verdict = counts.items - counts.scored
+    insufficient = counts.insufficient
+    sizes = {"items": n_items, "scored": len(scored), "flagged": counts.flagged,
              "routed to review": len(data.routed), "reviewed": len(reviewed)}
     overview = Table.build("Items", ("what", "count", "% of scored"), [
         ("items audited", n_items, None),
@@ -44,8 +47,8 @@ def audit_section(data: AuditData) -> Section:
         ("ensemble disagrees with the original label", len(disagree), 100.0 * len(disagree) / len(scored)),
         ("insufficient (fewer members answered than the quorum; never flagged)", insufficient,
          100.0 * insufficient / len(scored)),
-        ("flagged (disagrees, confidence > threshold, no tie, quorum met)", len(flagged),
-         100.0 * len(flagged) / len(scored)),
+        ("flagged (disagrees, confidence > threshold, no tie, quorum met)", counts.flagged,
+         100.0 * counts.flagged / len(scored)),
         ("routed to expert review", len(data.routed), 100.0 * len(data.routed) / len(scored)),
         ("reviewed, decision settled", len(reviewed), 100.0 * len(reviewed) / len(scored)),
     ])
@@ -65,7 +68,7 @@ def audit_section(data: AuditData) -> Section:
                      "sections that need gold labels use the settled ones only and say so.")
     return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(overview, by_band), notes=tuple(notes),
                    values={"items": n_items, "scored": len(scored), "disagree": len(disagree),
-                           "disagree_rate": len(disagree) / len(scored), "flagged": len(flagged),
+                           "disagree_rate": len(disagree) / len(scored), "flagged": counts.flagged,
                            "routed": len(data.routed), "reviewed": len(reviewed), "insufficient": insufficient})
 
 

@@ -17,6 +17,8 @@ from backend.costs.budget import Budget
 from backend.costs.prices import load_prices
 from backend.engine import EngineConfig
 from backend.members import default_members, members_from_args
+from backend.results import ItemResult
+from backend.run_stats import RESULT_KEYS, tally
 from backend.taskspec import load_spec
 
 pytestmark = pytest.mark.llm
@@ -97,6 +99,8 @@ def test_max_cost_stops_cleanly_and_resumes_without_calling_twice(tmp_path, smol
         stopped = first["stopped"]
         assert stopped and stopped["reason"] == "max_cost" and 0 < stopped["spent_usd"] <= cap
         assert 0 <= stopped["items_done"] < 4 and first["items"] == stopped["items_done"]
+        written = tally(ItemResult.from_json(json.loads(line)) for line in (tmp_path / "a.jsonl").read_text().splitlines())
+        assert {k: first[k] for k in RESULT_KEYS} == {k: written.to_dict()[k] for k in RESULT_KEYS}
         made_first = cache.count()
         assert 0 < made_first < full["calls"]
         second = _run(data, members, cache, prices=prices, budget=Budget(10 * full["cost_usd"], prices))
