@@ -39,7 +39,7 @@ from backend.dataset import Item, ItemError
 from backend.costs.scheduling import EarlyExitScheduling
 from backend.engine_calls import CallOutcome, CallRunner
 from backend.engine_config import EngineConfig
-from backend.ensemble import Decision, model_of, normalize, resolve_threshold, verdict
+from backend.ensemble import Decision, VerdictRule, model_of, normalize, resolve_threshold, verdict
 from backend.guard import item_has_instructions
 from backend.members import Member
 from backend.prompting import spec_params
@@ -111,6 +111,7 @@ class Engine(EarlyExitScheduling):
         self.budget = budget  # backend.costs.budget.Budget: checked before every call (--max-cost)
         self.config = config or EngineConfig()
         self.threshold = resolve_threshold(spec, self.config.threshold)
+        self.rule = VerdictRule(spec, threshold=self.threshold, delta=self.config.delta, quorum=self.config.quorum)
         self.stats = EngineStats()
         self._models = [model_of(m.id) for m in self.members]
         self._params = spec_params(spec)
@@ -163,7 +164,10 @@ class Engine(EarlyExitScheduling):
     def _member_result(
         self, member: Member, dist: ClassDistribution, *, latency: float | None, cached: bool
     ) -> MemberResult:
-        """A member's answer, normalised over the label set (a distribution with no mass is an error)."""
+        """A member's answer, normalised over the label set: the one normalisation (downstream only checks it).
+
+        A distribution with no mass on the labels is the member's error ``bad_distribution``.
+        """
         try:
             probs = normalize(self.spec.probs_by_label(dist.probs), self.spec.labels)
         except ValueError as exc:
@@ -250,9 +254,7 @@ class Engine(EarlyExitScheduling):
         self.stats.items_with_calls += fresh
         results: tuple[MemberResult, ...] = tuple(s.result for s in called)  # type: ignore[misc]
         decision = job.decision if self.config.early_exit else verdict(
-            [r.probs for r in results], self._models, entry.original, self.spec,
-            threshold=self.threshold, delta=self.config.delta, quorum=self.config.quorum,
-        )
+            [r.probs for r in results], self._models, entry.original, self.rule)
         common = dict(id=entry.id, original=entry.original, members=results, line=entry.line,
                       suspicious_text=job.suspicious, data=entry.data, input_hash=input_hash(entry.fields))
         if decision is None:

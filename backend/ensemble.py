@@ -1,8 +1,11 @@
 """Ensemble arithmetic (Nahum et al. 2024, §3): normalise, average, decide, flag. Pure functions.
 
-Each member gives a probability per class; the ensemble averages the normalised distributions of the
-members that answered (members that errored are left out, not counted as uniform), predicts the argmax
-and calls its averaged probability the confidence. An item is flagged as a suspected label error when
+Each member gives a probability per class; the engine normalises each member's answer once, at the
+member boundary (:func:`normalize`, so ``MemberResult.probs`` are stored normalised), and everything
+downstream (:func:`average`, :func:`decide`, :func:`verdict`, early exit, the report) takes normalised
+distributions, checked cheaply by :func:`check_distribution` instead of silently rescaled. The ensemble
+averages the distributions of the members that answered (members that errored are left out, not counted
+as uniform), predicts the argmax and calls its averaged probability the confidence. An item is flagged as a suspected label error when
 
 - the prediction disagrees with the original label under the task's flag rule (:func:`flag_rule`:
   binary/nominal any difference; ordinal a distance above ``delta`` and/or a crossing of a class
@@ -30,6 +33,8 @@ DEFAULT_THRESHOLD = {"binary": 0.5, "ordinal": 0.2, "nominal": 0.5}
 DEFAULT_DELTA = 1
 #: Two top probabilities closer than this are a tie (averages of symmetric answers differ in the last bits).
 TIE_TOLERANCE = 1e-9
+#: How far from 1 a normalised distribution's sum may be (rounding only; anything more is a caller's bug).
+SUM_TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True)
@@ -100,32 +105,54 @@ def model_of(member_id: str) -> str:
     return member_id.rsplit("/", 1)[0]
 
 
-def normalize(probs: Mapping[str, float], labels: Sequence[str]) -> dict[str, float]:
-    """Restrict ``probs`` to ``labels`` (missing labels get 0) and rescale to sum to 1.
-
-    Raises ValueError on negative or non-finite values, or when no mass is left on the labels.
-    """
+def _values(probs: Mapping[str, float], labels: Sequence[str]) -> dict[str, float]:
+    """``probs`` over ``labels`` (missing labels 0); ValueError on a negative or non-finite value."""
     values = {}
     for label in labels:
         value = float(probs.get(label, 0.0))
         if not math.isfinite(value) or value < 0:
             raise ValueError(f"probability of {label!r} must be finite and non-negative, got {value}")
         values[label] = value
+    return values
+
+
+def normalize(probs: Mapping[str, float], labels: Sequence[str]) -> dict[str, float]:
+    """Restrict ``probs`` to ``labels`` (missing labels get 0) and rescale to sum to 1.
+
+    The member boundary's one normalisation (the engine, on each member's answer). Raises ValueError on
+    negative or non-finite values, or when no mass is left on the labels.
+    """
+    values = _values(probs, labels)
     total = sum(values.values())
     if total <= 0:
         raise ValueError(f"no probability mass on the labels {list(labels)}")
     return {label: value / total for label, value in values.items()}
 
 
-def average(distributions: Iterable[Mapping[str, float] | None], labels: Sequence[str]) -> dict[str, float] | None:
-    """Mean of the normalised distributions, skipping None (members that failed).
+def check_distribution(probs: Mapping[str, float], labels: Sequence[str]) -> dict[str, float]:
+    """``probs`` over ``labels`` (missing labels 0), after checking it is already a distribution.
 
-    Returns None when no member produced a distribution.
+    Raises ValueError naming the problem (a non-finite or negative value, or a sum off 1 by more than
+    :data:`SUM_TOLERANCE`, e.g. mass on other labels) rather than rescaling: normalising is the
+    engine's job, done once per member (:func:`normalize`).
     """
-    normalised = [normalize(d, labels) for d in distributions if d is not None]
-    if not normalised:
+    values = _values(probs, labels)
+    total = sum(values.values())
+    if abs(total - 1.0) > SUM_TOLERANCE:
+        raise ValueError(f"a distribution over {list(labels)} must sum to 1, got {total} (normalise it first)")
+    return values
+
+
+def average(distributions: Iterable[Mapping[str, float] | None], labels: Sequence[str]) -> dict[str, float] | None:
+    """Mean of the (normalised) distributions, skipping None (members that failed).
+
+    Returns None when no member produced a distribution; raises ValueError on a distribution that is
+    not normalised (:func:`check_distribution`).
+    """
+    checked = [check_distribution(d, labels) for d in distributions if d is not None]
+    if not checked:
         return None
-    return {label: sum(d[label] for d in normalised) / len(normalised) for label in labels}
+    return {label: sum(d[label] for d in checked) / len(checked) for label in labels}
 
 
 def argmax(probs: Mapping[str, float], labels: Sequence[str]) -> str:
@@ -223,7 +250,7 @@ def decide(
     Parameters
     ----------
     probs : mapping
-        The averaged distribution over ``spec.labels`` (normalised again here, defensively).
+        The averaged distribution over ``spec.labels``, normalised (checked by :func:`check_distribution`).
     original : str or None
         The item's original label.
     threshold : float, optional
@@ -235,28 +262,44 @@ def decide(
     """
     if delta is not None and delta < 0:
         raise ValueError(f"delta must be >= 0, got {delta}")
-    normalised = normalize(probs, spec.labels)
-    prediction = argmax(normalised, spec.labels)
-    confidence = normalised[prediction]
-    tie = top_tie(normalised, spec.labels)
+    checked = check_distribution(probs, spec.labels)
+    prediction = argmax(checked, spec.labels)
+    confidence = checked[prediction]
+    tie = top_tie(checked, spec.labels)
     flagged = (
         not insufficient
         and not tie
         and confidence > resolve_threshold(spec, threshold)
         and disagrees(prediction, original, spec, delta=delta)
     )
-    return Decision(prediction, confidence, flagged, tie=tie, insufficient=insufficient, probs=normalised)
+    return Decision(prediction, confidence, flagged, tie=tie, insufficient=insufficient, probs=checked)
+
+
+@dataclass(frozen=True)
+class VerdictRule:
+    """How the members' answers become a verdict: the task, the flag threshold and delta, the quorum.
+
+    One object, so the engine, early exit (:func:`backend.costs.early_exit.settled`) and the report
+    state these once. ``threshold``/``delta`` None: the task's defaults (:func:`resolve_threshold`,
+    :func:`flag_rule`).
+    """
+
+    spec: TaskSpec
+    threshold: float | None = None
+    delta: int | None = None
+    quorum: Quorum = DEFAULT_QUORUM
+
+    def __post_init__(self) -> None:
+        if self.delta is not None and self.delta < 0:
+            raise ValueError(f"delta must be >= 0, got {self.delta}")
+        resolve_threshold(self.spec, self.threshold)  # raises on a threshold outside [0, 1]
 
 
 def verdict(
     answers: Sequence[Mapping[str, float] | None],
     models: Sequence[str],
     original: str | None,
-    spec: TaskSpec,
-    *,
-    threshold: float | None = None,
-    delta: int | None = None,
-    quorum: Quorum = DEFAULT_QUORUM,
+    rule: VerdictRule,
 ) -> Decision | None:
     """Average the members' ``answers`` (None: the member failed) and decide, applying the quorum.
 
@@ -264,9 +307,9 @@ def verdict(
     """
     if len(answers) != len(models):
         raise ValueError("one model per answer slot")
-    probs = average(answers, spec.labels)
+    probs = average(answers, rule.spec.labels)
     if probs is None:
         return None
     answered = [m for a, m in zip(answers, models) if a is not None]
-    return decide(probs, original, spec, threshold=threshold, delta=delta,
-                  insufficient=not quorum.met(answered, models))
+    return decide(probs, original, rule.spec, threshold=rule.threshold, delta=rule.delta,
+                  insufficient=not rule.quorum.met(answered, models))

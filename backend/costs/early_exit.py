@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from backend.ensemble import (
-    DEFAULT_QUORUM, TIE_TOLERANCE, Decision, Quorum, argmax, average, disagrees, resolve_threshold, verdict,
+    TIE_TOLERANCE, Decision, Quorum, VerdictRule, argmax, average, disagrees, resolve_threshold, verdict,
 )
 from backend.taskspec import TaskSpec
 
@@ -36,13 +36,9 @@ def settled(
     models: Sequence[str],
     ensemble_models: Sequence[str],
     original: str | None,
-    spec: TaskSpec,
-    *,
-    threshold: float | None = None,
-    delta: int | None = None,
-    quorum: Quorum = DEFAULT_QUORUM,
+    rule: VerdictRule,
 ) -> Decision | None:
-    """The verdict the full ensemble must reach, or None while the remaining members could change it.
+    """The verdict the full ensemble must reach under ``rule``, or None while the rest could still change it.
 
     Parameters
     ----------
@@ -50,26 +46,28 @@ def settled(
         The members called so far: their answers (None: failed) and models.
     ensemble_models : sequence of str
         The model of every member of the ensemble (called or not), for the quorum and the count left.
+    rule : VerdictRule
+        The task, threshold, delta and quorum, exactly as :func:`backend.ensemble.verdict` takes them.
     """
     remaining = len(ensemble_models) - len(answers)
     if remaining < 0:
         raise ValueError("more answers than ensemble members")
     if remaining == 0:
-        return verdict(answers, list(models), original, spec, threshold=threshold, delta=delta, quorum=quorum)
+        return verdict(answers, list(models), original, rule)
     answered = [m for a, m in zip(answers, models) if a is not None]
-    if not answered or not quorum.met(answered, ensemble_models):
+    if not answered or not rule.quorum.met(answered, ensemble_models):
         return None
-    now = verdict(answers, list(models), original, spec, threshold=threshold, delta=delta, quorum=quorum)
+    now = verdict(answers, list(models), original, rule)
     if now is None or now.tie or now.probs is None:
         return None
     weight = remaining / (len(answered) + remaining)
     mean, top = now.probs, now.prediction
-    for label in spec.labels:
+    for label in rule.spec.labels:
         if label != top and (1 - weight) * (mean[top] - mean[label]) - weight <= TIE_TOLERANCE + FLOAT_MARGIN:
             return None  # the rest could tie it or overturn the prediction
-    if not disagrees(top, original, spec, delta=delta):
+    if not disagrees(top, original, rule.spec, delta=rule.delta):
         return now  # never flagged, whatever the confidence
-    cut = resolve_threshold(spec, threshold)
+    cut = resolve_threshold(rule.spec, rule.threshold)
     low, high = (1 - weight) * mean[top], (1 - weight) * mean[top] + weight
     if low > cut + FLOAT_MARGIN or high <= cut - FLOAT_MARGIN:
         return now

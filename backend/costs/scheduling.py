@@ -44,10 +44,8 @@ class EarlyExitScheduling:
             for slot in called:
                 fresh |= self._resolve(slot, inflight)
             answers = [s.result.probs for s in called]
-            job.decision = settled(
-                answers, [model_of(s.member.id) for s in called], self._models, job.entry.original, self.spec,
-                threshold=self.threshold, delta=self.config.delta, quorum=self.config.quorum,
-            )
+            job.decision = settled(answers, [model_of(s.member.id) for s in called], self._models,
+                                   job.entry.original, self.rule)
             lazy = [s for s in job.slots if s.lazy]
             if job.decision is not None or not lazy:
                 return fresh

@@ -1,10 +1,11 @@
-"""Ensemble arithmetic: normalisation, averaging over answering members, argmax ties, flag rules."""
+"""Ensemble arithmetic: normalisation (once, at the member boundary), averaging over answering members,
+argmax ties, flag rules."""
 
 from __future__ import annotations
 
 import pytest
 
-from backend.ensemble import argmax, average, decide, disagrees, normalize, resolve_threshold
+from backend.ensemble import argmax, average, check_distribution, decide, disagrees, normalize, resolve_threshold
 from backend.taskspec import load_spec
 
 BIN = load_spec("factual-consistency")
@@ -19,10 +20,25 @@ def test_normalize_restricts_to_labels_and_rescales():
             normalize(bad, ["0", "1"])
 
 
-def test_average_skips_failed_members_and_normalises_each_first():
-    probs = average([{"0": 0.2, "1": 0.2}, None, {"0": 0.9, "1": 0.1}], ["0", "1"])
+def test_average_skips_failed_members():
+    probs = average([{"0": 0.5, "1": 0.5}, None, {"0": 0.9, "1": 0.1}], ["0", "1"])
     assert probs == pytest.approx({"0": 0.7, "1": 0.3})
+    assert average([{"1": 1.0}], ["0", "1"]) == {"0": 0.0, "1": 1.0}  # a missing label has no mass
     assert average([None, None], ["0", "1"]) is None
+
+
+@pytest.mark.parametrize("bad, problem", [
+    ({"0": 0.2, "1": 0.2}, "must sum to 1"),  # unnormalised: the engine normalises, not the average
+    ({"0": 0.5, "1": 0.3, "x": 0.2}, "must sum to 1"),  # mass off the label set
+    ({"0": -0.1, "1": 1.1}, "non-negative"),
+    ({"0": float("nan"), "1": 1.0}, "finite"),
+])
+def test_average_and_decide_refuse_a_distribution_that_is_not_normalised(bad, problem):
+    with pytest.raises(ValueError, match=problem):
+        average([{"0": 0.5, "1": 0.5}, bad], ["0", "1"])
+    with pytest.raises(ValueError, match=problem):
+        decide(bad, "1", BIN)
+    assert check_distribution({"0": 0.3, "1": 0.7 + 1e-9}, ["0", "1"]) == {"0": 0.3, "1": 0.7 + 1e-9}  # rounding passes
 
 
 def test_argmax_ties_go_to_the_earlier_class():

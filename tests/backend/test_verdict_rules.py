@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.ensemble import Quorum, decide, disagrees, flag_rule, verdict
+from backend.ensemble import Quorum, VerdictRule, decide, disagrees, flag_rule, verdict
 from backend.results import ItemResult
 from backend.taskspec import load_spec, spec_from_mapping
 
@@ -71,16 +71,16 @@ def test_too_few_answers_is_insufficient_not_flagged():
     models = _members(2, 4)
     confident_zero = {"0": 0.99, "1": 0.01}
     answers = [confident_zero, None, None, None, None, None, None, None]  # one of eight answered
-    v = verdict(answers, models, "1", BIN)
+    v = verdict(answers, models, "1", VerdictRule(BIN))
     assert v is not None and v.insufficient and not v.flagged and v.prediction == "0"
     answers = [confident_zero] * 4 + [None] * 4  # half answered, but model m1 not at all
-    assert verdict(answers, models, "1", BIN).insufficient
+    assert verdict(answers, models, "1", VerdictRule(BIN)).insufficient
     answers = [confident_zero] * 3 + [None] + [confident_zero] + [None] * 3  # 4 of 8, both models
-    v = verdict(answers, models, "1", BIN)
+    v = verdict(answers, models, "1", VerdictRule(BIN))
     assert not v.insufficient and v.flagged
     relaxed = Quorum(min_share=0.1, every_model=False)
-    assert verdict([confident_zero] + [None] * 7, models, "1", BIN, quorum=relaxed).flagged
-    assert verdict([None] * 8, models, "1", BIN) is None
+    assert verdict([confident_zero] + [None] * 7, models, "1", VerdictRule(BIN, quorum=relaxed)).flagged
+    assert verdict([None] * 8, models, "1", VerdictRule(BIN)) is None
 
 
 # -- fix 5: strict threshold, ties never flagged ----------------------------------------------------

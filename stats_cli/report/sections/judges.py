@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.metrics import cohen_kappa_score, f1_score
 
 from backend.costs.accounting import Accountant
-from backend.ensemble import argmax, model_of, verdict
+from backend.ensemble import VerdictRule, argmax, model_of, verdict
 
 from ..model import Figure, Section, Series, Status, Table
 from ..registry import BuildOptions, ReportSection
@@ -101,14 +101,14 @@ def _model_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _subset_f1(data: Any, models: tuple[str, ...], reviewed: list[tuple[Any, str]]) -> tuple[float, int]:
     """Detection F1 of the sub-ensemble of ``models`` on reviewed items where all its members answered or failed."""
     truth, flags = [], []
+    rule = VerdictRule(data.spec, threshold=data.threshold)
     for it, gold in reviewed:
         if getattr(it, "stopped_early", False):
             continue  # early exit skipped members: their answers are unknown
         chosen = [m for m in it.members if model_of(m.member_id) in models]
         if not chosen:
             continue
-        decision = verdict([m.probs for m in chosen], [model_of(m.member_id) for m in chosen], it.original,
-                           data.spec, threshold=data.threshold)
+        decision = verdict([m.probs for m in chosen], [model_of(m.member_id) for m in chosen], it.original, rule)
         truth.append(gold != it.original)
         flags.append(bool(decision and decision.flagged))
     if not truth:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backend.costs.early_exit import more_needed, settled
-from backend.ensemble import Quorum, verdict
+from backend.ensemble import Quorum, VerdictRule, normalize, verdict
 from backend.taskspec import load_spec
 
 BIN = load_spec("factual-consistency")
@@ -22,15 +22,15 @@ LIK = load_spec("likert")
 
 def _check(answers, models, original, spec, *, threshold, quorum) -> int:
     """Assert every settled prefix matches the full verdict; return how many calls early exit skips."""
-    full = verdict(answers, models, original, spec, threshold=threshold, quorum=quorum)
+    rule = VerdictRule(spec, threshold=threshold, quorum=quorum)
+    full = verdict(answers, models, original, rule)
     for called in range(1, len(answers) + 1):
-        early = settled(answers[:called], models[:called], models, original, spec, threshold=threshold, quorum=quorum)
+        early = settled(answers[:called], models[:called], models, original, rule)
         if early is None:
             ahead = more_needed(answers[:called], len(answers), spec)
             assert ahead >= 1
             for sooner in range(called + 1, min(called + ahead, len(answers) + 1)):  # sending `ahead` at once wastes none
-                assert settled(answers[:sooner], models[:sooner], models, original, spec, threshold=threshold,
-                               quorum=quorum) is None
+                assert settled(answers[:sooner], models[:sooner], models, original, rule) is None
             if called == len(answers):
                 assert full is None, "with every member heard, only an item nobody answered is unsettled"
             continue
@@ -60,7 +60,7 @@ def _dist(labels):
         st.none(),
         st.sampled_from(labels).map(lambda lab: {x: float(x == lab) for x in labels}),  # one-hot
         st.lists(st.floats(0.0, 1.0), min_size=len(labels), max_size=len(labels))
-        .filter(lambda v: sum(v) > 1e-6).map(lambda v: dict(zip(labels, v))),
+        .filter(lambda v: sum(v) > 1e-6).map(lambda v: normalize(dict(zip(labels, v)), labels)),  # as the engine stores them
     )
 
 
@@ -82,11 +82,11 @@ def test_random_members_match_the_full_ensemble(data, spec, n, threshold, share)
 def test_confident_agreeing_members_stop_at_the_quorum():
     sure = {"0": 0.02, "1": 0.98}
     models = ["a"] * 4 + ["b"] * 4
-    assert settled([sure] * 3, models[:3], models, "1", BIN) is None  # model b not heard yet
-    assert settled([sure] * 3 + [None], ["a", "a", "a", "b"], models, "1", BIN) is None  # b failed: no quorum yet
-    done = settled([sure] * 4 + [sure], models[:4] + ["b"], models, "1", BIN)
+    assert settled([sure] * 3, models[:3], models, "1", VerdictRule(BIN)) is None  # model b not heard yet
+    assert settled([sure] * 3 + [None], ["a", "a", "a", "b"], models, "1", VerdictRule(BIN)) is None  # b failed: no quorum yet
+    done = settled([sure] * 4 + [sure], models[:4] + ["b"], models, "1", VerdictRule(BIN))
     assert done is not None and not done.flagged and done.prediction == "1"
     # a confident disagreement is settled as flagged once the rest cannot pull the confidence under 0.5
-    flagged = settled([sure] * 4 + [sure] * 2, models[:6], models, "0", BIN)
+    flagged = settled([sure] * 4 + [sure] * 2, models[:6], models, "0", VerdictRule(BIN))
     assert flagged is not None and flagged.flagged
-    assert settled([sure] * 4 + [sure] * 2, models[:6], models, "0", BIN, threshold=0.9) is None
+    assert settled([sure] * 4 + [sure] * 2, models[:6], models, "0", VerdictRule(BIN, threshold=0.9)) is None
