@@ -2,8 +2,8 @@
 
 ``serve`` runs the ML backend (Flask under gunicorn; ``backend.server.wsgi:app`` in docker), ``worker``
 runs an rq worker on the scoring queue, ``audit`` scores a whole existing project through the same
-queue. All three read the ensemble from ``LABEL_AUDIT_*`` variables (see
-:class:`backend.worker.config.EnsembleConfig`), so backend and workers agree on the model version.
+queue. All three take their settings from :class:`backend.settings.Settings` (the ``LABEL_AUDIT_*``
+variables; the ensemble view :meth:`Settings.ensemble`), so backend and workers agree on the model version.
 """
 
 from __future__ import annotations

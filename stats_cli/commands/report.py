@@ -15,7 +15,6 @@ from typing import Iterator, Optional
 import typer
 
 from backend.atomic_write import atomic_write
-from backend.settings import env_value
 from backend.commands.context import TOKEN_HELP
 from backend.cli_errors import fail as _fail
 
@@ -55,7 +54,9 @@ def _pull(project: int, **kwargs):
 def _cache(url: Optional[str], project: int, enabled: bool):
     from stats_cli.report.cache import TaskCache
 
-    server = url or env_value("LABEL_STUDIO_URL") or ""
+    from backend.labelstudio.instances import source_url_from_env
+
+    server = source_url_from_env(url) or ""
     return TaskCache(server, project) if enabled and server else None
 
 

@@ -14,13 +14,14 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from backend import defaults
 from backend.settings import env_value
 
 STAMP_FIELDS = ("updated_at", "total_annotations", "cancelled_annotations", "total_predictions")
 
 
 def default_cache_dir() -> Path:
-    return Path(env_value("LABEL_AUDIT_HOME") or ".label-audit") / "report-cache"
+    return Path(env_value("LABEL_AUDIT_HOME") or defaults.HOME) / "report-cache"
 
 
 def stamp_of(task: Mapping[str, Any]) -> str:
