@@ -24,6 +24,7 @@ from backend.labelstudio.client import ensure_user, organization_id
 
 from backend.labelstudio.gold import GOLD_USER_EMAIL, gold_result, is_gold_annotation
 from backend.labelstudio.labelconfig import choice_from_result
+from backend.labelstudio.taskshape import field, live_annotations
 from backend.review.outcome import GoldStatus
 from stats_cli.audit_data import AuditData
 
@@ -135,9 +136,9 @@ def _gold_annotations(tasks: Iterable[Mapping[str, Any]], gold_user: int) -> dic
     """The gold annotation of ours on each task: by the gold user *and* marked (never anybody else's)."""
     out = {}
     for task in tasks:
-        for ann in task.get("annotations") or ():
-            if is_gold_annotation(ann, gold_user) and not ann.get("was_cancelled"):
-                out[str(task["id"])] = ann
+        for ann in live_annotations(task):
+            if is_gold_annotation(ann, gold_user):
+                out[str(field(task, "id"))] = ann
     return out
 
 

@@ -101,14 +101,14 @@ def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, price
     from backend.labelstudio.client import iter_tasks
     from backend.labelstudio.labelconfig import attach_guidelines
     from backend.labelstudio.tasks import tasks_to_items
-    from backend.worker.audit import task_dict
+    from backend.labelstudio.taskshape import job_task
 
     info = client.projects.get(id=project)
     label_config = attach_guidelines(info.label_config, getattr(info, "expert_instruction", None))
     spec = config.spec(label_config)
     members = config.build(spec)
     version = config.model_version(spec)
-    tasks = [task_dict(t) for t in iter_tasks(client, project, with_annotations=True)]
+    tasks = [job_task(t) for t in iter_tasks(client, project, with_annotations=True)]
     items = tasks_to_items(tasks, spec, label_field=config.label_field).items
     todo = set(ledger.pending(str(project), [it.id for it in items], version))
     cache = CallCache()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from label_studio_sdk import LabelStudio
 
@@ -65,23 +65,6 @@ def iter_tasks(
     for start in range(0, len(ids), SELECT_CHUNK):  # the selection travels in the URL: keep it short
         query = json.dumps({"selectedItems": {"all": False, "included": ids[start:start + SELECT_CHUNK]}})
         yield from client.tasks.list(project=project_id, page_size=page_size, fields=fields, query=query)
-
-
-def field(obj: Any, name: str, default: Any = None) -> Any:
-    """Read ``name`` from an SDK object or a dict (listed tasks mix both)."""
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
-def user_id_of(value: Any) -> int | None:
-    """``completed_by`` is an id in listings and a user object in single-task reads."""
-    if value is None:
-        return None
-    if isinstance(value, (int, str)):
-        return int(value)
-    found = field(value, "id")
-    return int(found) if found is not None else None
 
 
 def find_user(client: LabelStudio, email: str) -> Any | None:
@@ -147,10 +130,3 @@ def create_project(
     project = client.projects.create(title=title, label_config=label_config, description=description, **settings)
     return int(project.id)
 
-
-def annotation_results(task: Any) -> Iterable[tuple[int | None, int | None, list]]:
-    """(annotation id, annotator id, result) for each non-cancelled annotation of a listed task."""
-    for ann in field(task, "annotations", None) or ():
-        if field(ann, "was_cancelled", False):
-            continue
-        yield field(ann, "id"), user_id_of(field(ann, "completed_by")), list(field(ann, "result", None) or [])

@@ -15,27 +15,12 @@ delete them in Label Studio and run `sync-gold --to-labelstudio` again.)
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+
+from backend.labelstudio.taskshape import field, user_id_of
 
 GOLD_USER_EMAIL = "gold@label-audit.local"
 GOLD_REGION_ID = "label-audit-gold"
-
-
-def _get(obj: Any, key: str, default: Any = None) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(key, default)
-    return getattr(obj, key, default)
-
-
-def annotator_id(annotation: Any) -> int | None:
-    """The ``completed_by`` user id of an annotation (a dict, an id, or an SDK object)."""
-    by = _get(annotation, "completed_by")
-    if by is not None and not isinstance(by, (int, str)):
-        by = _get(by, "id")
-    try:
-        return None if by is None or isinstance(by, bool) else int(by)
-    except (TypeError, ValueError):
-        return None
 
 
 def gold_result(*, control: str, to_name: str, value: str) -> list[dict[str, Any]]:
@@ -46,6 +31,6 @@ def gold_result(*, control: str, to_name: str, value: str) -> list[dict[str, Any
 
 def is_gold_annotation(annotation: Any, gold_user_id: int | None = None) -> bool:
     """A gold annotation of ours: its result carries the marker (and, when given, it is by the gold user)."""
-    result = _get(annotation, "result") or ()
-    marked = any(_get(region, "id") == GOLD_REGION_ID for region in result if region is not None)
-    return marked and (gold_user_id is None or annotator_id(annotation) == gold_user_id)
+    result = field(annotation, "result") or ()
+    marked = any(field(region, "id") == GOLD_REGION_ID for region in result if region is not None)
+    return marked and (gold_user_id is None or user_id_of(field(annotation, "completed_by")) == gold_user_id)

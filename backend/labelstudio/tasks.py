@@ -11,13 +11,15 @@ error :class:`ItemResult` that the worker records and counts like any other verd
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from typing import Any, Iterable, Iterator, Mapping
 
 from backend.dataset import Item, RecordError, item_from_record
 from backend.labels import original_label
 from backend.labelstudio.gold import is_gold_annotation
 from backend.labelstudio.labelconfig import choice_from_result
+from backend.labelstudio.taskshape import as_dict, field, live_annotations, user_id_of
 from backend.ledger.store import CrowdLabel
 from backend.results import ErrorInfo, ItemResult
 from backend.taskspec import TaskSpec
@@ -29,16 +31,20 @@ MALFORMED = "malformed_task"
 class ConvertedTasks:
     """Items to score, per-task errors (already results), and every annotator label seen."""
 
-    items: list[Item] = field(default_factory=list)
-    errors: list[ItemResult] = field(default_factory=list)
-    crowd: list[CrowdLabel] = field(default_factory=list)
+    items: list[Item] = dataclass_field(default_factory=list)
+    errors: list[ItemResult] = dataclass_field(default_factory=list)
+    crowd: list[CrowdLabel] = dataclass_field(default_factory=list)
 
 
-def _get(obj: Any, key: str, default: Any = None) -> Any:
-    """Read a key from a dict or an attribute from an SDK (pydantic) object."""
-    if isinstance(obj, Mapping):
-        return obj.get(key, default)
-    return getattr(obj, key, default)
+def annotation_results(task: Any) -> Iterator[tuple[Any, int | None, list]]:
+    """(annotation id, annotator id, result) of each annotation that is an answer.
+
+    Cancelled annotations and the gold annotations `sync-gold` wrote
+    (:func:`backend.labelstudio.gold.is_gold_annotation`) are no answers: neither counts as a label.
+    """
+    for ann in live_annotations(task):
+        if not is_gold_annotation(ann):
+            yield field(ann, "id"), user_id_of(field(ann, "completed_by")), list(field(ann, "result") or ())
 
 
 def crowd_labels(task: Mapping[str, Any], spec: TaskSpec) -> list[CrowdLabel]:
@@ -47,19 +53,13 @@ def crowd_labels(task: Mapping[str, Any], spec: TaskSpec) -> list[CrowdLabel]:
     Gold annotations written back by `sync-gold` are not original labels and are left out.
     """
     control = str(spec.extra.get("from_name", ""))
-    out = []
-    for ann in _get(task, "annotations") or ():
-        if _get(ann, "was_cancelled", False) or is_gold_annotation(ann):
-            continue
-        result = [r if isinstance(r, Mapping) else dict(r) for r in (_get(ann, "result") or ())]
+    out: list[CrowdLabel] = []
+    for ann_id, annotator, result in annotation_results(task):
         raw = choice_from_result(result, control=control) if control else None
-        annotator = _get(ann, "completed_by")
-        if isinstance(annotator, Mapping):
-            annotator = annotator.get("id")
         out.append(
             CrowdLabel(
-                task_id=str(_get(task, "id")),
-                annotation_id=str(_get(ann, "id", len(out))),
+                task_id=str(field(task, "id")),
+                annotation_id=str(len(out) if ann_id is None else ann_id),
                 label=spec.normalize_label(raw) if raw is not None else None,
                 annotator=None if annotator is None else str(annotator),
             )
@@ -79,10 +79,10 @@ def task_to_item(task: Mapping[str, Any], spec: TaskSpec, *, label_field: str | 
     label_field : str, optional
         Read the original label from this data field instead of the annotations.
     """
-    task_id = _get(task, "id")
+    task_id = field(task, "id")
     if task_id is None or isinstance(task_id, bool):
         raise RecordError("missing_id", "the task has no id")
-    data = _get(task, "data")
+    data = field(task, "data")
     if not isinstance(data, Mapping):
         raise RecordError("bad_value", "the task's data is not an object", item_id=str(task_id))
     crowd = crowd_labels(task, spec)
@@ -100,10 +100,9 @@ def tasks_to_items(tasks: Iterable[Any], spec: TaskSpec, *, label_field: str | N
     """Convert many tasks; each bad one becomes an error result (``malformed_task: <reason>: <detail>``)."""
     out = ConvertedTasks()
     for index, task in enumerate(tasks):
-        raw_id = _get(task, "id") if isinstance(task, Mapping) or hasattr(task, "id") else None
+        raw_id = field(task, "id") if isinstance(task, Mapping) or hasattr(task, "id") else None
         try:
-            item, crowd = task_to_item(task if isinstance(task, Mapping) else _as_mapping(task), spec,
-                                       label_field=label_field)
+            item, crowd = task_to_item(as_dict(task), spec, label_field=label_field)
         except (ValueError, TypeError) as exc:
             reason = f"{exc.reason}: {exc.detail}" if isinstance(exc, RecordError) else str(exc)
             out.errors.append(error_result(str(raw_id) if raw_id is not None else f"task#{index}", reason))
@@ -120,10 +119,3 @@ def error_result(task_id: str, reason: str) -> ItemResult:
         error=ErrorInfo(MALFORMED, False, reason),
     )
 
-
-def _as_mapping(task: Any) -> Mapping[str, Any]:
-    """SDK task objects (pydantic) -> dict; anything else is malformed."""
-    dump = getattr(task, "model_dump", None)
-    if dump is None:
-        raise TypeError(f"a task is an object with id and data, got {type(task).__name__}")
-    return dump()

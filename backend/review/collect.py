@@ -11,7 +11,9 @@ from typing import Any
 
 from label_studio_sdk import LabelStudio
 
-from backend.labelstudio.client import annotation_results, field, iter_tasks
+from backend.labelstudio.client import iter_tasks
+from backend.labelstudio.tasks import annotation_results
+from backend.labelstudio.taskshape import field
 from backend.labelstudio.labelconfig import choice_from_result
 from backend.review.source import REF_FIELD, SourceProject
 from backend.review.store import ROUND_REVIEW, Answer, ReviewProject, ReviewStore

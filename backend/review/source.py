@@ -12,7 +12,8 @@ from typing import Any, Sequence
 
 from label_studio_sdk import LabelStudio
 
-from backend.labelstudio.client import field, iter_tasks
+from backend.labelstudio.client import iter_tasks
+from backend.labelstudio.taskshape import field
 from backend.labelstudio.expertview import expert_label_config
 from backend.labelstudio.labelconfig import expert_field, find_inputs, spec_from_label_config
 from backend.taskspec import TaskSpec

@@ -18,6 +18,7 @@ from rq.job import Job, JobStatus
 
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.projectspec import attach_guidelines
+from backend.labelstudio.taskshape import job_task
 from backend.ledger import Ledger
 from backend.results import ItemResult
 from backend.run_stats import EngineStats, tally
@@ -39,12 +40,6 @@ class AuditRun:
     label_config: str
 
 
-def task_dict(task: Any) -> dict[str, Any]:
-    """An SDK task (pydantic) or dict -> the plain dict the jobs carry."""
-    data = task.model_dump() if hasattr(task, "model_dump") else dict(task)
-    return {"id": data.get("id"), "data": data.get("data"), "annotations": data.get("annotations") or []}
-
-
 def start_audit(client: Any, project: int, *, queue: Queue, ledger: Ledger, config: EnsembleConfig) -> AuditRun:
     """Read the project's config, guidelines and tasks (paged), then enqueue the tasks not yet in the ledger."""
     info = client.projects.get(id=project)
@@ -52,7 +47,7 @@ def start_audit(client: Any, project: int, *, queue: Queue, ledger: Ledger, conf
     spec = config.spec(label_config)
     version = config.model_version(spec)
     ledger.set_project(str(project), label_config=label_config, label_field=config.label_field)
-    tasks = [task_dict(t) for t in iter_tasks(client, project, with_annotations=True)]
+    tasks = [job_task(t) for t in iter_tasks(client, project, with_annotations=True)]
     jobs = enqueue_scoring(queue, ledger, str(project), tasks, label_config=label_config, config=config,
                            model_version=version)
     return AuditRun(str(project), version, [str(t["id"]) for t in tasks], jobs, label_config)

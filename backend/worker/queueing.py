@@ -20,6 +20,7 @@ from rq.job import Job, JobStatus
 
 from backend import defaults
 from backend.labelstudio.tasks import error_result, tasks_to_items
+from backend.labelstudio.taskshape import job_task
 from backend.ledger import Ledger
 from backend.results import input_hash
 from backend.settings import Settings
@@ -87,7 +88,7 @@ def enqueue_scoring(
         job_ids.append(key)
         if _active(queue, key):
             continue
-        batch = [_slim(by_id[t]) for t in batch_ids]
+        batch = [job_task(by_id[t]) for t in batch_ids]
         ledger.jobs.queued(key, project=project, model_version=model_version, n_tasks=len(batch))
         queue.enqueue(
             JOB_FUNC,
@@ -125,14 +126,3 @@ def _active(queue: Queue, key: str) -> bool:
         return False
     return job.get_status(refresh=True) in ACTIVE
 
-
-def _slim(task: Mapping[str, Any]) -> dict[str, Any]:
-    """Only what scoring needs: id, data, annotations (keeps Redis small, drops LS bookkeeping)."""
-    raw = task.get("annotations") or ()
-    if not isinstance(raw, (list, tuple)):  # malformed: the worker records the task as an error
-        return {"id": task.get("id"), "data": task.get("data"), "annotations": raw}
-    anns = []
-    for ann in raw:
-        if isinstance(ann, Mapping):
-            anns.append({k: ann.get(k) for k in ("id", "result", "completed_by", "was_cancelled")})
-    return {"id": task.get("id"), "data": task.get("data"), "annotations": anns}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from backend.labelstudio.client import annotation_results, connect, ensure_user, find_user, iter_tasks
+from backend.labelstudio.client import connect, ensure_user, find_user, iter_tasks
+from backend.labelstudio.tasks import annotation_results
 
 pytestmark = pytest.mark.labelstudio
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from backend.labelstudio.client import annotation_results, iter_tasks
+from backend.labelstudio.client import iter_tasks
+from backend.labelstudio.tasks import annotation_results
 from backend.labelstudio.local import find_label_studio_bin
 from tests.support.labelstudio import create_pg_database, drop_pg_database, start_label_studio
 from tests.support.services import missing_service, port_open

@@ -14,7 +14,9 @@ import json
 import xml.etree.ElementTree as ET
 from typing import Any, Mapping
 
-from backend.labelstudio.client import annotation_results, field, iter_tasks
+from backend.labelstudio.client import iter_tasks
+from backend.labelstudio.tasks import annotation_results
+from backend.labelstudio.taskshape import field
 from backend.labelstudio.labelconfig import expert_field, expert_name
 from backend.review.source import REF_FIELD
 from backend.review.store import ROUND_REVIEW, ReviewStore
