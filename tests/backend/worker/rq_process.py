@@ -15,6 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from backend.demo.processes import descendants
+
 RQ_BIN = Path(sys.executable).with_name("rq")
 REPO = Path(__file__).resolve().parents[3]
 
@@ -75,26 +77,6 @@ class RQWorkerProcess:
 
     def log_tail(self, n: int = 3000) -> str:
         return Path(self.log.name).read_text(errors="replace")[-n:]
-
-
-def descendants(pid: int) -> list[int]:
-    """Pids of every live descendant of ``pid`` (read from /proc: Linux only, as are these tests)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
 
 
 def wait_until(predicate, *, timeout: float, interval: float = 0.3, what: str = "condition") -> None:
