@@ -29,7 +29,7 @@ from backend.review.store import ReviewStore
 from backend.labelstudio.predictions import import_predictions, prediction_requests
 from stats_cli.cli import app as audit_stats
 from tests.backend.review.blindness import blindness_leaks
-from tests.stats_cli.report.browser import ARTIFACTS, CHROMIUM_ARGS, require_chromium
+from tests.support.browser import ARTIFACTS, headless_chromium
 from tests.support.labelstudio import login_session, unique_email
 
 pytestmark = pytest.mark.labelstudio
@@ -265,54 +265,46 @@ def _settle(page, url: str) -> None:
 
 
 def test_browser_expert_view_and_lead_view(scene):
-    executable = require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
     expert = scene.experts[0]
     own = scene.push["projects"][expert]
     confidences = [f"{r.confidence:.2f}" for r in scene.results if r.confidence is not None]
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 820})
-            _login(page, scene.review.url, expert, scene.passwords[expert])
-            _settle(page, f"{scene.review.url}/projects/")
-            listing = page.inner_text("body")
-            assert "Review Expert A" in listing and "crowd source" not in listing
-            _settle(page, f"{scene.review.url}/projects/{own}/data?labeling=1")
-            page.screenshot(path=str(ARTIFACTS / "review-expert-labelling.png"))
-            text = page.inner_text("body")
-            for expected in ("Passage", "Claim", "Your label", "Is the claim supported by the passage?",
-                             "0 — the passage contradicts the claim or does not mention it",
-                             "1 — every part of the claim is stated in the passage", "Checking claims"):
-                assert expected in text, expected
-            lowered = text.lower()
-            assert not any(w in lowered for w in ("prediction", "score", "original", "confidence", "suspect"))
-            assert not any(c in text for c in confidences)
-            page.keyboard.press("Escape")
-            page.wait_for_timeout(500)
-            page.screenshot(path=str(ARTIFACTS / "review-expert-labelling-form.png"))
-            page.get_by_text("1 — every part of the claim").click()
-            page.get_by_test_id("bottombar-submit-button").click()
-            page.wait_for_timeout(1500)
+    with headless_chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 820})
+        _login(page, scene.review.url, expert, scene.passwords[expert])
+        _settle(page, f"{scene.review.url}/projects/")
+        listing = page.inner_text("body")
+        assert "Review Expert A" in listing and "crowd source" not in listing
+        _settle(page, f"{scene.review.url}/projects/{own}/data?labeling=1")
+        page.screenshot(path=str(ARTIFACTS / "review-expert-labelling.png"))
+        text = page.inner_text("body")
+        for expected in ("Passage", "Claim", "Your label", "Is the claim supported by the passage?",
+                         "0 — the passage contradicts the claim or does not mention it",
+                         "1 — every part of the claim is stated in the passage", "Checking claims"):
+            assert expected in text, expected
+        lowered = text.lower()
+        assert not any(w in lowered for w in ("prediction", "score", "original", "confidence", "suspect"))
+        assert not any(c in text for c in confidences)
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(ARTIFACTS / "review-expert-labelling-form.png"))
+        page.get_by_text("1 — every part of the claim").click()
+        page.get_by_test_id("bottombar-submit-button").click()
+        page.wait_for_timeout(1500)
 
-            lead = browser.new_page(viewport={"width": 1400, "height": 700})
-            _login(lead, scene.source.url, scene.source.process.username, scene.source.process.password)
-            tab_id, _ = suspects_tab(scene.source, scene.project)
-            _settle(lead, f"{scene.source.url}/projects/{scene.project}/data")
-            lead.get_by_text("Default", exact=True).first.click()
-            lead.wait_for_timeout(2000)
-            lead.screenshot(path=str(ARTIFACTS / "review-lead-data-manager.png"))
-            all_tasks = lead.inner_text("body")
-            assert "Prediction score" in all_tasks and "0.970" in all_tasks and SUSPECTS_TITLE[:15] in all_tasks
-            _settle(lead, f"{scene.source.url}/projects/{scene.project}/data?tab={tab_id}")
-            lead.screenshot(path=str(ARTIFACTS / "review-lead-suspects-tab.png"))
-            shown = [float(x) for x in re.findall(r"\b0\.\d{3}\b", lead.inner_text("body"))]
-            expected = sorted((r.confidence for r in scene.results if r.flagged), reverse=True)
-            assert shown == pytest.approx(expected)
-        finally:
-            browser.close()
+        lead = browser.new_page(viewport={"width": 1400, "height": 700})
+        _login(lead, scene.source.url, scene.source.process.username, scene.source.process.password)
+        tab_id, _ = suspects_tab(scene.source, scene.project)
+        _settle(lead, f"{scene.source.url}/projects/{scene.project}/data")
+        lead.get_by_text("Default", exact=True).first.click()
+        lead.wait_for_timeout(2000)
+        lead.screenshot(path=str(ARTIFACTS / "review-lead-data-manager.png"))
+        all_tasks = lead.inner_text("body")
+        assert "Prediction score" in all_tasks and "0.970" in all_tasks and SUSPECTS_TITLE[:15] in all_tasks
+        _settle(lead, f"{scene.source.url}/projects/{scene.project}/data?tab={tab_id}")
+        lead.screenshot(path=str(ARTIFACTS / "review-lead-suspects-tab.png"))
+        shown = [float(x) for x in re.findall(r"\b0\.\d{3}\b", lead.inner_text("body"))]
+        expected = sorted((r.confidence for r in scene.results if r.flagged), reverse=True)
+        assert shown == pytest.approx(expected)
     status = cli(scene.env, "review", "status", "--project", str(scene.project), "--json")
     answered = {p["expert"]: p["answered"] for p in status["progress"]}
     assert answered[expert] == 1  # the browser answer was read back from the review instance

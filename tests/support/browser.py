@@ -1,0 +1,45 @@
+"""Headless Chromium for the browser tests: Debian's package, driven by Playwright, no browser download.
+
+Playwright launches ``/usr/bin/chromium`` (``apt-get install -y chromium``; another path in
+``LABEL_AUDIT_CHROMIUM``). Locally a missing Chromium skips the test; under CI it fails it. Screenshots
+go to ``artifacts/`` at the repository root.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+CHROMIUM = os.environ.get("LABEL_AUDIT_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def require_chromium() -> str:
+    """The Chromium executable; skips the test without one (fails it under CI)."""
+    if shutil.which(CHROMIUM) or Path(CHROMIUM).exists():
+        return CHROMIUM
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"Chromium not found at {CHROMIUM}: CI must `apt-get install -y chromium`")
+    pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install -y chromium)")
+
+
+@contextmanager
+def headless_chromium() -> Iterator[Any]:
+    """A Playwright browser on headless Chromium, closed on exit; ``artifacts/`` exists meanwhile."""
+    executable = require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
