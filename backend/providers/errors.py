@@ -87,6 +87,16 @@ def error_for_status(status: int, message: str, *, retry_after: float | None = N
     return ProviderError("bad_request", message, retryable=False)
 
 
+def timeout_error(provider: str, where: str) -> ProviderError:
+    """A request to ``where`` (a public URL) that ran out of time: retryable, like a dropped connection."""
+    return ProviderError("timeout", redact(f"{provider} request to {where} timed out"), retryable=True)
+
+
+def connection_error(where: str, exc: BaseException, secrets: Iterable[str] = ()) -> ProviderError:
+    """No connection to ``where``: retryable; the transport's text is kept, minus secrets."""
+    return ProviderError("connection", redact(f"cannot connect to {where}: {exc}", secrets), retryable=True)
+
+
 def status_message(provider: str, status: int, detail: Any, secrets: Iterable[str] = ()) -> str:
     """A short, secret-free message for a failed HTTP call: redacted first, then cut."""
     text = redact(" ".join(str(detail).split()), secrets)

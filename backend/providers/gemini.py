@@ -16,7 +16,13 @@ from google.genai import errors as genai_errors
 from google.genai import types
 
 from backend.providers.base import ClassDistribution, ProviderError
-from backend.providers.errors import error_for_status, parse_retry_after, redact, status_message
+from backend.providers.errors import (
+    connection_error,
+    error_for_status,
+    parse_retry_after,
+    status_message,
+    timeout_error,
+)
 from backend.providers.logprobs import TokenPosition, check_api_options, check_labels, distribution_from_positions
 from backend.providers.openai_compat import public_url, resolve_api_key
 from backend.providers.sampling import collect_samples
@@ -153,10 +159,9 @@ class GeminiProvider:
         except genai_errors.APIError as exc:
             raise self._status_error(exc) from None
         except _TIMEOUT_ERRORS:
-            raise ProviderError("timeout", f"gemini request to {self._where()} timed out", retryable=True) from None
+            raise timeout_error("gemini", self._where()) from None
         except _TRANSPORT_ERRORS as exc:
-            raise ProviderError("connection", redact(f"cannot connect to {self._where()}: {exc}", self._secrets),
-                                retryable=True) from None
+            raise connection_error(self._where(), exc, self._secrets) from None
 
     def _where(self) -> str:
         return public_url(self.base_url) or DEFAULT_BASE_URL

@@ -16,7 +16,14 @@ import openai
 
 from backend.providers.base import ClassDistribution, ProviderError
 from backend.providers.chatml import PROMPT_FORMATS, chatml_segments
-from backend.providers.errors import error_for_status, parse_retry_after, redact, status_message
+from backend.providers.errors import (
+    connection_error,
+    error_for_status,
+    parse_retry_after,
+    redact,
+    status_message,
+    timeout_error,
+)
 from backend.providers.logprobs import TokenPosition, check_api_options, check_labels, distribution_from_positions
 from backend.providers.sampling import collect_samples
 from backend.providers.registry import register
@@ -224,10 +231,9 @@ class OpenAIProvider:
         """Map SDK exceptions to the engine's reason codes (see ``errors.error_for_status``)."""
         where = public_url(self.base_url) or DEFAULT_BASE_URL
         if isinstance(exc, openai.APITimeoutError):
-            return ProviderError("timeout", f"openai request to {where} timed out", retryable=True)
+            return timeout_error("openai", where)
         if isinstance(exc, openai.APIConnectionError):
-            return ProviderError("connection", f"cannot connect to {where}: {redact(str(exc), self._secrets)}",
-                                 retryable=True)
+            return connection_error(where, exc, self._secrets)
         if isinstance(exc, openai.APIStatusError):
             detail = exc.body.get("error", exc.body) if isinstance(exc.body, dict) else exc.message
             if isinstance(detail, dict):

@@ -12,9 +12,14 @@ import math
 
 import pytest
 
-from backend.providers.base import NoClassTokenError, ProviderError
+from backend.providers.base import ProviderError
 from backend.providers.openai_compat import OpenAIProvider
 from backend.providers.sampling import SamplingProvider
+from tests.backend.providers.readings import (
+    assert_normalised_masses,
+    assert_read_from_top_alternatives,
+    no_class_token_text,
+)
 from tests.backend.providers.replay import ReplayServer
 
 FAKE_KEY = "sk-test-recorded-0123456789abcdefDONOTLEAK"
@@ -58,13 +63,7 @@ def test_top_logprobs_give_normalised_probs_and_the_request_follows_the_method(r
 def test_class_token_in_second_position_and_labels_missing_from_topk_get_zero(replay: ReplayServer) -> None:
     replay.queue("openai/leading_newline_ordinal")
     dist = provider(replay).classify("Rate it.\nAnswer: ", ["1", "2", "3", "4", "5"], timeout=5)
-
-    masses = {"3": math.exp(-1.60944), "4": math.exp(-0.22314), "5": math.exp(-3.21888)}
-    total = sum(masses.values())
-    assert dist.probs["1"] == 0.0 and dist.probs["2"] == 0.0
-    for label, mass in masses.items():
-        assert dist.probs[label] == pytest.approx(mass / total)
-    assert sum(dist.probs.values()) == pytest.approx(1.0)
+    assert_normalised_masses(dist, {"3": math.exp(-1.60944), "4": math.exp(-0.22314), "5": math.exp(-3.21888)})
 
 
 def test_chosen_token_only_gives_p_and_one_minus_p(replay: ReplayServer) -> None:
@@ -86,18 +85,12 @@ def test_chosen_token_only_gives_p_and_one_minus_p(replay: ReplayServer) -> None
 def test_first_token_not_a_class_reads_that_positions_top_logprobs(replay: ReplayServer) -> None:
     # The model began with "The", but "1" is among that position's top logprobs: read it there.
     replay.queue("openai/no_class_token")
-    dist = provider(replay).classify("q\nAnswer: ", ["0", "1"], timeout=5)
-    assert dist.method == "top_logprobs_fallback"
-    assert dist.probs["1"] > dist.probs["0"]
-    assert sum(dist.probs.values()) == pytest.approx(1.0)
+    assert_read_from_top_alternatives(provider(replay).classify("q\nAnswer: ", ["0", "1"], timeout=5))
 
 
 def test_no_class_token_in_reach_raises_with_the_text(replay: ReplayServer) -> None:
     replay.queue("openai/no_class_token_out_of_reach")
-    with pytest.raises(NoClassTokenError) as info:
-        provider(replay).classify("q\nAnswer: ", ["0", "1"], timeout=5)
-    assert info.value.reason == "no_class_token" and not info.value.retryable
-    assert info.value.text == "The statement"
+    assert no_class_token_text(lambda: provider(replay).classify("q\nAnswer: ", ["0", "1"], timeout=5)) == "The statement"
 
 
 def test_missing_logprobs_is_a_clear_non_retryable_error(replay: ReplayServer) -> None:
