@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import typer
 from rich.console import Console
@@ -18,7 +18,7 @@ from backend.terminal_text import plain
 from stats_cli.rows import RowError
 
 __all__ = ["stdout", "stderr", "fmt", "print_table", "print_errors", "print_json", "errors_json", "MAX_SHOWN_ERRORS",
-           "EXIT_ROWS_SKIPPED", "exit_if_rows_skipped"]
+           "EXIT_ROWS_SKIPPED", "exit_if_rows_skipped", "print_result"]
 
 #: Exit code of a command that printed its result but skipped input rows (listed with line numbers).
 EXIT_ROWS_SKIPPED = 3
@@ -87,3 +87,20 @@ def _clean(value: Any) -> Any:
 def print_json(payload: dict[str, Any]) -> None:
     """Exactly one JSON object on stdout; NaN/inf never leak (they become null)."""
     print(json.dumps(_clean(payload), ensure_ascii=False, allow_nan=False))
+
+
+def print_result(errors: Sequence[RowError], *, json_out: bool, payload: Callable[[], dict[str, Any]],
+                 tables: Callable[[], None], empty: bool = False) -> None:
+    """How every offline command ends, so they all report the same way.
+
+    ``--json``: one object, the skipped rows inside; otherwise the skipped rows on stderr, then the tables.
+    Then exit 1 when there was nothing to compute (``empty``), else 3 when rows were skipped.
+    """
+    if json_out:
+        print_json({**payload(), **errors_json(errors)})
+    else:
+        print_errors(errors)
+        tables()
+    if empty:
+        raise typer.Exit(1)
+    exit_if_rows_skipped(errors)

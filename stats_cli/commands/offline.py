@@ -32,7 +32,7 @@ from stats_cli.commands.offline_options import (
     load_ratings,
 )
 from stats_cli.expected import expected_scores, prob_at_least, random_labeller
-from stats_cli.output import errors_json, exit_if_rows_skipped, print_errors, print_json, print_table, stdout
+from stats_cli.output import print_json, print_result, print_table, stdout
 
 def agreement(
     file: FileArg,
@@ -52,10 +52,8 @@ def agreement(
         summary = agreement_summary(table, level=level, positive=positive, labels=declared)  # type: ignore[arg-type]
     except ValueError as exc:
         raise fail(str(exc)) from None
-    if json_out:
-        print_json({**summary.to_json(), **errors_json(table.errors)})
-    else:
-        print_errors(table.errors)
+
+    def tables() -> None:
         print_table(f"Agreement — {file.name}", ["items", "annotators", "ratings", "pairable items", "labels"],
                     [[summary.n_items, summary.n_annotators, summary.n_ratings, summary.n_pairable_items,
                       ", ".join(summary.categories)]])
@@ -65,9 +63,8 @@ def agreement(
         print_table(f"Coefficients ({level})", ["statistic", "value", "note"], rows, caption=caption)
         for note in summary.notes:
             stdout.print(f"note: {plain(note)}", highlight=False)
-    if summary.n_ratings == 0:
-        raise typer.Exit(1)
-    exit_if_rows_skipped(table.errors)
+
+    print_result(table.errors, json_out=json_out, payload=summary.to_json, tables=tables, empty=summary.n_ratings == 0)
 
 
 def aggregate(
@@ -89,11 +86,8 @@ def aggregate(
     if out is not None:
         _write_records(out, records)
     n_ties = sum(a.tie for a in items)
-    if json_out:
-        print_json({"method": method, "n_items": len(items), "n_ties": n_ties, "items": records,
-                    **errors_json(table.errors)})
-    else:
-        print_errors(table.errors)
+
+    def tables() -> None:
         print_table(f"Aggregated labels ({method}) — {len(items)} items, {n_ties} tie(s)",
                     ["item", "label", "p_d", "votes", "ratings", "tie"],
                     [[r["item"], r["label"] if r["label"] is not None else "(no ratings)", r["p_d"], r["votes"],
@@ -101,9 +95,9 @@ def aggregate(
                     caption=f"first 50 of {len(items)}; use --out or --json for all" if len(items) > 50 else None)
         if out is not None:
             stdout.print(f"wrote {len(records)} items to {plain(out)}", highlight=False)
-    if table.n_ratings == 0:
-        raise typer.Exit(1)
-    exit_if_rows_skipped(table.errors)
+
+    print_result(table.errors, json_out=json_out, tables=tables, empty=table.n_ratings == 0,
+                 payload=lambda: {"method": method, "n_items": len(items), "n_ties": n_ties, "items": records})
 
 
 def _write_records(path: Path, records: list[dict[str, Any]]) -> None:

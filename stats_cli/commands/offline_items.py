@@ -13,16 +13,18 @@ from stats_cli.commands.offline_options import (
     AnnotatorCol,
     FileArg,
     FormatOpt,
+    GoldCol,
     ItemCol,
     JsonOpt,
     LabelCol,
+    OriginalCol,
     fail,
     load_ratings,
     load_rows,
 )
 from stats_cli.confidence_bins import OUTCOMES, confidence_bins as make_bins
 from stats_cli.labels import normalize_label
-from stats_cli.output import errors_json, exit_if_rows_skipped, print_errors, print_json, print_table
+from stats_cli.output import print_result, print_table
 from stats_cli.rerank import METRIC_NAMES, METRICS, rerank as rerank_models
 from stats_cli.rows import RowError
 from stats_cli.stratify import stratify as stratify_items
@@ -65,17 +67,14 @@ def stratify(
         strata, pos = stratify_items(columns["truth"], columns["pred"], columns["p_d"], positive=positive, decimals=decimals)
     except ValueError as exc:
         raise fail(str(exc)) from None
-    if json_out:
-        print_json({"positive_label": pos, "n_items": len(columns["pred"]), "strata": [s.to_json() for s in strata],
-                    **errors_json(errors)})
-        exit_if_rows_skipped(errors)
-        return
-    print_errors(errors)
-    print_table(f"Scores by p_d — {file.name}" + (f" (positive: {pos})" if pos else " (macro F1)"),
-                ["p_d", "n", "m", "accuracy", "E[accuracy]", "F1", "E[F1]"],
-                [[s.name, s.n, s.m, s.accuracy, s.expected_accuracy, s.f1, s.expected_f1] for s in strata],
-                caption="E[·]: a labeller following the majority with probability p_d (p_d = 1 taken as 0.97)")
-    exit_if_rows_skipped(errors)
+    print_result(errors, json_out=json_out,
+                 payload=lambda: {"positive_label": pos, "n_items": len(columns["pred"]),
+                                  "strata": [s.to_json() for s in strata]},
+                 tables=lambda: print_table(
+                     f"Scores by p_d — {file.name}" + (f" (positive: {pos})" if pos else " (macro F1)"),
+                     ["p_d", "n", "m", "accuracy", "E[accuracy]", "F1", "E[F1]"],
+                     [[s.name, s.n, s.m, s.accuracy, s.expected_accuracy, s.f1, s.expected_f1] for s in strata],
+                     caption="E[·]: a labeller following the majority with probability p_d (p_d = 1 taken as 0.97)"))
 
 
 def _join_annotations(columns: dict[str, list[Any]], lines: list[int], majority: dict, errors: list[RowError],
@@ -95,10 +94,10 @@ def _join_annotations(columns: dict[str, list[Any]], lines: list[int], majority:
 
 def confidence_bins(
     file: FileArg,
-    original_col: Annotated[str, typer.Option(help="Original label column.")] = "original",
+    original_col: OriginalCol = "original",
     prediction_col: Annotated[str, typer.Option(help="LLM prediction column.")] = "prediction",
     confidence_col: Annotated[str, typer.Option(help="LLM confidence column.")] = "confidence",
-    gold_col: Annotated[str, typer.Option(help="Expert (gold) label column.")] = "gold",
+    gold_col: GoldCol = "gold",
     bins: Annotated[int, typer.Option(help="Number of equal-size bins.")] = 5,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples per share.")] = 1000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
@@ -116,24 +115,21 @@ def confidence_bins(
                            bins=bins, resamples=resamples, seed=seed, disagreements_only=not all_items)
     except ValueError as exc:
         raise fail(str(exc)) from None
-    if json_out:
-        print_json({"n_items": sum(b.n for b in result), "seed": seed, "resamples": resamples,
-                    "bins": [b.to_json() for b in result], **errors_json(errors)})
-        exit_if_rows_skipped(errors)
-        return
-    print_errors(errors)
 
     def cell(share: Any) -> str:
         if share.low is None:
             return f"{share.value:.2f}"
         return f"{share.value:.2f} [{share.low:.2f}, {share.high:.2f}]"
 
-    print_table(f"Expert verdicts by LLM confidence — {file.name}",
-                ["bin", "confidence", "n", *(f"sides with {o}" for o in OUTCOMES)],
-                [[b.index, f"{b.conf_min:.3f}–{b.conf_max:.3f}", b.n, *(cell(b.shares[o]) for o in OUTCOMES)]
-                 for b in result],
-                caption=f"share [95% bootstrap CI], {resamples} resamples, seed {seed}")
-    exit_if_rows_skipped(errors)
+    print_result(errors, json_out=json_out,
+                 payload=lambda: {"n_items": sum(b.n for b in result), "seed": seed, "resamples": resamples,
+                                  "bins": [b.to_json() for b in result]},
+                 tables=lambda: print_table(
+                     f"Expert verdicts by LLM confidence — {file.name}",
+                     ["bin", "confidence", "n", *(f"sides with {o}" for o in OUTCOMES)],
+                     [[b.index, f"{b.conf_min:.3f}–{b.conf_max:.3f}", b.n, *(cell(b.shares[o]) for o in OUTCOMES)]
+                      for b in result],
+                     caption=f"share [95% bootstrap CI], {resamples} resamples, seed {seed}"))
 
 
 def rerank(
@@ -141,8 +137,8 @@ def rerank(
     model_col: Annotated[str, typer.Option(help="Model name column.")] = "model",
     score_col: Annotated[str, typer.Option(help="Score (probability of the positive label) column; falls back to probs/confidence.")] = "score",
     prediction_col: Annotated[str, typer.Option(help="Predicted label column (default: score ≥ threshold).")] = "prediction",
-    original_col: Annotated[str, typer.Option(help="Original label column.")] = "original",
-    gold_col: Annotated[str, typer.Option(help="Gold label column.")] = "gold",
+    original_col: OriginalCol = "original",
+    gold_col: GoldCol = "gold",
     positive: Annotated[str, typer.Option(help="Positive label.")] = "1",
     threshold: Annotated[float, typer.Option(help="Score threshold when there is no prediction.")] = 0.5,
     format: FormatOpt = None, json_out: JsonOpt = False,
@@ -162,22 +158,22 @@ def rerank(
                        for p, s in zip(predictions, columns["score"])]
     result = rerank_models(columns["model"], columns["score"], predictions, columns["original"], columns["gold"],
                            positive=pos, threshold=threshold)
-    if json_out:
-        print_json({"positive_label": pos, "models": [r.to_json() for r in result], **errors_json(errors)})
-        exit_if_rows_skipped(errors)
-        return
-    print_errors(errors)
-    table_rows = []
-    for r in result:
-        j = r.to_json()
-        change = "" if r.rank_change is None else f"{r.rank_change:+d}"
-        table_rows.append([r.model, r.n, j["rank_original"], j["rank_gold"], change,
-                           *(f"{_f(j[f'{m}_original'])} → {_f(j[f'{m}_gold'])} ({_pct(j[f'{m}_change_pct'])})" for m in METRICS)])
-    print_table(f"Models on original vs gold labels — {file.name}",
-                ["model", "n", "rank orig", "rank gold", "Δ rank", *(METRIC_NAMES[m] for m in METRICS)], table_rows,
-                caption=f"ranked by ROC AUC; Δ rank > 0 = moved up on gold labels; F1 of positive class {pos!r}, "
-                        "weighted F1 = both classes' F1 weighted by support (Nahum App. B)")
-    exit_if_rows_skipped(errors)
+
+    def tables() -> None:
+        table_rows = []
+        for r in result:
+            j = r.to_json()
+            change = "" if r.rank_change is None else f"{r.rank_change:+d}"
+            table_rows.append([r.model, r.n, j["rank_original"], j["rank_gold"], change,
+                               *(f"{_f(j[f'{m}_original'])} → {_f(j[f'{m}_gold'])} ({_pct(j[f'{m}_change_pct'])})"
+                                 for m in METRICS)])
+        print_table(f"Models on original vs gold labels — {file.name}",
+                    ["model", "n", "rank orig", "rank gold", "Δ rank", *(METRIC_NAMES[m] for m in METRICS)], table_rows,
+                    caption=f"ranked by ROC AUC; Δ rank > 0 = moved up on gold labels; F1 of positive class {pos!r}, "
+                            "weighted F1 = both classes' F1 weighted by support (Nahum App. B)")
+
+    print_result(errors, json_out=json_out, tables=tables,
+                 payload=lambda: {"positive_label": pos, "models": [r.to_json() for r in result]})
 
 
 def _f(value: float | None) -> str:

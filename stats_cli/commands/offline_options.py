@@ -11,8 +11,8 @@ from backend.cli_errors import fail
 from stats_cli.ratings import RatingsTable, read_ratings
 from stats_cli.rows import Row, RowError, read_rows
 
-__all__ = ["FileArg", "JsonOpt", "FormatOpt", "ItemCol", "AnnotatorCol", "LabelCol", "WideOpt",
-           "fail", "load_ratings", "load_rows"]
+__all__ = ["FileArg", "JsonOpt", "FormatOpt", "ItemCol", "AnnotatorCol", "LabelCol", "WideOpt", "OriginalCol",
+           "GoldCol", "fail", "load_ratings", "load_rows"]
 
 FileArg = Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="CSV, TSV or JSONL file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
@@ -21,6 +21,8 @@ ItemCol = Annotated[str, typer.Option("--item-col", help="Item id column.")]
 AnnotatorCol = Annotated[str, typer.Option("--annotator-col", help="Annotator column (long format).")]
 LabelCol = Annotated[str, typer.Option("--label-col", help="Label column (long format).")]
 WideOpt = Annotated[bool, typer.Option("--wide", help="One row per item, one column per annotator; blanks = missing.")]
+OriginalCol = Annotated[str, typer.Option("--original-col", help="Original label column.")]
+GoldCol = Annotated[str, typer.Option("--gold-col", help="Expert (gold) label column.")]
 
 
 def load_ratings(file: Path, *, wide: bool, fmt_: str | None, item_col: str, annotator_col: str, label_col: str,
