@@ -31,22 +31,20 @@ CONFIG = """<View>
 
 
 @pytest.fixture()
-def scored(label_studio, tmp_path):
+def scored(label_studio, record_verdicts):
     """A source project of 12 items, all flagged, confidence decreasing with the item number."""
     tasks = [{"passage": f"passage number {k} about rivers", "gold_label": str(k % 2)} for k in range(12)]
     project, ids = label_studio.create_project(CONFIG, tasks)
     # Label Studio checks fields on import, not on update: a task edited later can lose its input.
     label_studio.client.tasks.update(id=str(ids[3]), data={"gold_label": "1"})
-    ledger = Ledger(f"sqlite:///{tmp_path / 'audit.sqlite'}")
-    ledger.set_project(str(project), label_config=CONFIG, label_field="gold_label")
     results = [
         ItemResult(id=str(t), original=str(k % 2), prediction=str(1 - k % 2), confidence=0.99 - k / 100,
                    probs=None, flagged=True)
         for k, t in enumerate(ids)
     ]
     results.append(ItemResult(id="999999", original="0", prediction="1", confidence=0.995, probs=None, flagged=True))
-    ledger.record_many(str(project), "v1", results)
-    return label_studio, project, ids, ledger, ReviewStore(db_engine=ledger.db_engine)
+    ledger, store = record_verdicts(project, results, config=CONFIG, label_field="gold_label")
+    return label_studio, project, ids, ledger, store
 
 
 def data_by_project(ls, project_id: int) -> list[dict]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from backend.labelstudio.client import iter_tasks
-from backend.ledger import Ledger
 from backend.results import ItemResult
 from backend.review.push import push_review
 from backend.review.sample_push import SampleRequest
@@ -13,7 +12,6 @@ from backend.review.sample_store import SampleStore
 from backend.review.sampling import FLAGGED_REVIEWED, UNFLAGGED
 from backend.review.source import REF_FIELD
 from backend.review.status import review_status
-from backend.review.store import ReviewStore
 from tests.support.labelstudio import unique_email
 
 pytestmark = pytest.mark.labelstudio
@@ -25,19 +23,17 @@ CONFIG = """<View>
 
 
 @pytest.fixture()
-def scored(label_studio, tmp_path):
+def scored(label_studio, record_verdicts):
     """30 items: every third flagged (the ensemble disagrees, confidence 0.9+), the rest agreed with."""
     tasks = [{"passage": f"passage {k}", "label": str(k % 2)} for k in range(30)]
     project, ids = label_studio.create_project(CONFIG, tasks)
-    ledger = Ledger(f"sqlite:///{tmp_path / 'audit.sqlite'}")
-    ledger.set_project(str(project), label_config=CONFIG, label_field="label")
     results = []
     for k, t in enumerate(ids):
         flagged = k % 3 == 0
         results.append(ItemResult(id=str(t), original=str(k % 2), prediction=str(1 - k % 2 if flagged else k % 2),
                                   confidence=0.9 + k / 1000 if flagged else 0.6 + k / 100, probs=None, flagged=flagged))
-    ledger.record_many(str(project), "v1", results)
-    return label_studio, project, ids, ledger, ReviewStore(db_engine=ledger.db_engine), results
+    ledger, store = record_verdicts(project, results, config=CONFIG, label_field="label")
+    return label_studio, project, ids, ledger, store, results
 
 
 def test_stratified_sample_is_mixed_blind_and_never_drawn_twice(scored):
