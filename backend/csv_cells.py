@@ -10,24 +10,18 @@ cells that start with ``'`` followed by one of those characters.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Iterable
+
+from backend.labels import is_number
 
 __all__ = ["FORMULA_START", "safe_cell", "safe_row"]
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _is_number(text: str) -> bool:
-    try:
-        return math.isfinite(float(text))
-    except ValueError:
-        return False
-
-
 def safe_cell(value: Any) -> Any:
     """``value`` with a leading ``'`` when it is text a spreadsheet would run as a formula."""
-    if isinstance(value, str) and value.startswith(FORMULA_START) and not _is_number(value):
+    if isinstance(value, str) and value.startswith(FORMULA_START) and not is_number(value):
         return "'" + value
     return value
 

@@ -19,6 +19,7 @@ import re
 from html.parser import HTMLParser
 from typing import Mapping, Sequence
 
+from backend.labels import is_number
 from backend.taskspec import TaskSpec
 
 GENERIC_PROMPT_DIR = "generic"
@@ -149,15 +150,6 @@ def infer_family(labels: Sequence[str]) -> str:
     if len(labels) == 2:
         return "binary"
     return "ordinal" if all(is_number(lab) for lab in labels) else "nominal"
-
-
-def is_number(text: str) -> bool:
-    """Whether a label reads as a number (numeric labels order an ordinal scale)."""
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def generic_params(spec: TaskSpec) -> dict[str, str]:

@@ -22,7 +22,8 @@ import math
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
-__all__ = ["label_problem", "normalize_label", "label_sort_key", "sort_labels", "labels_are_numeric", "label_value", "break_tie",
+__all__ = ["label_problem", "normalize_label", "label_sort_key", "sort_labels", "is_number", "labels_are_numeric",
+           "label_value", "break_tie",
            "majority_label", "median_label", "original_label"]
 
 
@@ -88,9 +89,15 @@ def _number_text(value: float) -> str:
     return repr(value)
 
 
+def is_number(text: str) -> bool:
+    """Whether ``text`` reads as a finite number: the one test for numeric labels (they order an ordinal
+    scale) and numeric CSV cells (they stay numbers). NaN and infinities are not numbers here."""
+    return _as_number(text) is not None
+
+
 def labels_are_numeric(labels: Iterable[str]) -> bool:
     """True when every (normalised) label parses as a finite number."""
-    return all(_as_number(label) is not None for label in labels)
+    return all(is_number(label) for label in labels)
 
 
 def label_value(label: str) -> float:

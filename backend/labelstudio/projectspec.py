@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from backend.generic import generic_spec, infer_family, is_number
+from backend.generic import generic_spec, infer_family
+from backend.labels import is_number
 from backend.labelstudio.labelconfig import (
     INPUT_TAGS,
     ChoiceControl,
