@@ -20,12 +20,14 @@ from typing import Any, Mapping
 
 from backend import defaults
 from backend.ensemble import Quorum
+from backend.providers.registry import default_key_variables
 from backend.members import MemberSpec, member_specs_from_config, parse_member_arg
 
 __all__ = ["Settings", "environment", "env_value", "parse_bool"]
 
-#: Environment variables holding provider keys and other tokens (redacted when set).
-PROVIDER_KEY_VARIABLES = ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "LABEL_AUDIT_REVIEW_API_KEY")
+#: Environment variables holding provider keys and other tokens (redacted when set): every provider's
+#: default key variables (declared beside its registration) and the review instance's token.
+PROVIDER_KEY_VARIABLES = (*default_key_variables(), "LABEL_AUDIT_REVIEW_API_KEY")
 
 
 def environment() -> Mapping[str, str]:

@@ -26,7 +26,7 @@ from backend.providers.errors import (
 from backend.providers.logprobs import TokenPosition, check_api_options, check_labels, distribution_from_positions
 from backend.providers.openai_compat import public_url, resolve_api_key
 from backend.providers.sampling import collect_samples
-from backend.providers.registry import register
+from backend.providers.registry import default_key_variables, register
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 OFFICIAL_HOST = "generativelanguage.googleapis.com"  # the only host GEMINI_API_KEY/GOOGLE_API_KEY go to
@@ -97,7 +97,7 @@ class GeminiProvider:
         self.temperature = temperature
         self.thinking_budget = thinking_budget
         self.system = system
-        key = resolve_api_key(api_key_env, default_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        key = resolve_api_key(api_key_env, default_env=default_key_variables(self.name),
                               official_host=OFFICIAL_HOST, base_url=base_url, provider="gemini")
         self._secrets = (key,)
         http = types.HttpOptions(base_url=base_url, retry_options=types.HttpRetryOptions(attempts=1))

@@ -26,7 +26,7 @@ from backend.providers.errors import (
 )
 from backend.providers.logprobs import TokenPosition, check_api_options, check_labels, distribution_from_positions
 from backend.providers.sampling import collect_samples
-from backend.providers.registry import register
+from backend.providers.registry import default_key_variables, register
 from backend.settings import env_value
 
 #: Stand-in key for local servers that ignore authentication (the SDK insists on some key).
@@ -147,7 +147,7 @@ class OpenAIProvider:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.system = system
-        key = resolve_api_key(api_key_env, default_env=("OPENAI_API_KEY",), official_host=OFFICIAL_HOST,
+        key = resolve_api_key(api_key_env, default_env=default_key_variables(self.name), official_host=OFFICIAL_HOST,
                               base_url=base_url, provider="openai")
         self._secrets = (key,)
         self._client = openai.OpenAI(api_key=key, base_url=base_url, max_retries=0)

@@ -1,9 +1,10 @@
 """One place that turns a member's (kind, model, base_url, options) into a Provider.
 
 Provider classes register themselves with :func:`register` under their class-level ``name``; this
-module only knows which module holds each kind (:data:`PROVIDER_MODULES`) and imports it the first time
+module only knows which module holds each kind and which environment variables hold its default API
+keys (:data:`PROVIDER_MODULES`, :data:`DEFAULT_KEY_VARIABLES`), and imports the module the first time
 that kind is asked for, so the local default runs without the cloud SDKs' import cost. A new provider is
-one new module with ``@register`` on its class, plus its module path here.
+one new module with ``@register`` on its class, plus its line here (the settings redact its keys from it).
 """
 
 from __future__ import annotations
@@ -21,6 +22,14 @@ PROVIDER_MODULES = {
     "gemini": "backend.providers.gemini",
 }
 
+#: Kind -> environment variables holding its default API key, in the order they are tried. Sent only to
+#: the provider's official endpoint (see each provider); every configured value is redacted.
+DEFAULT_KEY_VARIABLES: Mapping[str, tuple[str, ...]] = {
+    "local": (),
+    "openai": ("OPENAI_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+}
+
 _CLASSES: dict[str, type] = {}
 T = TypeVar("T", bound=type)
 
@@ -35,6 +44,13 @@ def register(cls: T) -> T:
         raise ValueError(f"{cls.__name__} needs a class-level name to register")
     _CLASSES[name] = cls
     return cls
+
+
+def default_key_variables(kind: str | None = None) -> tuple[str, ...]:
+    """The default key variables of ``kind`` (None: of every kind, for redaction)."""
+    if kind is not None:
+        return DEFAULT_KEY_VARIABLES.get(kind, ())
+    return tuple(name for names in DEFAULT_KEY_VARIABLES.values() for name in names)
 
 
 def kinds() -> tuple[str, ...]:

@@ -81,3 +81,13 @@ def test_a_provider_registers_itself_under_its_class_level_name() -> None:
         make_provider("echo-test", "m", base_url="http://x")
     with pytest.raises(ValueError, match="unknown provider kind"):
         make_provider("nope", "m")
+
+
+def test_every_kind_declares_its_key_variables_once_and_the_settings_redact_them() -> None:
+    from backend.providers.registry import DEFAULT_KEY_VARIABLES, PROVIDER_MODULES, default_key_variables
+    from backend.settings import Settings
+
+    assert set(DEFAULT_KEY_VARIABLES) == set(PROVIDER_MODULES)  # a new kind states its keys beside its module
+    assert default_key_variables("gemini") == ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    env = {"GOOGLE_API_KEY": "AIza-fallback-key-value", "OPENAI_API_KEY": "sk-openai-key-value"}
+    assert set(Settings.from_env(env).secrets()) == set(env.values())
