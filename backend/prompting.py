@@ -208,7 +208,7 @@ def prompts_root() -> Path:
     Order: ``$LABEL_AUDIT_PROMPTS``; the checkout's ``prompts/`` next to the ``backend`` package (an
     editable install); the copy shipped inside the package as ``backend/_prompts`` (a wheel).
     """
-    from backend.settings import env_value
+    from backend.environment import env_value
 
     env = env_value(PROMPTS_ENV)
     if env:

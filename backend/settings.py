@@ -1,10 +1,11 @@
 """The settings of a deployment or run, resolved once from CLI options, the environment and files.
 
-The environment is read here and nowhere else in the backend: :func:`environment` takes one snapshot,
-:meth:`Settings.from_env` turns it into typed values (defaults from :mod:`backend.defaults`), and the
-parts of the program take views of the result — :meth:`Settings.engine_config` for the scoring
-engine, :meth:`Settings.ensemble` for the Label Studio backend and its workers. CLI options override
-the environment through ``overrides`` (``Settings.from_env(threshold=0.7)``).
+The environment is read through :mod:`backend.environment` only: :meth:`Settings.from_env` takes one
+snapshot and turns it into typed values (defaults from :mod:`backend.defaults`), and the parts of the
+program take views of the result — :meth:`Settings.engine_config` for the scoring engine,
+:meth:`backend.worker.config.EnsembleConfig.from_settings` for the Label Studio backend and its workers
+(the view depends on the settings, never the other way round). CLI options override the environment
+through ``overrides`` (``Settings.from_env(threshold=0.7)``).
 
 Secrets (the Label Studio token, the backend's password, provider keys) are fields with
 ``repr=False`` and are listed by :meth:`Settings.secrets` for redaction; providers look their API keys
@@ -13,36 +14,33 @@ up with :func:`env_value` by the variable name a member names (``options.api_key
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from backend import defaults
+from backend.environment import env_value, environment, parse_bool
 from backend.ensemble import Quorum
 from backend.providers.registry import default_key_variables
 from backend.members import MemberSpec, member_specs_from_config, parse_member_arg
 
-__all__ = ["Settings", "environment", "env_value", "parse_bool"]
+__all__ = ["Settings", "check_ensemble_values", "env_value", "environment", "parse_bool"]  # env_*: re-exported
 
 #: Environment variables holding provider keys and other tokens (redacted when set): every provider's
 #: default key variables (declared beside its registration) and the review instance's token.
 PROVIDER_KEY_VARIABLES = (*default_key_variables(), "LABEL_AUDIT_REVIEW_API_KEY")
 
 
-def environment() -> Mapping[str, str]:
-    """A snapshot of the process environment (the one place the backend reads it)."""
-    return dict(os.environ)
-
-
-def env_value(name: str) -> str | None:
-    """The value of one environment variable, or None when unset or empty (providers' API keys)."""
-    return os.environ.get(name) or None
-
-
-def parse_bool(text: str | None) -> bool:
-    """``1/true/yes/on`` (any case) is True; anything else, or unset, is False."""
-    return (text or "").strip().lower() in {"1", "true", "yes", "on"}
+def check_ensemble_values(*, members: tuple, batch_size: int, threshold: float | None, delta: int | None) -> None:
+    """The checks shared by :class:`Settings` and its view :class:`backend.worker.config.EnsembleConfig` (ValueError)."""
+    if not members:
+        raise ValueError("the ensemble needs at least one member")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if threshold is not None and not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be within [0, 1], got {threshold}")
+    if delta is not None and delta < 0:
+        raise ValueError(f"delta must be >= 0, got {delta}")
 
 
 def _number(env: Mapping[str, str], name: str, kind: type, default: Any) -> Any:
@@ -142,8 +140,6 @@ class Settings:
         return cls(**values)
 
     def __post_init__(self) -> None:
-        from backend.worker.config import check_ensemble_values
-
         check_ensemble_values(members=self.members, batch_size=self.batch_size, threshold=self.threshold,
                               delta=self.delta)
         self.quorum()  # ValueError on a share outside [0, 1]
@@ -179,14 +175,6 @@ class Settings:
                 "early_exit": self.early_exit, "concurrency": self.concurrency, "timeout": self.timeout,
                 "max_attempts": self.max_attempts}
         return EngineConfig(**{**base, **overrides})
-
-    def ensemble(self):
-        """The backend's and workers' view (:class:`backend.worker.config.EnsembleConfig`)."""
-        from backend.worker.config import EnsembleConfig
-
-        return EnsembleConfig(spec_name=self.spec_name, members=self.members, label_field=self.label_field,
-                              control=self.control, threshold=self.threshold, delta=self.delta,
-                              batch_size=self.batch_size)
 
 
 def setting_names() -> list[str]:

@@ -38,12 +38,13 @@ def serve(
     from backend.server.app import check_auth_settings
     from backend.server.gunicorn_run import run
     from backend.settings import Settings
+    from backend.worker.config import EnsembleConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         settings = Settings.from_env(insecure_no_auth=insecure_no_auth or None)
         check_auth_settings(settings)
-        settings.ensemble()
+        EnsembleConfig.from_settings(settings)
     except ValueError as exc:
         fail(str(exc))
     run(lambda: create_app(settings=settings), host=host, port=port, workers=workers, threads=threads)
@@ -118,6 +119,7 @@ def audit(
         wait_for,
     )
     from backend.settings import Settings
+    from backend.worker.config import EnsembleConfig
     from backend.worker.queueing import redis_connection
     from backend.worker.safety import scoring_queue
 
@@ -125,7 +127,7 @@ def audit(
     try:
         settings = Settings.from_env(label_studio_url=url, label_studio_token=token)
         client = connect(settings.label_studio_url, settings.label_studio_token)
-        config = settings.ensemble()
+        config = EnsembleConfig.from_settings(settings)
         ledger = Ledger(settings.database_url)
         if dry_run:
             _dry_run(client, project, config=config, ledger=ledger, prices=prices, json_out=json_out)

@@ -99,7 +99,7 @@ def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, price
     """The dry run of `label-audit audit`: the project's tasks the ledger has no result for yet."""
     from backend.engine import EngineConfig
     from backend.labelstudio.client import iter_tasks
-    from backend.labelstudio.labelconfig import attach_guidelines
+    from backend.labelstudio.projectspec import attach_guidelines
     from backend.labelstudio.tasks import tasks_to_items
     from backend.labelstudio.taskshape import job_task
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from backend.settings import env_value
+from backend.environment import env_value
 
 EXPERTS = ("expert-a@label-audit.demo", "expert-b@label-audit.demo")
 ADMIN = "admin@label-audit.demo"

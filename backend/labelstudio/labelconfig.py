@@ -17,18 +17,6 @@ from dataclasses import dataclass
 
 from backend.taskspec import TaskSpec
 
-#: The task-spec derivation lives in ``backend.labelstudio.projectspec``; these names stay importable here.
-_MOVED = frozenset({"spec_from_label_config", "attach_guidelines", "split_guidelines", "GUIDELINES_MARK",
-                    "NEGATIVE_ENV"})
-
-
-def __getattr__(name: str):
-    if name in _MOVED:
-        from backend.labelstudio import projectspec
-
-        return getattr(projectspec, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 # Object tags whose ``value="$field"`` shows an item input (text-like data this tool judges).
 INPUT_TAGS = frozenset({"Text", "HyperText", "Paragraphs", "Markdown", "Table"})
 # Attributes of an input tag that only say how to render it (kept); everything else is dropped.
@@ -217,6 +205,7 @@ def label_config_for_spec(spec: TaskSpec, *, choice_name: str = "label") -> str:
 
     Examples
     --------
+    >>> from backend.labelstudio.projectspec import spec_from_label_config
     >>> xml = label_config_for_spec(load_spec("factual-consistency"))
     >>> spec_from_label_config(xml).labels
     ('0', '1')

@@ -22,7 +22,7 @@ from backend.labelstudio.labelconfig import (
     find_choice_control,
     find_inputs,
 )
-from backend.settings import env_value
+from backend.environment import env_value
 from backend.taskspec import BUILTIN_SPECS, TaskSpec, load_spec
 
 

@@ -27,7 +27,7 @@ from backend.providers.errors import (
 from backend.providers.logprobs import TokenPosition, check_api_options, check_labels, distribution_from_positions
 from backend.providers.sampling import collect_samples
 from backend.providers.registry import default_key_variables, register
-from backend.settings import env_value
+from backend.environment import env_value
 
 #: Stand-in key for local servers that ignore authentication (the SDK insists on some key).
 PLACEHOLDER_KEY = "no-key-needed"

@@ -15,7 +15,8 @@ from label_studio_sdk import LabelStudio
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.taskshape import field
 from backend.labelstudio.expertview import expert_label_config
-from backend.labelstudio.labelconfig import expert_field, find_inputs, spec_from_label_config
+from backend.labelstudio.labelconfig import expert_field, find_inputs
+from backend.labelstudio.projectspec import spec_from_label_config
 from backend.taskspec import TaskSpec
 
 REF_FIELD = "review_ref"  # the one non-input field of a review task: the opaque reference

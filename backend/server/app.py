@@ -75,7 +75,7 @@ def create_app(
     app = Flask("label-audit-backend")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     ledger = ledger or Ledger(settings.database_url)
-    config = config or settings.ensemble()
+    config = config or EnsembleConfig.from_settings(settings)
     auth = auth or BasicAuth.from_settings(settings)
     queue = queue if queue is not None else scoring_queue(settings.queue, redis_connection(settings.redis_url))
     auth_check.install(app, auth)

@@ -15,21 +15,10 @@ from typing import Any, Mapping
 from backend import defaults
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.members import Member, MemberSpec, build_members, parse_member_arg, spec_fingerprint
+from backend.settings import Settings, check_ensemble_values
 from backend.taskspec import TaskSpec
 
 MODEL_VERSION_PREFIX = "label-audit-"
-
-
-def check_ensemble_values(*, members: tuple, batch_size: int, threshold: float | None, delta: int | None) -> None:
-    """The checks shared by :class:`EnsembleConfig` and :class:`backend.settings.Settings` (ValueError)."""
-    if not members:
-        raise ValueError("the ensemble needs at least one member")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    if threshold is not None and not 0.0 <= threshold <= 1.0:
-        raise ValueError(f"threshold must be within [0, 1], got {threshold}")
-    if delta is not None and delta < 0:
-        raise ValueError(f"delta must be >= 0, got {delta}")
 
 
 @dataclass(frozen=True)
@@ -70,11 +59,16 @@ class EnsembleConfig:
                               delta=self.delta)
 
     @classmethod
+    def from_settings(cls, settings: Settings) -> "EnsembleConfig":
+        """The backend's and workers' view of the run settings."""
+        return cls(spec_name=settings.spec_name, members=settings.members, label_field=settings.label_field,
+                   control=settings.control, threshold=settings.threshold, delta=settings.delta,
+                   batch_size=settings.batch_size)
+
+    @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "EnsembleConfig":
         """The ensemble view of :meth:`backend.settings.Settings.from_env`."""
-        from backend.settings import Settings
-
-        return Settings.from_env(env).ensemble()
+        return cls.from_settings(Settings.from_env(env))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form (for display and tests; jobs no longer carry it)."""

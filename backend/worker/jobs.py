@@ -21,6 +21,7 @@ from backend.labelstudio.tasks import error_result, tasks_to_items
 from backend.ledger import Ledger
 from backend.results import ItemResult, input_hash
 from backend.settings import Settings
+from backend.worker.config import EnsembleConfig
 from backend.worker.safety import RefusedJob
 from backend.labelstudio.predictions import import_predictions, ls_client, prediction_requests
 
@@ -54,7 +55,7 @@ def score_tasks(
     """
     settings = Settings.from_env()
     ledger = Ledger(settings.database_url)
-    cfg = settings.ensemble()
+    cfg = EnsembleConfig.from_settings(settings)
     attempt = ledger.jobs.started(job_key, project=project, model_version=model_version, n_tasks=len(tasks))
     try:
         spec = cfg.spec(label_config)

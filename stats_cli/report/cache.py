@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from backend import defaults
-from backend.settings import env_value
+from backend.environment import env_value
 
 STAMP_FIELDS = ("updated_at", "total_annotations", "cancelled_annotations", "total_predictions")
 

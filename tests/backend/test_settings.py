@@ -10,6 +10,7 @@ import pytest
 
 from backend.commands.context import run_settings
 from backend.settings import Settings
+from backend.worker.config import EnsembleConfig
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -20,7 +21,7 @@ def test_environment_then_options_with_defaults_from_one_module() -> None:
     assert settings.threshold == 0.9 and settings.delta == 2  # the option wins, the environment fills in
     assert [m.provider for m in settings.members] == ["openai", "local"]
     # delta reaches both views: the engine (score) and the Label Studio backend/workers
-    assert settings.engine_config().delta == 2 and settings.ensemble().delta == 2
+    assert settings.engine_config().delta == 2 and EnsembleConfig.from_settings(settings).delta == 2
     assert Settings.from_env({}).concurrency == 8 and Settings.from_env({}, concurrency=None).concurrency == 8
 
 
@@ -57,10 +58,10 @@ def test_secrets_are_listed_for_redaction_and_never_in_repr() -> None:
 def test_model_version_comes_from_settings_without_building_or_importing_providers() -> None:
     code = (
         "import sys\n"
-        "from backend.settings import Settings\n"
+        "from backend.worker.config import EnsembleConfig\n"
         "from backend.labelstudio.labelconfig import label_config_for_spec\n"
         "from backend.taskspec import load_spec\n"
-        "config = Settings.from_env({'LABEL_AUDIT_MEMBERS': 'gemini:g,openai:o,local:smollm2'}).ensemble()\n"
+        "config = EnsembleConfig.from_env({'LABEL_AUDIT_MEMBERS': 'gemini:g,openai:o,local:smollm2'})\n"
         "version = config.model_version(config.spec(label_config_for_spec(load_spec('factual-consistency'))))\n"
         "loaded = [m for m in ('backend.providers.gemini', 'backend.providers.openai_compat', "
         "'backend.providers.local_gguf', 'google.genai', 'llama_cpp') if m in sys.modules]\n"

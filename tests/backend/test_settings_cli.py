@@ -17,6 +17,7 @@ from backend.cli import app
 from backend.ensemble import Quorum, flag_rule
 from backend.labelstudio.labelconfig import label_config_for_spec
 from backend.settings import Settings
+from backend.worker.config import EnsembleConfig
 from backend.taskspec import load_spec
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,7 +38,7 @@ def worker_flag_rule(env: dict[str, str]) -> str:
     """The rule a worker applies to a relevance project (backend/worker/jobs.py: the ensemble view's spec
     from the project's label config, the engine view's delta)."""
     settings = Settings.from_env(env)
-    spec = settings.ensemble().spec(label_config_for_spec(load_spec("relevance")))
+    spec = EnsembleConfig.from_settings(settings).spec(label_config_for_spec(load_spec("relevance")))
     return flag_rule(spec, delta=settings.engine_config().delta).describe()
 
 

@@ -13,7 +13,8 @@ from backend.labelstudio.expertview import (
     expert_label_config,
     field_title,
 )
-from backend.labelstudio.labelconfig import choice_from_result, spec_from_label_config
+from backend.labelstudio.labelconfig import choice_from_result
+from backend.labelstudio.projectspec import spec_from_label_config
 
 SOURCE = """<View>
   <Header value="Is the claim supported by the passage? Read both fully."/>

@@ -6,14 +6,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from backend.labelstudio.labelconfig import (
-    choice_from_result,
-    expert_field,
-    expert_name,
-    reconcile_label_config,
-    review_label_config,
-    spec_from_label_config,
-)
+from backend.labelstudio.labelconfig import choice_from_result, expert_field, expert_name, reconcile_label_config, review_label_config
+
+from backend.labelstudio.projectspec import spec_from_label_config
 
 # The shape of LS's "Text classification" template, with the kind of extras a project lead adds.
 FACTUAL = """

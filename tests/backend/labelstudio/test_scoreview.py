@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.labelstudio.labelconfig import spec_from_label_config
+from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.scoreview import SCORE_COLUMN, SUSPECTS_TITLE, suspect_marker
 from backend.results import ItemResult
 from backend.labelstudio.predictions import import_predictions, prediction_requests

@@ -8,7 +8,7 @@ from label_studio_sdk.types import LseTask
 from backend.labelstudio.gold import gold_result
 from backend.labelstudio.tasks import annotation_results, crowd_labels, tasks_to_items
 from backend.labelstudio.taskshape import as_dict, field, job_task, live_annotations, user_id_of
-from backend.labelstudio.labelconfig import spec_from_label_config
+from backend.labelstudio.projectspec import spec_from_label_config
 
 CONFIG = """<View><Text name="t" value="$text"/>
 <Choices name="verdict" toName="t"><Choice value="0"/><Choice value="1"/></Choices></View>"""

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from backend.cli import app
 from backend.labelstudio.client import find_user, iter_tasks
-from backend.labelstudio.labelconfig import spec_from_label_config
+from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.scoreview import SUSPECTS_TITLE, suspect_marker
 from backend.ledger import Ledger
 from backend.results import ItemResult

@@ -8,7 +8,7 @@ import pytest
 from rq import Queue
 
 from backend.ledger import Ledger
-from backend.labelstudio.labelconfig import spec_from_label_config
+from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import tasks_to_items
 from backend.results import ItemResult, input_hash
 from backend.server import create_app

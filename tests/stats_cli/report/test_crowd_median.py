@@ -6,7 +6,7 @@ must give the same label for the same annotations.
 
 from __future__ import annotations
 
-from backend.labelstudio.labelconfig import spec_from_label_config
+from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import task_to_item
 from backend.results import ItemResult
 from stats_cli.report.inputs import AuditData

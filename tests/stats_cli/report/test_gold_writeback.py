@@ -13,7 +13,7 @@ from typing import Any
 
 from backend.labelstudio.client import ensure_user, iter_tasks
 from backend.labelstudio.gold import GOLD_USER_EMAIL, is_gold_annotation
-from backend.labelstudio.labelconfig import spec_from_label_config
+from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import tasks_to_items
 from backend.results import ItemResult
 from backend.review.outcome import GoldStatus, ReviewOutcome

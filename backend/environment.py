@@ -1,0 +1,30 @@
+"""The one place the program reads its process environment.
+
+Kept apart from :mod:`backend.settings` so that low-level modules (prompt loading, Label Studio
+connections, providers' key lookup) can read a variable without importing the settings, which import
+the members and prompts in turn — that was an import cycle. :class:`backend.settings.Settings`
+takes its snapshot through :func:`environment`; everything else reads single values with
+:func:`env_value`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping
+
+__all__ = ["environment", "env_value", "parse_bool"]
+
+
+def environment() -> Mapping[str, str]:
+    """A snapshot of the process environment."""
+    return dict(os.environ)
+
+
+def env_value(name: str) -> str | None:
+    """The value of one environment variable, or None when unset or empty (providers' API keys)."""
+    return os.environ.get(name) or None
+
+
+def parse_bool(text: str | None) -> bool:
+    """``1/true/yes/on`` (any case) is True; anything else, or unset, is False."""
+    return (text or "").strip().lower() in {"1", "true", "yes", "on"}
