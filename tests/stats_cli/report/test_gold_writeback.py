@@ -15,6 +15,7 @@ from backend.labelstudio.client import ensure_user, iter_tasks
 from backend.labelstudio.gold import GOLD_USER_EMAIL, is_gold_annotation
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import tasks_to_items
+from backend.labelstudio.taskshape import as_dict, user_id_of
 from backend.results import ItemResult
 from backend.review.outcome import GoldStatus, ReviewOutcome
 from stats_cli.audit_data import AuditData
@@ -32,10 +33,8 @@ def _annotations(client: Any, project: int) -> dict[int, dict[str, Any]]:
     """Every annotation of the project as Label Studio lists it: id -> {task, by, result, ground_truth}."""
     out = {}
     for task in iter_tasks(client, project, with_annotations=True):
-        for ann in task.annotations or ():
-            ann = ann if isinstance(ann, dict) else ann.model_dump()
-            by = ann.get("completed_by")
-            out[int(ann["id"])] = {"task": int(task.id), "by": by.get("id") if isinstance(by, dict) else by,
+        for ann in as_dict(task).get("annotations") or ():
+            out[int(ann["id"])] = {"task": int(task.id), "by": user_id_of(ann.get("completed_by")),
                                    "result": ann.get("result"), "ground_truth": bool(ann.get("ground_truth"))}
     return out
 
@@ -57,7 +56,7 @@ def test_gold_write_back_leaves_every_original_as_it_was(label_studio):
     foreign = client.annotations.create(id=ids[0], result=_choice("0"), completed_by=gold_user)
     before = _annotations(client, project)
     assert any(a["ground_truth"] for a in before.values())  # the import marked its annotations
-    originals_before = tasks_to_items([t.model_dump() for t in iter_tasks(client, project, with_annotations=True)],
+    originals_before = tasks_to_items([as_dict(t) for t in iter_tasks(client, project, with_annotations=True)],
                                       spec)
 
     items = tuple(ItemResult(id=str(t), original="0", prediction="1", confidence=0.9, probs=None, flagged=True)
@@ -65,7 +64,7 @@ def test_gold_write_back_leaves_every_original_as_it_was(label_studio):
     outcomes = {str(t): ReviewOutcome(str(t), "0", "1", 0.9, "1", GoldStatus.RECONCILED) for t in ids}
     data = AuditData(project=str(project), spec=spec, items=items, gold_labels=outcomes)
     first = sync_to_labelstudio(client, data, [], label_config=CONFIG)
-    listed = [t.model_dump() for t in iter_tasks(client, project, with_annotations=True)]
+    listed = [as_dict(t) for t in iter_tasks(client, project, with_annotations=True)]
     again = sync_to_labelstudio(client, data, listed, label_config=CONFIG)
     assert (first.created, again.created, again.updated, again.unchanged) == (4, 0, 0, 4)
 
@@ -77,7 +76,7 @@ def test_gold_write_back_leaves_every_original_as_it_was(label_studio):
     assert after[int(foreign.id)] == before[int(foreign.id)]  # the account's own annotation untouched
 
     # The worker's conversion reads the same originals as before: the gold annotation is not a crowd label.
-    listed = [t.model_dump() for t in iter_tasks(client, project, with_annotations=True)]
+    listed = [as_dict(t) for t in iter_tasks(client, project, with_annotations=True)]
     originals_after = tasks_to_items(listed, spec)
     assert [(i.id, i.original) for i in originals_after.items] == [(i.id, i.original) for i in originals_before.items]
     assert sorted(c.annotation_id for c in originals_after.crowd) == sorted(c.annotation_id for c in originals_before.crowd)
