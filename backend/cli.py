@@ -18,7 +18,8 @@ app = typer.Typer(
 )
 
 COMMAND_MODULES = (
-    "backend.commands.score",   # score, demo
+    "backend.commands.score",   # score
+    "backend.commands.demo",    # demo (the file, or --labelstudio)
     "backend.commands.serve",   # serve, worker, audit
     "backend.commands.review",  # review push / reconcile / status
     "backend.commands.probe",   # probe

@@ -1,6 +1,6 @@
 """`label-audit demo --labelstudio` and `label-audit demo --stop`: the options, the run, what to open.
 
-The options are defined here and added to the ``demo`` command of :mod:`backend.commands.score`, so the
+The options are defined here and added to the ``demo`` command of :mod:`backend.commands.demo`, so the
 file demo (plain ``label-audit demo``) and the Label Studio demo stay one command.
 """
 
@@ -23,8 +23,11 @@ BACKEND_PORT = typer.Option(None, "--backend-port", help="ML backend port (defau
 REDIS_PORT = typer.Option(None, "--redis-port", help="Redis port (default 6379; started when none answers).")
 
 
-def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]]) -> None:
-    """Run (or stop) the Label Studio demo; exit 2 with one readable line when a step fails."""
+def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], warning: str) -> None:
+    """Run (or stop) the Label Studio demo; exit 2 with one readable line when a step fails.
+
+    ``warning`` is the embedded judge's caveat, printed before the run (the file demo prints the same).
+    """
     from backend.demo.home import DemoHome
     from backend.demo.run import run_demo, stop_demo
     from backend.labelstudio.errors import client_errors, describe_error
@@ -34,9 +37,7 @@ def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]]) -
     if stop:
         stop_demo(home=demo_home, say=console.print)
         return
-    from backend.commands.score import DEMO_WARNING
-
-    console.print(f"[bold yellow]Note:[/bold yellow] {DEMO_WARNING}\n")
+    console.print(f"[bold yellow]Note:[/bold yellow] {warning}\n")
     started = time.monotonic()
     try:
         result = run_demo(home=demo_home, ports=ports, console=console)

@@ -1,0 +1,90 @@
+"""`label-audit demo`: the bundled sample scored offline by the embedded judge, or (``--labelstudio``) the whole
+loop in Label Studio (:mod:`backend.commands.demo_ls`).
+
+Kept apart from ``score`` so that neither command module imports the other: this one uses the scoring run
+of :mod:`backend.commands.score` and the Label Studio demo's options.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from backend import defaults
+from backend.cache import CallCache
+from backend.cli_errors import fail as _fail
+from backend.commands import context, demo_ls
+from backend.commands.score import run_scoring
+from backend.members import build_members
+from backend.taskspec import load_spec
+
+DEMO_SAMPLE = "sample_factual_consistency.jsonl"
+DEMO_WARNING = (
+    "The embedded default judge is SmolLM2-135M-Instruct: a tiny model that runs anywhere, here so you can "
+    "try the tool offline. It is NOT good enough to judge labels (it scores about chance on factual "
+    "consistency), so do not read these suspects as findings. For a real audit use real models: "
+    "--member openai:MODEL, --member gemini:MODEL, or --member openai:MODEL@http://HOST:PORT/v1 for any "
+    "OpenAI-compatible server."
+)
+
+
+def demo(
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the per-item results (JSONL) here."),
+    summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Also write the summary as JSON here."),
+    cache_url: Optional[str] = typer.Option(None, "--cache-url", help="SQL URL of the call cache."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Call the model again for every item (to time it)."),
+    labelstudio: bool = demo_ls.LABELSTUDIO,
+    stop: bool = demo_ls.STOP,
+    home: Optional[Path] = demo_ls.HOME,
+    ls_port: Optional[int] = demo_ls.LS_PORT,
+    review_port: Optional[int] = demo_ls.REVIEW_PORT,
+    backend_port: Optional[int] = demo_ls.BACKEND_PORT,
+    redis_port: Optional[int] = demo_ls.REDIS_PORT,
+) -> None:
+    """Score the bundled sample offline with the embedded default judge (SmolLM2-135M) and show the suspects.
+
+    With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls); --stop ends it.
+    """
+    if labelstudio or stop:
+        demo_ls.main(stop=stop, home=home, warning=DEMO_WARNING,
+                     ports={"source": ls_port, "review": review_port, "backend": backend_port, "redis": redis_port})
+        return
+    console = Console()
+    console.print(f"[bold yellow]Note:[/bold yellow] {DEMO_WARNING}\n")
+    spec = load_spec("factual-consistency")
+    try:  # the embedded judge whatever LABEL_AUDIT_MEMBERS says (the warning is about it); the rest from settings
+        settings = context.run_settings(member=[defaults.MEMBER])
+        members = build_members(settings.members, spec)
+    except ValueError as exc:
+        _fail(str(exc))
+    cache = None if no_cache else CallCache(cache_url)
+    with resources.as_file(resources.files("backend").joinpath("data", DEMO_SAMPLE)) as sample:
+        console.print(f"Scoring the bundled sample {sample.name} with {len(members)} members: "
+                      + ", ".join(m.id for m in members))
+        try:
+            summary = run_scoring(
+                sample, spec, members, config=settings.engine_config(), cache=cache, out=out,
+                summary_json=summary_json, top=defaults.TOP, progress=None, console=console,
+            )
+        finally:
+            if cache is not None:
+                cache.close()
+    per_item = summary.get("seconds_per_item")
+    if per_item is None:
+        console.print("Per-item latency: every answer came from the cache (run `label-audit demo --no-cache` to time the model).")
+    else:
+        console.print(
+            f"Per-item latency: {per_item:.2f} s per item ({len(members)} prompts each, "
+            f"{summary['llm_calls']} model calls in {summary['wall_seconds']:.1f} s, "
+            f"{summary['seconds_per_call']:.2f} s per call)."
+        )
+    console.print(f"\n[bold yellow]Reminder:[/bold yellow] {DEMO_WARNING}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``demo`` to the `label-audit` app."""
+    app.command()(demo)
