@@ -23,6 +23,7 @@ import httpx
 
 import backend
 from backend.demo.home import ADMIN, DemoHome
+from backend.environment import environment
 from backend.demo.processes import ProcessTable
 from backend.labelstudio.local import LocalLabelStudio, find_label_studio_bin
 
@@ -67,7 +68,7 @@ def label_studio_binary(*, say) -> Path:
 
 def child_env(extra: Mapping[str, str]) -> dict[str, str]:
     """The caller's environment with this checkout importable first and the demo's settings on top."""
-    env = {k: v for k, v in os.environ.items() if k not in INHERITED_OVERRIDES}
+    env = {k: v for k, v in environment().items() if k not in INHERITED_OVERRIDES}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p)
     env.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # llama.cpp threads busy-wait otherwise
     env.update(extra)
@@ -87,7 +88,7 @@ def ensure_redis(home: DemoHome, table: ProcessTable, *, port: int) -> str:
                            "(apt-get install redis-server, or start one and pass --redis-port)")
     home.redis_dir.mkdir(parents=True, exist_ok=True)
     table.spawn("redis", [binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no",
-                          "--dir", str(home.redis_dir)], env=dict(os.environ), log=home.log("redis"), cwd=home.root)
+                          "--dir", str(home.redis_dir)], env=dict(environment()), log=home.log("redis"), cwd=home.root)
     _wait(lambda: _redis_answers(port), timeout=30, what=f"Redis on port {port}", log=home.log("redis"))
     return url
 

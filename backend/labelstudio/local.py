@@ -19,6 +19,8 @@ from typing import Mapping
 
 import httpx
 
+from backend.environment import env_value, environment
+
 DEFAULT_BIN = Path.home() / ".cache" / "label-audit" / "ls-venv-1.23.2" / "bin" / "label-studio"
 # Older machine images installed the same version under an unversioned folder.
 FALLBACK_BINS = (Path.home() / ".cache" / "label-audit" / "ls-venv" / "bin" / "label-studio",)
@@ -26,7 +28,7 @@ FALLBACK_BINS = (Path.home() / ".cache" / "label-audit" / "ls-venv" / "bin" / "l
 
 def find_label_studio_bin() -> Path | None:
     """``$LABEL_STUDIO_BIN`` when set (even if missing: then None), else the cached venvs."""
-    env = os.environ.get("LABEL_STUDIO_BIN")
+    env = env_value("LABEL_STUDIO_BIN")
     if env:
         return Path(env) if Path(env).is_file() else None
     for candidate in (DEFAULT_BIN, *FALLBACK_BINS):
@@ -104,7 +106,7 @@ class LocalLabelStudio:
 
     def environment(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
         """The process environment: loopback-only, no version check, our admin and token."""
-        env = dict(os.environ if base is None else base)
+        env = dict(environment() if base is None else base)
         for key in [k for k in env if k.startswith(("POSTGRE_", "DJANGO_DB", "LABEL_STUDIO_"))]:
             del env[key]
         # LS reads CI as a boolean: CI=true adds django_migration_linter (not installed) to its apps and
