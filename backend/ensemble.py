@@ -216,6 +216,13 @@ def flag_rule(spec: TaskSpec, *, delta: int | None = None) -> FlagRule:
     return rule
 
 
+def describe_flag_rule(spec: TaskSpec, *, delta: int | None = None) -> str:
+    """The rule in words, for summaries: ordinal tasks name their distance/boundary, others any difference."""
+    if spec.family != "ordinal":
+        return "prediction != original"
+    return flag_rule(spec, delta=delta).describe()
+
+
 def disagrees(prediction: str, original: str | None, spec: TaskSpec, *, delta: int | None = None) -> bool:
     """Whether ``prediction`` disagrees with ``original`` under the task's :func:`flag_rule`.
 

@@ -30,7 +30,7 @@ from backend.costs.prices import PriceTable, load_prices
 from backend.costs.report import estimate_table
 from backend.dataset import read_items
 from backend.engine import Engine, EngineConfig
-from backend.ensemble import flag_rule
+from backend.ensemble import describe_flag_rule, flag_rule
 from backend.members import Member, build_members, ensemble_fingerprint
 from backend.summary import SuspectList, build_summary, print_summary
 from backend.task_options import resolve_task
@@ -66,12 +66,7 @@ def run_scoring(
     entries = list(read_items(input_path, spec))
     engine = Engine(spec, members, cache=cache, config=config, budget=budget)
     if dry_run:
-        estimate = estimate_run(engine, entries, prices=prices)
-        if summary_json:
-            write_json(summary_json, {"dry_run": estimate})
-        console.print(estimate_table(estimate))
-        console.print(estimate["note"])
-        return {"dry_run": estimate}
+        return _dry_run(engine, entries, prices=prices, summary_json=summary_json, console=console)
     suspects = SuspectList()
     accountant = Accountant(prices, [m.id for m in members])
     stopped: dict[str, Any] | None = None
@@ -105,7 +100,7 @@ def run_scoring(
         threshold=engine.threshold,
         delta=config.delta,
         suspects=suspects,
-        flag_rule=flag_rule(spec, delta=config.delta).describe() if spec.family == "ordinal" else "prediction != original",
+        flag_rule=describe_flag_rule(spec, delta=config.delta),
         quorum=config.quorum,
         top=top,
         accounting=accountant.to_dict(),
@@ -122,6 +117,17 @@ def run_scoring(
             "(with a higher --max-cost) to resume, no call is made twice"
         )
     return summary
+
+
+def _dry_run(engine: Engine, entries: list, *, prices: PriceTable | None, summary_json: Path | None,
+             console: Console) -> dict[str, Any]:
+    """Estimate the run (no model called): print the per-member table, save it with ``--summary-json``."""
+    estimate = estimate_run(engine, entries, prices=prices)
+    if summary_json:
+        write_json(summary_json, {"dry_run": estimate})
+    console.print(estimate_table(estimate))
+    console.print(estimate["note"])
+    return {"dry_run": estimate}
 
 
 def cheapest_first(members: list[Member], prices: PriceTable) -> list[Member]:

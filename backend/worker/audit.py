@@ -109,9 +109,9 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
     members = sorted({m.member_id for r in results for m in r.members}) or [
         f"{m.provider}:{m.model}" for m in config.members
     ]
-    from backend.ensemble import flag_rule, resolve_threshold
+    from backend.ensemble import describe_flag_rule, resolve_threshold
 
-    rule = flag_rule(spec, delta=config.delta).describe() if spec.family == "ordinal" else "prediction != original"
+    rule = describe_flag_rule(spec, delta=config.delta)
     return build_summary(stats, task=spec.name, members=members, model_version=run.model_version,
                          threshold=resolve_threshold(spec, config.threshold), delta=config.delta,
                          suspects=suspects, flag_rule=rule, accounting=accountant.to_dict())
