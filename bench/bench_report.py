@@ -35,8 +35,8 @@ from backend.review.push import push_review
 from backend.review.store import ROUND_REVIEW, ReviewStore
 from backend.taskspec import load_spec
 from stats_cli.report.build import build_report
-from stats_cli.report.cache import TaskCache
-from stats_cli.report.pull import PullStats, pull_audit
+from stats_cli.task_cache import TaskCache
+from stats_cli.audit_pull import PullStats, pull_audit
 from stats_cli.report.render import render
 
 CONFIG = label_config_for_spec(load_spec("factual-consistency"))

@@ -19,7 +19,8 @@ app = typer.Typer(
 
 COMMAND_MODULES = (
     "stats_cli.commands.offline",  # agreement, aggregate, bounds, expected, stratify, confidence-bins, rerank
-    "stats_cli.commands.report",   # report, sync-gold
+    "stats_cli.commands.report",   # report
+    "stats_cli.commands.sync_gold",  # sync-gold
     "stats_cli.commands.estimate",  # estimate (stratified error rate, detector precision/recall)
 )
 

@@ -29,7 +29,7 @@ from backend.results import ItemResult, MemberResult
 from backend.review.store import ROUND_REVIEW, ReviewStore
 from backend.taskspec import load_spec
 from stats_cli.cli import app as audit_stats
-from stats_cli.report.pull import GOLD_USER_EMAIL
+from backend.labelstudio.gold import GOLD_USER_EMAIL
 from tests.stats_cli.report.browser import screenshot_html
 
 pytestmark = [pytest.mark.labelstudio]

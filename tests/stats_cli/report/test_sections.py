@@ -225,7 +225,7 @@ def test_models_rerank_on_gold_vs_original(tmp_path):
 
     from sklearn.metrics import roc_auc_score
 
-    from stats_cli.report.sources import load_models
+    from stats_cli.audit_sources import load_models
 
     data, truth = planted_audit()
     lines = ["id,model,score"]
@@ -317,7 +317,7 @@ def test_models_with_one_gold_class_say_why_roc_auc_is_missing():
 
 
 def test_models_file_non_finite_scores_are_bad_rows(tmp_path):
-    from stats_cli.report.sources import load_models
+    from stats_cli.audit_sources import load_models
 
     path = tmp_path / "models.csv"
     path.write_text("id,model,score\nt0,m,0.4\nt1,m,nan\nt2,m,inf\nt3,m,0.9\n")

@@ -1,9 +1,10 @@
-"""Pull everything the report needs: source tasks through the SDK (paged, cached), ledger, reviews, probes.
+"""Pull an audit: source tasks through the SDK (paged, cached), ledger, reviews, probes -> AuditData.
 
 Label Studio is read only through ``label_studio_sdk`` via the helpers
 (:mod:`backend.labelstudio.client`); verdicts come from the ledger, expert answers from the review
 store and probe scores from the probe store. Nothing here recomputes what those modules own.
-The token is passed to the SDK and never printed, logged or cached.
+The token is passed to the SDK and never printed, logged or cached. Shared by `audit-stats report` and
+`audit-stats sync-gold`, so it lives beside :mod:`stats_cli.audit_data`, outside the report package.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import Any, Iterator
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from backend.labelstudio.gold import GOLD_USER_EMAIL  # noqa: F401 - the name earlier callers import
 from backend.labelstudio.tasks import crowd_labels
 from backend.labelstudio.instances import review_client_or
 from backend.ledger import Ledger
@@ -24,9 +24,9 @@ from backend.review.source import load_source
 from backend.review.store import ReviewStore
 from backend.taskspec import TaskSpec
 
-from .cache import STAMP_FIELDS, TaskCache, stamp_of
-from .inputs import AuditData
-from .sources import load_models, probe_rows, review_state
+from stats_cli.task_cache import STAMP_FIELDS, TaskCache, stamp_of
+from stats_cli.audit_data import AuditData
+from stats_cli.audit_sources import load_models, probe_rows, review_state
 
 PAGE_SIZE = 500
 EXPORT_TIMEOUT_S = 1800  # the SDK waits 60 s for an export by default; 50k tasks take longer

@@ -1,7 +1,8 @@
 """Adapters to the stores other parts of label-audit own: the review store, the probe store, --models files.
 
 Each function reads through the owner's public API and only reshapes the answer into the report's
-inputs; when nothing was stored yet it returns nothing and the sections say "pending".
+inputs (:mod:`stats_cli.audit_data`); when nothing was stored yet it returns nothing and the report's
+sections say "pending".
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from backend.review.sampling import Draw
 from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore
 from stats_cli.rows import RowError, read_rows
 
-from .inputs import ExpertReview, ProbeRow
+from stats_cli.audit_data import ExpertReview, ProbeRow
 
 
 @dataclass

@@ -1,0 +1,60 @@
+"""Options and helpers of the commands that read a source project: `audit-stats report` and `sync-gold`.
+
+Both read the source project through the Label Studio SDK (``--url``/``--token`` default to
+``LABEL_STUDIO_URL`` / ``LABEL_STUDIO_API_KEY``) and the ledger (``--db``, default ``DATABASE_URL``
+or the local SQLite file). The token is handed to the SDK only; it is never echoed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator, Optional
+
+import typer
+
+from backend.cli_errors import fail as _fail
+from backend.commands.context import TOKEN_HELP
+
+PROJECT = typer.Option(..., "--project", help="Source project id in Label Studio.")
+URL = typer.Option(None, "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")
+TOKEN = typer.Option(None, "--token", show_default=False, help=TOKEN_HELP)
+DB = typer.Option(None, "--db", help="Ledger / review store URL (default: $DATABASE_URL or .label-audit/audit.sqlite).")
+
+
+def connect_source(url: Optional[str], token: Optional[str]):
+    """A Label Studio client for the source project (a bad address or missing token is a usage error)."""
+    from backend.labelstudio.client import connect
+
+    try:
+        return connect(url, token)
+    except ValueError as exc:  # the message never contains the token
+        raise typer.BadParameter(str(exc)) from None
+
+
+@contextlib.contextmanager
+def label_studio_errors(project: int) -> Iterator[None]:
+    """Turn Label Studio failures into one line (status and detail only: headers carry session cookies)."""
+    from backend.labelstudio.errors import client_errors, describe_error
+
+    try:
+        yield
+    except client_errors() as exc:
+        _fail(f"project {project}: {describe_error(exc)}")
+
+
+def pull_source(project: int, **kwargs):
+    """The audit of ``project`` (:func:`stats_cli.audit_pull.pull_audit`), Label Studio failures as one line."""
+    from stats_cli.audit_pull import pull_audit
+
+    with label_studio_errors(project):
+        return pull_audit(project, **kwargs)
+
+
+def task_cache(url: Optional[str], project: int, enabled: bool):
+    """The on-disk cache of the project's pulled tasks (None when disabled or no server is known)."""
+    from stats_cli.task_cache import TaskCache
+
+    from backend.labelstudio.instances import source_url_from_env
+
+    server = source_url_from_env(url) or ""
+    return TaskCache(server, project) if enabled and server else None

@@ -1,0 +1,78 @@
+"""`audit-stats sync-gold`: the corrected labels, to a file and/or back into the source project.
+
+Reads the audit the way the report does (:mod:`stats_cli.audit_pull`) and writes through
+:mod:`stats_cli.sync_gold`; nothing of the report package is imported.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from stats_cli.commands.source_options import (
+    DB,
+    PROJECT,
+    TOKEN,
+    URL,
+    connect_source,
+    label_studio_errors,
+    pull_source,
+    task_cache,
+)
+
+
+def sync_gold_command(
+    project: int = PROJECT,
+    url: Optional[str] = URL,
+    token: Optional[str] = TOKEN,
+    db: Optional[str] = DB,
+    out: Optional[Path] = typer.Option(None, "--out", help="Gold file to write (.jsonl or .csv)."),
+    mode: str = typer.Option("correct", "--mode", help="correct | flip | filter (Nahum §7.1 training sets)."),
+    threshold: Optional[float] = typer.Option(None, "--threshold", help="Confidence at/above which flip/filter act."),
+    to_labelstudio: bool = typer.Option(False, "--to-labelstudio", help="Write gold as annotations by the gold user (marked as ours; the originals keep their ground-truth flags)."),
+    include_agreed: bool = typer.Option(False, "--include-agreed", help="Also write items the ensemble agreed with."),
+) -> None:
+    """Write gold labels to a file and/or back into the source project (idempotent)."""
+    from stats_cli.audit_pull import pull_tasks
+    from stats_cli.task_cache import TaskCache
+    from stats_cli.sync_gold import (
+        MODES,
+        gold_rows,
+        sync_to_labelstudio,
+        write_gold_file,
+    )
+
+    if mode not in MODES:
+        raise typer.BadParameter(f"--mode must be one of {', '.join(MODES)}")
+    if threshold is not None and not 0.0 <= threshold <= 1.0:
+        raise typer.BadParameter("--threshold must be in [0, 1]")
+    if out is None and not to_labelstudio:
+        raise typer.BadParameter("nothing to do: give --out FILE and/or --to-labelstudio")
+    if out is not None and out.suffix.lower() not in (".jsonl", ".ndjson", ".json", ".csv"):
+        raise typer.BadParameter("--out must end in .jsonl or .csv")
+    client = connect_source(url, token)
+    cache = task_cache(url, project, True)
+    data = pull_source(project, client=client, db_url=db, cache=cache)
+    rows = gold_rows(data, mode=mode, threshold=threshold)  # type: ignore[arg-type]
+    actions: dict[str, int] = {}
+    for row in rows:
+        actions[row.action] = actions.get(row.action, 0) + 1
+    if out is not None:
+        written = write_gold_file(rows, out)
+        typer.echo(f"{written} rows written to {out} ({', '.join(f'{k}: {v}' for k, v in sorted(actions.items()))})")
+    if to_labelstudio:
+        with label_studio_errors(project):
+            tasks = pull_tasks(client, project, cache=cache)
+            config = client.projects.get(id=project).label_config
+            counts = sync_to_labelstudio(client, data, tasks, label_config=config, include_agreed=include_agreed)
+        typer.echo(f"gold annotations in project {project}: {counts.created} created, {counts.updated} updated, "
+                   f"{counts.unchanged} unchanged")
+    if isinstance(cache, TaskCache):
+        cache.close()
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``sync-gold`` to ``audit-stats``."""
+    app.command("sync-gold")(sync_gold_command)
