@@ -45,10 +45,16 @@ def redis_connection(url: str | None = None) -> Redis:
 
 
 def job_key(project: str, task_ids: Sequence[str], model_version: str,
-            hashes: Sequence[str | None] = ()) -> str:
-    """Stable id of a batch: the same tasks, inputs and version always give the same key."""
+            hashes: Sequence[str | None] = (), *, queue_name: str = "") -> str:
+    """Stable id of a batch: the same queue, tasks, inputs and version always give the same key.
+
+    rq job ids are global to a Redis database, not per queue: without the queue's name, two
+    deployments sharing one Redis (each with its own ``LABEL_AUDIT_QUEUE``) and a project of the same
+    id would take each other's batch for "already queued", and one of them would never be scored.
+    """
     pairs = sorted(zip((str(t) for t in task_ids), list(hashes) or [None] * len(task_ids)), key=lambda p: p[0])
-    blob = json.dumps([str(project), [t for t, _ in pairs], model_version] + ([[h for _, h in pairs]] if hashes else []))
+    blob = json.dumps([str(project), [t for t, _ in pairs], model_version]
+                      + ([[h for _, h in pairs]] if hashes else []) + ([queue_name] if queue_name else []))
     return f"la-{project}-{hashlib.sha256(blob.encode()).hexdigest()[:20]}"
 
 
@@ -84,7 +90,7 @@ def enqueue_scoring(
     job_ids = []
     for start in range(0, len(todo), config.batch_size):
         batch_ids = todo[start:start + config.batch_size]
-        key = job_key(project, batch_ids, model_version, [hashes.get(t) for t in batch_ids])
+        key = job_key(project, batch_ids, model_version, [hashes.get(t) for t in batch_ids], queue_name=queue.name)
         job_ids.append(key)
         if _active(queue, key):
             continue
