@@ -12,6 +12,7 @@ from typing import Any, Sequence
 from rich.console import Console
 from rich.table import Table
 
+from backend import defaults
 from backend.results import ItemResult
 from backend.run_stats import EngineStats
 from backend.terminal_text import plain
@@ -55,7 +56,7 @@ def build_summary(
     flag_rule: str | None = None,
     quorum: Any = None,
     accounting: dict[str, Any] | None = None,
-    top: int = 10,
+    top: int = defaults.TOP,
 ) -> dict[str, Any]:
     """One JSON-able summary: the stats of the run plus what was run and its top suspects."""
     out = stats.to_dict()

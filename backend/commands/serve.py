@@ -149,7 +149,7 @@ def audit(
     imported = import_missing(client, ledger, run, config)
     if imported:
         err.print(f"imported {imported} predictions the workers had not")
-    summary = summary_from_ledger(ledger, run, config, prices=prices)
+    summary = summary_from_ledger(ledger, run, config, prices=prices, quorum=settings.quorum())
     if json_out:
         print(json.dumps(summary, indent=2))
     else:

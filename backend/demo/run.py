@@ -100,9 +100,11 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
 
     from backend.ledger import Ledger
     from backend.worker.audit import import_missing, start_audit, summary_from_ledger, wait_for
+    from backend.settings import Settings
     from backend.worker.config import EnsembleConfig
 
-    config = EnsembleConfig.from_env(env)
+    settings = Settings.from_env(env)  # the worker's settings: it runs with this environment
+    config = EnsembleConfig.from_settings(settings)
     ledger = Ledger(env["DATABASE_URL"])
     queue = Queue(env["LABEL_AUDIT_QUEUE"], connection=Redis.from_url(env["REDIS_URL"]))
     run = start_audit(client, project_id, queue=queue, ledger=ledger, config=config)
@@ -117,7 +119,7 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
         task = bar.add_task("scoring", total=len(run.task_ids))
         done = wait_for(ledger, queue, run, timeout=3600, on_progress=progress)
     import_missing(client, ledger, run, config)
-    summary = summary_from_ledger(ledger, run, config)
+    summary = summary_from_ledger(ledger, run, config, quorum=settings.quorum())
     if not done:
         raise RuntimeError("not every task was scored; see the worker log and run the demo again")
     return summary

@@ -93,8 +93,12 @@ def import_missing(client: Any, ledger: Ledger, run: AuditRun, config: EnsembleC
     return sent
 
 
-def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *, prices: Any = None) -> dict[str, Any]:
-    """The ``label-audit score`` summary, computed from the ledger's results for this run."""
+def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *, prices: Any = None,
+                        quorum: Any = None) -> dict[str, Any]:
+    """The ``label-audit score`` summary, computed from the ledger's results for this run.
+
+    ``quorum`` is the workers' (:meth:`backend.settings.Settings.quorum`), reported as `score` reports its own.
+    """
     wanted = set(run.task_ids)
     results = [r for r in ledger.results(run.project, model_version=run.model_version) if str(r.id) in wanted]
     stats = stats_from_results(results)
@@ -114,7 +118,7 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
     rule = describe_flag_rule(spec, delta=config.delta)
     return build_summary(stats, task=spec.name, members=members, model_version=run.model_version,
                          threshold=resolve_threshold(spec, config.threshold), delta=config.delta,
-                         suspects=suspects, flag_rule=rule, accounting=accountant.to_dict())
+                         suspects=suspects, flag_rule=rule, quorum=quorum, accounting=accountant.to_dict())
 
 
 def stats_from_results(results: list[ItemResult]) -> EngineStats:

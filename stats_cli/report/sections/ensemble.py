@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 from sklearn.metrics import f1_score
 
-from backend.ensemble import TIE_TOLERANCE, disagrees, resolve_threshold
+from backend.ensemble import TIE_TOLERANCE, check_distribution, disagrees, resolve_threshold
 
 from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement
 from ..inputs import AuditData
@@ -40,9 +40,11 @@ def member_tensor(data: AuditData) -> tuple[list[str], np.ndarray]:
     for i, it in enumerate(data.items):
         for m in it.members:
             if m.ok:
-                row = np.array([float(m.probs.get(lab, 0.0)) for lab in labels])
-                if row.sum() > 0:
-                    probs[i, index[m.member_id]] = row / row.sum()
+                try:  # stored member answers are normalised by the engine; one that is not counts as failed
+                    row = check_distribution(m.probs, labels)
+                except ValueError:
+                    continue
+                probs[i, index[m.member_id]] = [row[lab] for lab in labels]
     return ids, probs
 
 

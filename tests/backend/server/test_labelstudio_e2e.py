@@ -168,6 +168,7 @@ def test_audit_command_scores_an_existing_project(label_studio, stack):
     usage = summary["usage"]  # rebuilt from the ledger: every member's answers, with their token counts
     assert sum(r["calls"] + r["cached"] + r["errors"] for r in usage["members"]) == 6 * n_members
     assert summary["model_version"] == _config(env).model_version(_config(env).spec(LABEL_CONFIG))
+    assert summary["quorum"] == {"min_share": 0.5, "every_model": True}  # the settings' quorum, as `score` reports
     assert label_studio.token not in proc.stdout + proc.stderr
     preds = _predictions(label_studio.client, project)
     assert sum(len(p) for p in preds.values()) == summary["scored"]

@@ -415,3 +415,22 @@ def test_ensemble_against_gold_uses_pearson_for_ordinal_tasks():
     ((size, subsets, mean, low, high),) = quality_by_size(data, probs)
     expected = pearsonr([int(it.prediction) for it in items], [int(g) for g in gold]).statistic
     assert (size, subsets) == (1, 1) and mean == pytest.approx(expected) == low == high
+
+
+def test_member_tensor_takes_stored_answers_as_they_are_and_skips_one_that_is_not_a_distribution():
+    import numpy as np
+
+    from backend.results import ItemResult, MemberResult
+    from backend.taskspec import load_spec
+    from stats_cli.report.inputs import AuditData
+    from stats_cli.report.sections.ensemble import member_tensor
+
+    spec = load_spec("factual-consistency")
+    good = {"0": 0.25, "1": 0.75}
+    broken = {"0": 1.0, "1": 1.0}  # not normalised: never written by the engine; must not be rescaled into 0.5/0.5
+    items = (ItemResult(id="a", original="1", prediction="1", confidence=0.75, probs=good, flagged=False,
+                        members=(MemberResult("local:m/p1", probs=good), MemberResult("local:m/p2", probs=broken))),)
+    ids, probs = member_tensor(AuditData(project="p", spec=spec, items=items))
+    assert ids == ["local:m/p1", "local:m/p2"]
+    assert probs[0, 0].tolist() == [0.25, 0.75]
+    assert np.isnan(probs[0, 1]).all()
