@@ -55,10 +55,15 @@ class ErrorInfo:
 
 
 def _coerce_error(record: Any) -> None:
-    """Accept a bare reason code (``error="timeout"``) as shorthand for ``ErrorInfo("timeout")``."""
+    """Accept a bare reason code (``error="timeout"``) as shorthand for ``ErrorInfo("timeout")``.
+
+    Only a code: a detail travels in :class:`ErrorInfo`, never joined into the string and split again.
+    """
     if isinstance(record.error, str):
-        reason, _, detail = record.error.partition(": ")
-        object.__setattr__(record, "error", ErrorInfo(reason, False, detail or None))
+        if ": " in record.error:
+            raise ValueError(f"error must be a reason code or an ErrorInfo, got {record.error!r} "
+                             "(pass the detail as ErrorInfo(reason, retryable, detail))")
+        object.__setattr__(record, "error", ErrorInfo(record.error))
 
 
 def _json(record: Any, skip: str = "") -> dict[str, Any]:

@@ -11,7 +11,7 @@ from backend.ledger import CrowdLabel, Ledger, schema
 from backend.results import ErrorInfo, ItemResult, MemberResult
 
 
-def _result(task_id: str, *, conf: float, flagged: bool, members: int = 2, error: str | None = None) -> ItemResult:
+def _result(task_id: str, *, conf: float, flagged: bool, members: int = 2, error: ErrorInfo | None = None) -> ItemResult:
     probs = {"0": round(1 - conf, 6), "1": conf}
     return ItemResult(
         id=task_id,
@@ -24,7 +24,7 @@ def _result(task_id: str, *, conf: float, flagged: bool, members: int = 2, error
             MemberResult(f"local:smollm2/p{i}", probs=probs, method="logits", latency_s=0.01 * i)
             for i in range(members)
         ),
-        error=None if error is None else ErrorInfo(error.partition(": ")[0], False, error.partition(": ")[2]),
+        error=error,
         data={"grounding": f"doc {task_id}", "generated_text": "claim"},
     )
 
@@ -80,7 +80,7 @@ def test_flagged_highest_confidence_first_with_threshold(ledger):
 
 
 def test_errors_are_recorded_and_counted(ledger):
-    ledger.record("5", "v1", _result("bad", conf=0.0, flagged=False, members=0, error="malformed_task: no data"))
+    ledger.record("5", "v1", _result("bad", conf=0.0, flagged=False, members=0, error=ErrorInfo("malformed_task", False, "no data")))
     ledger.record("5", "v1", _result("ok", conf=0.9, flagged=False))
     assert ledger.count("5", "v1")["errors"] == 1
     assert ledger.pending("5", ["bad", "ok"], "v1") == []  # an error is a final verdict, not a retry loop
@@ -142,7 +142,7 @@ def test_constructor_validates():
 
 def test_import_bookkeeping(ledger):
     ledger.record_many("5", "v1", [_result("1", conf=0.9, flagged=True), _result("2", conf=0.6, flagged=False),
-                                    _result("3", conf=0.0, flagged=False, error="malformed_task: x")])
+                                    _result("3", conf=0.0, flagged=False, error=ErrorInfo("malformed_task", False, "x"))])
     assert [r.id for r in ledger.unimported("5", "v1")] == ["1", "2"]
     ledger.mark_imported("5", "v1", ["1"])
     ledger.record("5", "v1", _result("1", conf=0.95, flagged=True))  # a re-run keeps the import mark
