@@ -29,6 +29,7 @@ class Sampler(Protocol):
 
 
 _WORD = re.compile(r"\w+")
+_LOWER_WORD_NEXT = re.compile(r"[ \t]+[a-z']")  # a letter followed, on its line, by a lower-case word
 
 
 def collect_samples(draw: Callable[[int, int | None], list[str]], *, n: int, seed: int | None) -> list[str]:
@@ -43,11 +44,26 @@ def collect_samples(draw: Callable[[int, int | None], list[str]], *, n: int, see
 
 
 def first_label(text: str, labels: Sequence[str]) -> str | None:
-    """The first word of ``text`` that is a label (the answer may follow a space or newline)."""
-    for word in _WORD.findall(text or ""):
-        if word in labels:
-            return word
+    """The first word of ``text`` that is a label (the answer may follow a space or newline).
+
+    Option letters (the generic prompts' ``A``..``Z``) are also English words: in "A good review" or
+    "I think it is B" the article and the pronoun are not answers. A lone capital letter therefore
+    counts only where it stands as an answer — at the end, before punctuation or a line break, or
+    before a capitalised word (``B Negative``) — and is skipped before a lower-case word.
+    """
+    text = text or ""
+    for match in _WORD.finditer(text):
+        word = match.group()
+        if word not in labels:
+            continue
+        if _is_letter(word) and _LOWER_WORD_NEXT.match(text, match.end()):
+            continue  # "A good ...", "I think ...": a word of a sentence, not an option
+        return word
     return None
+
+
+def _is_letter(word: str) -> bool:
+    return len(word) == 1 and "A" <= word <= "Z"
 
 
 def distribution_from_samples(texts: Sequence[str], labels: Sequence[str]) -> ClassDistribution:

@@ -93,3 +93,17 @@ def test_redaction_of_known_and_key_shaped_secrets() -> None:
     for secret in ("sk-proj-abc123XYZ789", "AIzaSyA1234567890abcdefghij", "eyJhbGciOiJIUzI1NiJ9", "mysecret"):
         assert secret not in out
     assert out.count("***") == 4
+
+
+def test_an_option_letter_is_read_only_where_it_stands_as_an_answer() -> None:
+    letters = ["A", "B", "C", "D", "E", "F", "G", "H", "I"]
+    assert first_label("A", letters) == "A"
+    assert first_label("A.", letters) == "A" and first_label("(B)", letters) == "B"
+    assert first_label("Answer: C\nbecause", letters) == "C"
+    assert first_label("B Negative", letters) == "B"  # the letter, then its label name
+    assert first_label("A good review, so positive", letters) is None  # the article, not option A
+    assert first_label("I think it is B", letters) == "B"  # the pronoun is skipped, the answer found
+    assert first_label("A sentence that says D.", letters) == "D"
+    assert first_label("a", letters) is None  # lower case is never an option letter
+    dist = distribution_from_samples(["A good one", "B", "B.", "A"], ["A", "B"])
+    assert dist.probs == {"A": 1 / 3, "B": 2 / 3} and dist.raw_mass == pytest.approx(0.75)
