@@ -60,6 +60,11 @@ class ProbeRow:
     delta_mae: float | None = None
     detail: str = ""
     n_excluded: int = 0  # NonRelP items left out: the member labels them relevant unmodified (seed 003 §3.2.1)
+    # The planted-instruction probe (condition "Planted", any single-label task); None on built-in rows.
+    success_rate: float | None = None
+    ci: tuple[float, float] | None = None
+    delta_p_target: float | None = None
+    successes: int = 0
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,9 @@ def probe_rows(*, db_url: str | None = None, db_engine: Any = None) -> tuple[Pro
             member_id=str(row["member_id"]), condition=str(row["condition"]) + ("" if row.get("delimit", True) else " (no delimiters)"),
             n=int(n or 0), mae=row.get("mae"), share_positive=row.get("share_positive"),
             delta_mae=row.get("delta_mae"), n_excluded=int(row.get("n_excluded") or 0), detail=f"{row.get('task', '')} {str(row.get('created_at', ''))[:16]}".strip(),
+            success_rate=row.get("success_rate"), successes=int(row.get("successes") or 0),
+            ci=(row["ci_low"], row["ci_high"]) if row.get("ci_low") is not None else None,
+            delta_p_target=row.get("delta_p_target"),
         ))
     return tuple(out)
 

@@ -2,7 +2,10 @@
 
 Builds keyword-stuffing and instruction-injection probes from a labelled file, scores them with every
 member through the engine (cached), prints the probe table, writes the JSON report (``--out``) and
-stores the run in the audit database for `audit-stats report`.
+stores the run in the audit database for `audit-stats report`. A task without a probe layout (any
+generic project, ``--labels``/``--fields`` or ``--label-config`` as in ``score``) gets the
+planted-instruction probe (:mod:`backend.probes.planted`); ``--probe planted`` runs it on a built-in
+task too.
 """
 
 from __future__ import annotations
@@ -21,10 +24,30 @@ from backend.cli_errors import fail
 from backend.commands import context
 from backend.dataset import read_items
 from backend.members import build_members
+from backend.probes.layout import layout_for
 from backend.probes.pipeline import run_probes
+from backend.probes.planted_run import render_planted
 from backend.probes.report import render_report
 from backend.probes.store import save_probe_report
-from backend.taskspec import load_spec
+from backend.task_options import resolve_task
+from backend.taskspec import TaskSpec
+
+PROBE_KINDS = ("auto", "builtin", "planted")
+
+
+def choose_probe(kind: str, spec: TaskSpec) -> str:
+    """``auto``: the built-in probes when the spec has a probe layout, else the planted instruction."""
+    if kind not in PROBE_KINDS:
+        raise ValueError(f"--probe must be one of {', '.join(PROBE_KINDS)}, got {kind!r}")
+    if kind != "auto":
+        if kind == "builtin":
+            layout_for(spec)  # ValueError saying why this task has no built-in probes
+        return kind
+    try:
+        layout_for(spec)
+    except ValueError:
+        return "planted"
+    return "builtin"
 
 
 def parse_lengths(text: str) -> tuple[int, ...]:
@@ -44,7 +67,14 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def probe(
         input_path: Path = typer.Argument(..., metavar="INPUT", help="Labelled items (JSONL, or CSV/TSV by suffix): the probes borrow their queries/claims and negative items."),
-        task: str = typer.Option(..., "--task", help="Task spec: factual-consistency, likert, relevance, or a YAML/TOML file."),
+        task: Optional[str] = typer.Option(None, "--task", help="Task spec: factual-consistency, likert, relevance, or a YAML/TOML file (with --labels/--label-config: the task's name)."),
+        labels: Optional[list[str]] = typer.Option(None, "--labels", help="Generic task: the label names, comma-separated (or repeat --labels, one label each)."),
+        fields: Optional[str] = typer.Option(None, "--fields", help="Generic task: the data fields shown to the judge, comma-separated (the instruction goes into the last)."),
+        guidelines: Optional[Path] = typer.Option(None, "--guidelines", help="Generic task: labelling guidelines (text or HTML file)."),
+        label_config: Optional[Path] = typer.Option(None, "--label-config", help="Generic task from a Label Studio label config (XML file)."),
+        family: Optional[str] = typer.Option(None, "--family", help="binary, ordinal or nominal (default: 2 labels binary, numbers ordinal, else nominal)."),
+        negative_label: Optional[str] = typer.Option(None, "--negative-label", help="The 'nothing here' class (built-in probes)."),
+        probe_kind: str = typer.Option("auto", "--probe", help="builtin (keyword stuffing + instruction, needs a probe layout), planted (planted instruction, any single-label task) or auto (builtin when the task has a layout)."),
         members_file: Optional[Path] = context.MEMBERS_FILE,
         member: Optional[list[str]] = context.MEMBER,
         n: int = typer.Option(20, "--n", help="Items per condition (RandP: sampled items per length; NonRelP: negative items)."),
@@ -62,13 +92,18 @@ def register(app: typer.Typer) -> None:
         max_attempts: Optional[int] = context.MAX_ATTEMPTS,
         progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: on a terminal)."),
     ) -> None:
-        """Probe each judge with keyword-stuffed and instruction-injected items that deserve the negative label."""
+        """Probe each judge: keyword-stuffed and instruction-injected items that deserve the negative label
+        (built-in tasks), or a planted instruction naming another label (any single-label task)."""
         if not input_path.is_file():
             fail(f"no such input file: {input_path}")
         try:
             settings = context.run_settings(members_file=members_file, member=member, concurrency=concurrency,
                                     timeout=timeout, max_attempts=max_attempts)
-            spec = load_spec(task)
+            spec = resolve_task(task=task, labels=labels, fields=fields, guidelines=guidelines,
+                                label_config=label_config, family=family, negative_label=negative_label)
+            kind = choose_probe(probe_kind, spec)
+            if kind == "planted" and compare_delimiting:
+                raise ValueError("--compare-delimiting goes with the built-in probes, not --probe planted")
             lengths_t = parse_lengths(lengths)
             if n < 1:
                 raise ValueError("--n must be at least 1")
@@ -81,7 +116,7 @@ def register(app: typer.Typer) -> None:
         try:
             report = run_probes(
                 read_items(input_path, spec), spec, members, cache=cache, n=n, seed=seed, lengths=lengths_t,
-                config=config, compare_delimiting=compare_delimiting, progress=show_progress,
+                config=config, compare_delimiting=compare_delimiting, progress=show_progress, probe=kind,
             )
         except ValueError as exc:
             fail(str(exc))
@@ -96,5 +131,7 @@ def register(app: typer.Typer) -> None:
             save_probe_report(report, url=db_url or cache_url)
         if as_json:
             typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
+        elif kind == "planted":
+            render_planted(report, Console())
         else:
             render_report(report, Console())

@@ -5,4 +5,8 @@ Modules: ``wordlist`` (random-word source), ``layout`` (which field is stuffed, 
 ``construct`` (probe items), ``metrics`` (MAE, share positive, p(positive)), ``run`` (scoring through
 the engine, fenced or unfenced), ``report`` (JSON and table), ``pipeline`` (all of it for one run),
 ``store`` (latest results in the audit database, read by `audit-stats report`).
+
+The planted-instruction probe works for any single-label task (no layout, no negative class needed):
+``planted`` (sample, planted label, probe item), ``planted_metrics`` (success rate with an exact interval,
+shift of p(planted label)), ``planted_run`` (two engine passes, report, table).
 """

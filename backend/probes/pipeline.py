@@ -1,6 +1,7 @@
 """One probe run end to end: dataset items -> probe set -> scored passes -> report (-> store).
 
-Kept apart from the CLI so the RQ worker or a notebook can run probes the same way.
+Kept apart from the CLI so the RQ worker or a notebook can run probes the same way. ``probe="planted"``
+runs the planted-instruction probe (:mod:`backend.probes.planted_run`) on the same good items instead.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from backend.dataset import Item, ItemError
 from backend.engine import EngineConfig
 from backend.members import Member
 from backend.probes.construct import RANDP_LENGTHS, build_probes
+from backend.probes.planted_run import score_planted
 from backend.probes.report import build_report
 from backend.probes.run import score_probes
 from backend.taskspec import TaskSpec
@@ -29,13 +31,16 @@ def run_probes(
     config: EngineConfig | None = None,
     compare_delimiting: bool = False,
     progress: bool = False,
+    probe: str = "builtin",
 ) -> dict[str, Any]:
     """Build probes from the good items, score them (fenced, and unfenced too when
     ``compare_delimiting``) and return the report dict (see :func:`backend.probes.report.build_report`).
 
     Bad input records are skipped and counted in the report's notes. Raises ValueError when no good
-    item is left or the spec has no probe layout.
+    item is left, the spec has no probe layout (built-in probes) or ``probe`` is unknown.
     """
+    if probe not in ("builtin", "planted"):
+        raise ValueError(f"probe must be 'builtin' or 'planted', got {probe!r}")
     items: list[Item] = []
     bad = 0
     for entry in entries:
@@ -45,14 +50,17 @@ def run_probes(
             items.append(entry)
     if not items:
         raise ValueError("no usable item in the input: nothing to build probes from")
-    probe_set = build_probes(items, spec, n=n, seed=seed, lengths=lengths)
-    modes = (True, False) if compare_delimiting else (True,)
-    passes = [
-        score_probes(probe_set, spec, members, cache=cache, config=config, delimit=mode, progress=progress)
-        for mode in modes
-    ]
-    report = build_report(spec=spec, probe_set=probe_set, members=members, passes=passes, seed=seed, n=n,
-                          lengths=lengths)
+    if probe == "planted":
+        report = score_planted(items, spec, members, cache=cache, n=n, seed=seed, config=config, progress=progress)
+    else:
+        probe_set = build_probes(items, spec, n=n, seed=seed, lengths=lengths)
+        modes = (True, False) if compare_delimiting else (True,)
+        passes = [
+            score_probes(probe_set, spec, members, cache=cache, config=config, delimit=mode, progress=progress)
+            for mode in modes
+        ]
+        report = build_report(spec=spec, probe_set=probe_set, members=members, passes=passes, seed=seed, n=n,
+                              lengths=lengths)
     if bad:
         report["notes"].append(f"{bad} input record(s) could not be read and were skipped")
     return report

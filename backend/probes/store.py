@@ -1,7 +1,9 @@
 """Keep probe results in the audit database, so `audit-stats report` can show each member's gullibility.
 
 One row per (run, member, condition, delimit setting), keyed by member id + condition + timestamp.
-The report wants the *latest* run of each member: :func:`latest_probe_results` returns exactly that.
+The report wants the *latest* run of each member: :func:`latest_probe_results` returns exactly that,
+separately for the built-in probes and the planted-instruction probe (condition ``Planted``), so running
+one does not hide the other.
 Same SQL store as the call cache and the ledger (:func:`backend.db.make_db_engine`).
 """
 
@@ -24,12 +26,14 @@ from sqlalchemy import (
     Table,
     Text,
     and_,
+    case,
     func,
     inspect,
     select,
 )
 
 from backend.db import make_db_engine
+from backend.probes.planted import PLANTED
 
 metadata = MetaData()
 
@@ -106,7 +110,8 @@ def save_probe_report(report: Mapping[str, Any], *, url: str | None = None, db_e
 def latest_probe_results(
     url: str | None = None, *, task: str | None = None, db_engine: Engine | None = None
 ) -> list[dict[str, Any]]:
-    """The rows of each member's most recent probe run (optionally of one task), oldest member first.
+    """The rows of each member's most recent probe run (optionally of one task), oldest member first;
+    the built-in probes and the planted-instruction probe each have their own latest run.
 
     Each dict is the stored row (``member_id``, ``condition``, ``delimit``, ``n``, ``n_ok``,
     ``n_errors``, ``errors``, ``mae``, ``share_positive``, ``mean_p_positive``, ``delta_*``...) plus
@@ -117,13 +122,16 @@ def latest_probe_results(
     try:
         if not inspect(db_engine).has_table(probe_results.name):
             return []
-        latest = select(probe_results.c.member_id, func.max(probe_results.c.created_at).label("latest"))
+        kind = case((probe_results.c.condition == PLANTED, 1), else_=0)
+        runs = select(probe_results.c.member_id, probe_results.c.created_at, kind.label("kind"))
         if task is not None:
-            latest = latest.where(probe_results.c.task == task)
-        latest = latest.group_by(probe_results.c.member_id).subquery()
+            runs = runs.where(probe_results.c.task == task)
+        runs = runs.subquery()  # grouping by a column, not by the CASE (PostgreSQL binds each copy apart)
+        latest = (select(runs.c.member_id, runs.c.kind, func.max(runs.c.created_at).label("latest"))
+                  .group_by(runs.c.member_id, runs.c.kind).subquery())
         query = (
             select(probe_results.c.run_id, probe_results.c.task, probe_results.c.created_at, probe_results.c.row_json)
-            .join(latest, and_(probe_results.c.member_id == latest.c.member_id,
+            .join(latest, and_(probe_results.c.member_id == latest.c.member_id, kind == latest.c.kind,
                                probe_results.c.created_at == latest.c.latest))
             .order_by(probe_results.c.id)
         )

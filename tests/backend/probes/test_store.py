@@ -50,3 +50,18 @@ def test_latest_run_per_member_is_returned_with_its_rows(db_url):
 def test_a_report_without_its_keys_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not a probe report"):
         save_probe_report({"rows": []}, url=f"sqlite:///{tmp_path / 'a.sqlite'}")
+
+
+def test_the_planted_probe_and_the_builtin_probes_each_keep_their_latest_run(db_url):
+    from backend.probes.planted_metrics import PlantedStats
+
+    planted = PlantedStats("A", n=5, n_ok=4, n_errors=1, n_excluded=0, successes=1, success_rate=0.25).to_dict()
+    save_probe_report(report("builtin", "2026-01-01T10:00:00+00:00", [row("A", "RandP-100+Q", 1.0)]), url=db_url)
+    save_probe_report(report("planted-old", "2026-01-02T10:00:00+00:00", [planted]), url=db_url)
+    save_probe_report(report("planted", "2026-01-03T10:00:00+00:00", [planted]), url=db_url)
+    latest = latest_probe_results(db_url)
+    assert sorted((r["condition"], r["run_id"]) for r in latest) == [("Planted", "planted"), ("RandP-100+Q", "builtin")]
+    mine = next(r for r in latest if r["condition"] == "Planted")
+    assert mine["success_rate"] == 0.25 and mine["successes"] == 1 and mine["n_ok"] == 4
+    save_probe_report(report("builtin-new", "2026-01-04T10:00:00+00:00", [row("A", "RandP-100", 0.0)]), url=db_url)
+    assert sorted(r["run_id"] for r in latest_probe_results(db_url)) == ["builtin-new", "planted"]

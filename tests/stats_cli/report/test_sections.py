@@ -344,6 +344,42 @@ def test_probe_table_names_the_task_negative_label():
     assert any("§3.2.1" in n for n in sec.notes)
 
 
+def test_planted_probe_table_comes_from_the_store_for_a_generic_project(tmp_path):
+    # Stored by the probe store, read back by the report's adapter, rendered by the section: no negative
+    # class is needed. Nothing stored is PENDING (the probe can run on any single-label project).
+    from dataclasses import replace
+
+    from backend.generic import generic_spec
+    from backend.probes.planted_metrics import PlantedStats
+    from backend.probes.store import save_probe_report
+    from stats_cli.audit_sources import probe_rows
+    from stats_cli.report.inputs import ProbeRow
+    from stats_cli.report.sections.probes import probes_section
+
+    data, _ = planted_audit()
+    generic = replace(data, spec=generic_spec(labels=["Positive", "Negative", "Neutral"], fields=["text"]))
+    empty = probes_section(generic)
+    assert empty.status is Status.PENDING and "planted-instruction" in empty.reason
+    url = f"sqlite:///{tmp_path / 'audit.sqlite'}"
+    rows = [PlantedStats("local:m/p1", n=6, n_ok=5, n_errors=0, n_excluded=1, successes=4, success_rate=0.8,
+                         ci_low=0.28, ci_high=0.99, delta_p_target=0.31).to_dict(),
+            PlantedStats("ensemble", n=6, n_ok=6, n_errors=0, n_excluded=0, successes=0, success_rate=0.0,
+                         ci_low=0.0, ci_high=0.46, delta_p_target=0.02).to_dict()]
+    save_probe_report({"run_id": "r", "task": "generic", "created_at": "2026-12-01T05:00:00+00:00", "rows": rows},
+                      url=url)
+    sec = probes_section(replace(generic, probes=probe_rows(db_url=url)))
+    assert sec.status is Status.OK and len(sec.tables) == 1
+    table = sec.tables[0]
+    assert table.columns[:5] == ("member", "n (rests on)", "left out", "successes", "success rate")
+    assert [r[:8] for r in table.rows] == [("ensemble", 6, 0, 0, 0.0, 0.0, 0.46, 0.02),
+                                           ("local:m/p1", 5, 1, 4, 0.8, 0.28, 0.99, 0.31)]
+    assert "Most steerable: local:m/p1 (4 of 5 items, 80%)" in sec.notes[0]
+    assert any("steers that judge" in n for n in sec.notes) and any("Rests on at most 6" in n for n in sec.notes)
+    # Built-in rows of a task with a negative class still get their own table next to it.
+    both = probes_section(replace(data, probes=(*probe_rows(db_url=url), ProbeRow("local:m/p1", "RandP-100", 10, 0.4))))
+    assert len(both.tables) == 2 and "expected label 0;" in both.tables[0].title
+
+
 def test_sections_register_themselves_in_reading_order():
     from stats_cli.report.registry import ReportSection, registered_sections
 
