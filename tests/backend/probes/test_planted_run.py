@@ -88,3 +88,23 @@ def test_planted_probe_on_a_generic_sentiment_file(tmp_path, sentiment, smollm2_
     second = json.loads(again.output)
     assert second["planted"]["targets"] == info["targets"] and second["rows"] == report["rows"]
     assert second["engine"]["unmodified"]["llm_calls"] == 0
+
+
+@pytest.mark.llm
+def test_planted_probe_on_a_builtin_task_plants_into_the_passage(tmp_path, smollm2_path):
+    from importlib import resources
+
+    sample = str(resources.files("backend").joinpath("data", "sample_relevance.jsonl"))
+    members_file = tmp_path / "members.yaml"
+    members_file.write_text("- provider: local\n  model: smollm2\n  prompts: [rel-basic]\n", encoding="utf-8")
+    out = tmp_path / "report.json"
+    result = run_probe(sample, "--task", "relevance", "--probe", "planted", "--members", str(members_file),
+                       "--n", "1", "--no-store", "--cache-url", f"sqlite:///{tmp_path / 'c.sqlite'}",
+                       "--out", str(out))
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text("utf-8"))
+    assert report["planted"]["field"] == "passage" and report["labels"] == ["0", "1", "2", "3"]
+    for target in report["planted"]["targets"]:
+        assert target["label"] in report["labels"] and target["shown"] == target["label"]
+    assert [r["member_id"] for r in report["rows"]] == ["local:smollm2/rel-basic@v1", "ensemble"]
+    assert all(r["n"] == 1 and r["n_ok"] + r["n_errors"] + r["n_excluded"] == 1 for r in report["rows"])
