@@ -20,7 +20,7 @@ from backend.dataset import Item
 from backend.engine import Engine, EngineConfig
 from backend.members import Member
 from backend.probes.metrics import predicted_label
-from backend.probes.planted import INSTRUCTION, PLANTED, POSITION, plant, sample_items, target_field
+from backend.probes.planted import INSTRUCTION, POSITION, plant, sample_items, target_field
 from backend.probes.planted_metrics import PlantedOutcome, summarize_planted
 from backend.probes.report import REPORT_KIND, _common_prefix, _short
 from backend.probes.run import ENSEMBLE

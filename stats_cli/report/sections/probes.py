@@ -8,12 +8,13 @@ works for any single-label project.
 
 from __future__ import annotations
 
+from backend.probes.planted import PLANTED  # the condition the planted probe is stored under
+
 from ..inputs import AuditData, ProbeRow
 from ..model import Section, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "probes", "Gullibility probes"
-PLANTED = "Planted"  # backend.probes.planted.PLANTED, the condition the planted probe is stored under
 
 
 def _builtin_table(data: AuditData, probes: list[ProbeRow]) -> tuple[Table, list[str]]:
