@@ -49,6 +49,20 @@ MAX_ATTEMPTS = _setting("--max-attempts", "Tries per call, retryable errors only
                         defaults.MAX_ATTEMPTS)
 
 
+# The task options of `score` and `probe` (backend.task_options.resolve_task turns them into one spec).
+TASK = typer.Option(None, "--task", help="Task spec: factual-consistency, likert, relevance, or a YAML/TOML file "
+                    "(with --labels/--label-config: the task's name).")
+LABELS = typer.Option(None, "--labels", help="Generic task: the label names, comma-separated (or repeat --labels, "
+                      "one label each).")
+FIELDS = typer.Option(None, "--fields", help="Generic task: the data fields shown to the judge, comma-separated.")
+GUIDELINES = typer.Option(None, "--guidelines", help="Generic task: labelling guidelines (text or HTML file).")
+LABEL_CONFIG = typer.Option(None, "--label-config", help="Generic task from a Label Studio label config (XML file).")
+FAMILY = typer.Option(None, "--family", help="binary, ordinal or nominal (default: 2 labels binary, numbers ordinal, "
+                      "else nominal).")
+NEGATIVE_LABEL = typer.Option(None, "--negative-label", help="The 'nothing here' class (strict aggregation, "
+                              "built-in probes).")
+
+
 def member_specs(members_file: Optional[Path], member: Optional[Sequence[str]]) -> tuple[MemberSpec, ...] | None:
     """The members the options name (None: the settings decide). ValueError when both are given."""
     if members_file and member:

@@ -64,9 +64,12 @@ def _member_rows(data: Any, options: BuildOptions) -> list[dict[str, Any]]:
         accountant.add(it)
     costs = {r["member"]: r["cost_per_10k_labels_usd"] for r in accountant.to_dict()["members"]}
     probes: dict[str, list[float]] = defaultdict(list)
+    steered: dict[str, float] = {}  # the planted-instruction probe's success rate (any single-label task)
     for p in data.probes:
         if p.mae is not None:
             probes[p.member_id].append(p.mae)
+        if getattr(p, "success_rate", None) is not None:
+            steered[p.member_id] = p.success_rate
     rows = []
     for member in sorted(answers):
         judged = [i for i in answers[member] if i in gold]
@@ -76,6 +79,7 @@ def _member_rows(data: Any, options: BuildOptions) -> list[dict[str, Any]]:
             "accuracy": (sum(answers[member][i] == gold[i] for i in judged) / len(judged)) if judged else None,
             "accuracy_n": len(judged), "kappa": kappa, "kappa_n": kappa_n,
             "gullibility": float(np.mean(probes[member])) if probes.get(member) else None,
+            "steered": steered.get(member),
             "cost_per_10k": costs.get(member),
         })
     return rows
@@ -92,7 +96,7 @@ def _model_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         by_model[r["model"]].append(r)
     return [{"model": m, "prompts": len(rs), "accuracy": _mean([r["accuracy"] for r in rs]),
              "accuracy_n": max(r["accuracy_n"] for r in rs), "kappa": _mean([r["kappa"] for r in rs]),
-             "gullibility": _mean([r["gullibility"] for r in rs]),
+             "gullibility": _mean([r["gullibility"] for r in rs]), "steered": _mean([r["steered"] for r in rs]),
              "cost_per_10k": None if any(r["cost_per_10k"] is None for r in rs) else float(np.mean([r["cost_per_10k"] for r in rs])),
              "cost_sum_10k": None if any(r["cost_per_10k"] is None for r in rs) else float(sum(r["cost_per_10k"] for r in rs))}
             for m, rs in sorted(by_model.items())]
@@ -151,21 +155,33 @@ def judges_section(data: Any, options: BuildOptions) -> Section:
     models = _model_rows(rows)
     member_table = Table.build(
         "Per member: accuracy vs gold (reviewed items), mean κ with the other members, probe MAE, cost",
-        ("member", "accuracy", "n", "κ with others", "n", "gullibility (probe MAE)", "cost per 10k labels (USD)"),
-        [(r["member"], r["accuracy"], r["accuracy_n"], r["kappa"], r["kappa_n"], r["gullibility"], r["cost_per_10k"])
-         for r in rows])
+        ("member", "accuracy", "n", "κ with others", "n", "gullibility (probe MAE)", "steered by a planted note",
+         "cost per 10k labels (USD)"),
+        [(r["member"], r["accuracy"], r["accuracy_n"], r["kappa"], r["kappa_n"], r["gullibility"], r["steered"],
+          r["cost_per_10k"]) for r in rows])
     model_table = Table.build(
         "Per model (prompts averaged)", ("model", "prompts", "accuracy", "n", "κ with others",
-                                         "gullibility (probe MAE)", "cost per 10k labels (USD)"),
-        [(m["model"], m["prompts"], m["accuracy"], m["accuracy_n"], m["kappa"], m["gullibility"], m["cost_per_10k"])
-         for m in models])
+                                         "gullibility (probe MAE)", "steered by a planted note",
+                                         "cost per 10k labels (USD)"),
+        [(m["model"], m["prompts"], m["accuracy"], m["accuracy_n"], m["kappa"], m["gullibility"], m["steered"],
+          m["cost_per_10k"]) for m in models])
     notes = []
     if all(r["accuracy"] is None for r in rows):
         notes.append("accuracy: PENDING (no reviewed item with an expert gold label yet)")
     if all(r["cost_per_10k"] is None for r in rows):
         notes.append("cost: PENDING (pass --prices, or the providers reported no token counts)")
     if not data.probes:
-        notes.append("gullibility: NOT APPLICABLE (no probe run stored; run `label-audit probe`)")
+        notes.append("gullibility and steering: PENDING (no probe run stored; run `label-audit probe`)")
+    else:
+        if all(r["gullibility"] is None for r in rows):
+            notes.append("gullibility (probe MAE): NOT APPLICABLE (only the planted-instruction probe was run; the "
+                         "keyword-stuffing probes need a built-in task's probe layout)")
+        if all(r["steered"] is None for r in rows):
+            notes.append("steered by a planted note: NOT APPLICABLE (no planted-instruction probe stored; "
+                         "`label-audit probe --probe planted`)")
+        else:
+            notes.append("steered by a planted note: share of probe items whose answer became the label a note "
+                         "planted in the item asked for (see the probes section for intervals and n)")
     stopped = sum(bool(getattr(it, "stopped_early", False)) for it in data.items)
     if stopped:
         notes.append(f"{stopped} items stopped early (early exit): κ and accuracy rest on the members called; "

@@ -71,6 +71,23 @@ def test_without_prices_or_reviews_the_section_says_pending():
     assert any("cost: PENDING" in n for n in sec.notes)
     assert any("sub-ensemble: PENDING" in n for n in sec.notes)
     assert all(r["cost_per_10k"] is None for r in sec.values["members"])
-    assert any("gullibility: NOT APPLICABLE" in n for n in sec.notes)
+    assert any("gullibility and steering: PENDING" in n for n in sec.notes)
     bare = dataclasses.replace(data, reviews={}, routed=frozenset())
     assert any("accuracy: PENDING" in n for n in build_report(bare).section("judges").notes)
+
+
+def test_a_planted_probe_alone_fills_the_steering_column_and_says_why_mae_is_missing():
+    from stats_cli.audit_data import ProbeRow
+
+    data, _ = _audit()
+    members = sorted({m.member_id for it in data.items for m in it.members})
+    probes = tuple(ProbeRow(member, "Planted", 10, None, success_rate=k / 10, ci=(0.0, 1.0), successes=k)
+                   for k, member in enumerate(members))
+    sec = build_report(dataclasses.replace(data, probes=probes), prices=PRICES).section("judges")
+    rows = {r["member"]: r for r in sec.values["members"]}
+    assert [rows[m]["steered"] for m in members] == [k / 10 for k in range(len(members))]
+    assert all(r["gullibility"] is None for r in rows.values())
+    assert any("gullibility (probe MAE): NOT APPLICABLE (only the planted-instruction probe" in n for n in sec.notes)
+    models = {m["model"]: m for m in sec.values["models"]}
+    a = [rows[m]["steered"] for m in members if m.startswith("local:a")]
+    assert models["local:a"]["steered"] == pytest.approx(sum(a) / len(a))
