@@ -32,7 +32,7 @@ READING_GUIDE = (
     "label the ensemble did not predict. The success rate is the share of items on which the judge then "
     "answered the planted label (95% Clopper-Pearson interval); Δp(L) is the mean rise of that label's "
     "probability. A high rate means text planted in an item steers the judge: on items users write, its "
-    "verdicts can be dictated by the item's author. Left out: items the member did not answer unmodified."
+    "verdicts can be dictated by the item's author. Left out: items the member did not answer unmodified, or already answered with the planted label."
 )
 
 

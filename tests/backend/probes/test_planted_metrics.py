@@ -57,3 +57,12 @@ def test_a_member_with_nothing_answered_has_no_rate():
         PlantedOutcome("m", "a", "neg")
     with pytest.raises(ValueError):
         PlantedOutcome("m", "a", "neg", base=d(1, 0, 0))
+
+
+def test_a_member_that_already_answered_the_planted_label_is_left_out_not_counted_a_success():
+    outcomes = [
+        PlantedOutcome("m", "a", "neg", base=d(0.1, 0.8, 0.1), planted=d(0.1, 0.8, 0.1)),  # neg before and after
+        PlantedOutcome("m", "b", "neg", base=d(0.8, 0.1, 0.1), planted=d(0.2, 0.7, 0.1)),  # a change: success
+    ]
+    (row,) = summarize_planted(outcomes, LABELS)
+    assert (row.n, row.n_ok, row.n_excluded, row.successes, row.success_rate) == (2, 1, 1, 1, 1.0)
