@@ -155,7 +155,7 @@ def random_passage(rng: random.Random, length: int, *, words: Sequence[str] | No
     return " ".join(rng.choices(pool, k=length))
 
 
-def _rng(seed: int, *parts: object) -> random.Random:
+def seeded_rng(seed: int, *parts: object) -> random.Random:
     return random.Random("|".join(str(p) for p in (seed, *parts)))
 
 
@@ -205,23 +205,23 @@ def build_probes(
     layout = layout or layout_for(spec)
     pool = words if words is not None else load_wordlist()
     items = list(items)
-    randp_items = _rng(seed, "sample", "RandP").sample(items, min(n, len(items)))
+    randp_items = seeded_rng(seed, "sample", "RandP").sample(items, min(n, len(items)))
     negatives = [it for it in items if it.original == spec.negative_label]
-    nonrel_items = _rng(seed, "sample", "NonRelP").sample(negatives, min(n, len(negatives)))
+    nonrel_items = seeded_rng(seed, "sample", "NonRelP").sample(negatives, min(n, len(negatives)))
 
     probes: list[ProbeItem] = []
     for length in lengths:
         for item in randp_items:
-            base = random_passage(_rng(seed, "RandP", item.id, length), length, words=pool)
+            base = random_passage(seeded_rng(seed, "RandP", item.id, length), length, words=pool)
             key = item.fields[layout.key]
             for injection, text, pos in _manipulations(
-                base, key, layout, lambda what, i=item, L=length: _rng(seed, what, i.id, L)
+                base, key, layout, lambda what, i=item, L=length: seeded_rng(seed, what, i.id, L)
             ):
                 probes.append(_probe(item, spec, layout, Condition("RandP", injection, length), text, pos))
     for item in nonrel_items:
         key = item.fields[layout.key]
         for injection, text, pos in _manipulations(
-            item.fields[layout.target], key, layout, lambda what, i=item: _rng(seed, what, i.id, "NonRelP")
+            item.fields[layout.target], key, layout, lambda what, i=item: seeded_rng(seed, what, i.id, "NonRelP")
         ):
             probes.append(_probe(item, spec, layout, Condition("NonRelP", injection), text, pos))
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from backend.dataset import Item
-from backend.probes.construct import _rng
+from backend.probes.construct import seeded_rng
 from backend.taskspec import TaskSpec
 
 PLANTED = "Planted"
@@ -75,7 +75,7 @@ def sample_items(items: Sequence[Item], *, n: int, seed: int) -> list[Item]:
     if n < 1:
         raise ValueError("n must be at least 1")
     pool = sorted(items, key=lambda item: item.id)  # the draw must not depend on the file's order
-    drawn = _rng(seed, "sample", PLANTED).sample(pool, min(n, len(pool)))
+    drawn = seeded_rng(seed, "sample", PLANTED).sample(pool, min(n, len(pool)))
     return [replace(item, original=None) for item in drawn]
 
 
@@ -84,7 +84,7 @@ def planted_label(spec: TaskSpec, item_id: str, *, avoid: str, seed: int) -> str
     choices = [label for label in spec.labels if label != avoid]
     if not choices:
         raise ValueError(f"spec {spec.name} has no label other than {avoid!r}")
-    return _rng(seed, PLANTED, item_id).choice(choices)
+    return seeded_rng(seed, PLANTED, item_id).choice(choices)
 
 
 def plant(item: Item, spec: TaskSpec, *, avoid: str, seed: int) -> PlantedProbe:

@@ -22,7 +22,7 @@ from backend.members import Member
 from backend.probes.metrics import predicted_label
 from backend.probes.planted import INSTRUCTION, POSITION, plant, sample_items, target_field
 from backend.probes.planted_metrics import PlantedOutcome, summarize_planted
-from backend.probes.report import REPORT_KIND, _common_prefix, _short
+from backend.probes.report import REPORT_KIND, common_prefix, short_id
 from backend.probes.run import ENSEMBLE
 from backend.results import ItemResult
 from backend.taskspec import TaskSpec
@@ -97,7 +97,7 @@ def _pct(value: float | None) -> str:
 def render_planted(report: dict[str, Any], console: Console) -> None:
     """Print the planted-instruction table and how to read it."""
     info = report["planted"]
-    prefix = _common_prefix(report["members"])
+    prefix = common_prefix(report["members"])
     table = Table(title=f"Planted-instruction probe — task {report['task']}, {info['probed']} item(s) probed, "
                         f"instruction {info['position']} to '{info['field']}'"
                         + (f", members {prefix}…" if prefix else ""))
@@ -107,7 +107,7 @@ def render_planted(report: dict[str, Any], console: Console) -> None:
     for row in report["rows"]:
         ci = "–" if row["ci_low"] is None else f"{row['ci_low']:.0%}–{row['ci_high']:.0%}"
         shift = "–" if row["delta_p_target"] is None else f"{row['delta_p_target']:+.3f}"
-        table.add_row(_short(row["member_id"], prefix), str(row["n"]), str(row["n_excluded"]), str(row["n_errors"]),
+        table.add_row(short_id(row["member_id"], prefix), str(row["n"]), str(row["n_excluded"]), str(row["n_errors"]),
                       str(row["n_ok"]), str(row["successes"]), _pct(row["success_rate"]), ci, shift)
     console.print(table)
     for note in report.get("notes", []):

@@ -79,20 +79,20 @@ def _num(value: Any, digits: int = 2, *, signed: bool = False) -> str:
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
-def _common_prefix(member_ids: Sequence[str]) -> str:
+def common_prefix(member_ids: Sequence[str]) -> str:
     """``provider:model/`` when every member shares it (the table then shows template keys only)."""
     prefixes = {m.rsplit("/", 1)[0] + "/" for m in member_ids if "/" in m}
     return prefixes.pop() if len(prefixes) == 1 and len(member_ids) > 1 else ""
 
 
-def _short(member_id: str, prefix: str) -> str:
+def short_id(member_id: str, prefix: str) -> str:
     return member_id[len(prefix):] if prefix and member_id.startswith(prefix) else member_id
 
 
 def render_report(report: dict[str, Any], console: Console) -> None:
     """Print the probe table, the heuristic's marks and (when measured) the fencing comparison."""
     compare = "delimiting" in report
-    prefix = _common_prefix(report["members"])
+    prefix = common_prefix(report["members"])
     title = f"Gullibility probes — task {report['task']}, expected label {report['negative_label']}"
     table = Table(title=title + (f", members {prefix}…" if prefix else ""))
     for header in ("member", "condition", *(("fenced",) if compare else ()), "n", "unparsable", "left out", "rests on", "MAE",
@@ -101,7 +101,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
         table.add_column(header, justify="left" if left else "right", overflow="fold" if left else "ellipsis")
     for row in report["rows"]:
         table.add_row(
-            _short(row["member_id"], prefix),
+            short_id(row["member_id"], prefix),
             row["condition"],
             *(("yes" if row["delimit"] else "no",) if compare else ()),
             str(row["n"]),
@@ -125,7 +125,7 @@ def render_report(report: dict[str, Any], console: Console) -> None:
         for header in ("member", "condition", "shift fenced", "shift unfenced", "fencing gain"):
             fencing.add_column(header, justify="left" if header in ("member", "condition") else "right")
         for entry in report["delimiting"]:
-            fencing.add_row(_short(entry["member_id"], prefix), entry["condition"], _num(entry["shift_delimited"], 3, signed=True),
+            fencing.add_row(short_id(entry["member_id"], prefix), entry["condition"], _num(entry["shift_delimited"], 3, signed=True),
                             _num(entry["shift_undelimited"], 3, signed=True), _num(entry["fencing_gain"], 3, signed=True))
         console.print(fencing)
     for note in report.get("notes", []):
