@@ -64,12 +64,12 @@ def _member_rows(data: Any, options: BuildOptions) -> list[dict[str, Any]]:
         accountant.add(it)
     costs = {r["member"]: r["cost_per_10k_labels_usd"] for r in accountant.to_dict()["members"]}
     probes: dict[str, list[float]] = defaultdict(list)
-    steered: dict[str, float] = {}  # the planted-instruction probe's success rate (any single-label task)
+    steered: dict[str, tuple[float, int]] = {}  # the planted probe's success rate and the items it rests on
     for p in data.probes:
         if p.mae is not None:
             probes[p.member_id].append(p.mae)
         if getattr(p, "success_rate", None) is not None:
-            steered[p.member_id] = p.success_rate
+            steered[p.member_id] = (p.success_rate, p.n)
     rows = []
     for member in sorted(answers):
         judged = [i for i in answers[member] if i in gold]
@@ -79,7 +79,8 @@ def _member_rows(data: Any, options: BuildOptions) -> list[dict[str, Any]]:
             "accuracy": (sum(answers[member][i] == gold[i] for i in judged) / len(judged)) if judged else None,
             "accuracy_n": len(judged), "kappa": kappa, "kappa_n": kappa_n,
             "gullibility": float(np.mean(probes[member])) if probes.get(member) else None,
-            "steered": steered.get(member),
+            "steered": steered[member][0] if member in steered else None,
+            "steered_n": steered[member][1] if member in steered else 0,
             "cost_per_10k": costs.get(member),
         })
     return rows
@@ -97,6 +98,7 @@ def _model_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"model": m, "prompts": len(rs), "accuracy": _mean([r["accuracy"] for r in rs]),
              "accuracy_n": max(r["accuracy_n"] for r in rs), "kappa": _mean([r["kappa"] for r in rs]),
              "gullibility": _mean([r["gullibility"] for r in rs]), "steered": _mean([r["steered"] for r in rs]),
+             "steered_n": max(r["steered_n"] for r in rs),
              "cost_per_10k": None if any(r["cost_per_10k"] is None for r in rs) else float(np.mean([r["cost_per_10k"] for r in rs])),
              "cost_sum_10k": None if any(r["cost_per_10k"] is None for r in rs) else float(sum(r["cost_per_10k"] for r in rs))}
             for m, rs in sorted(by_model.items())]
@@ -156,15 +158,15 @@ def judges_section(data: Any, options: BuildOptions) -> Section:
     member_table = Table.build(
         "Per member: accuracy vs gold (reviewed items), mean κ with the other members, probe MAE, cost",
         ("member", "accuracy", "n", "κ with others", "n", "gullibility (probe MAE)", "steered by a planted note",
-         "cost per 10k labels (USD)"),
+         "n", "cost per 10k labels (USD)"),
         [(r["member"], r["accuracy"], r["accuracy_n"], r["kappa"], r["kappa_n"], r["gullibility"], r["steered"],
-          r["cost_per_10k"]) for r in rows])
+          r["steered_n"], r["cost_per_10k"]) for r in rows])
     model_table = Table.build(
         "Per model (prompts averaged)", ("model", "prompts", "accuracy", "n", "κ with others",
-                                         "gullibility (probe MAE)", "steered by a planted note",
+                                         "gullibility (probe MAE)", "steered by a planted note", "n",
                                          "cost per 10k labels (USD)"),
         [(m["model"], m["prompts"], m["accuracy"], m["accuracy_n"], m["kappa"], m["gullibility"], m["steered"],
-          m["cost_per_10k"]) for m in models])
+          m["steered_n"], m["cost_per_10k"]) for m in models])
     notes = []
     if all(r["accuracy"] is None for r in rows):
         notes.append("accuracy: PENDING (no reviewed item with an expert gold label yet)")

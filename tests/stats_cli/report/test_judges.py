@@ -86,6 +86,7 @@ def test_a_planted_probe_alone_fills_the_steering_column_and_says_why_mae_is_mis
     sec = build_report(dataclasses.replace(data, probes=probes), prices=PRICES).section("judges")
     rows = {r["member"]: r for r in sec.values["members"]}
     assert [rows[m]["steered"] for m in members] == [k / 10 for k in range(len(members))]
+    assert [rows[m]["steered_n"] for m in members] == [10] * len(members)  # the items each rate rests on
     assert all(r["gullibility"] is None for r in rows.values())
     assert any("gullibility (probe MAE): NOT APPLICABLE (only the planted-instruction probe" in n for n in sec.notes)
     models = {m["model"]: m for m in sec.values["models"]}
