@@ -9,7 +9,7 @@ through ``overrides`` (``Settings.from_env(threshold=0.7)``).
 
 Secrets (the Label Studio token, the backend's password, provider keys) are fields with
 ``repr=False`` and are listed by :meth:`Settings.secrets` for redaction; providers look their API keys
-up with :func:`env_value` by the variable name a member names (``options.api_key_env``).
+up with :func:`backend.environment.env_value` by the variable name a member names (``options.api_key_env``).
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from backend import defaults
-from backend.environment import env_value, environment, parse_bool
+from backend.environment import environment, parse_bool
 from backend.ensemble import Quorum
 from backend.providers.registry import default_key_variables
 from backend.members import MemberSpec, member_specs_from_config, parse_member_arg
 
-__all__ = ["Settings", "check_ensemble_values", "env_value", "environment", "parse_bool"]  # env_*: re-exported
+__all__ = ["Settings", "check_ensemble_values"]
 
 #: Environment variables holding provider keys and other tokens (redacted when set): every provider's
 #: default key variables (declared beside its registration) and the review instance's token.
