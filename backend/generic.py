@@ -20,7 +20,7 @@ from html.parser import HTMLParser
 from typing import Mapping, Sequence
 
 from backend.labels import is_number
-from backend.taskspec import TaskSpec
+from backend.taskspec import ChoiceBinding, PromptText, TaskSpec
 
 GENERIC_PROMPT_DIR = "generic"
 OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -109,7 +109,7 @@ def generic_spec(
     negative_label: str = "",
     label_field: str = "label",
     id_field: str = "id",
-    extra: Mapping[str, object] | None = None,
+    binding: ChoiceBinding | None = None,
 ) -> TaskSpec:
     """A spec judged with the generic prompts: lettered options over ``labels``.
 
@@ -131,17 +131,14 @@ def generic_spec(
     hints_t = tuple(str(h or "") for h in (hints or [""] * len(labels)))
     if len(shown_t) != len(labels) or len(hints_t) != len(labels):
         raise ValueError("shown and hints need one entry per label")
-    meta = {
-        "guidelines": guidelines_text(guidelines),
-        "choice_shown": shown_t,
-        "choice_hints": hints_t,
-        "input_titles": {var: str((titles or {}).get(var) or var) for var in fmap},
-        "question": question.strip(),
-        **dict(extra or {}),
-    }
+    prompt = PromptText(
+        guidelines=guidelines_text(guidelines), shown=shown_t, hints=hints_t,
+        titles={var: str((titles or {}).get(var) or var) for var in fmap}, question=question.strip(),
+    )
     return TaskSpec(
-        name=name, family=family, prompt_dir=GENERIC_PROMPT_DIR, fields=fmap, labels=labels,  # type: ignore[arg-type]
-        id_field=id_field, label_field=label_field, negative_label=negative_label, extra=meta, answer_tokens=tokens,
+        name=name, family=family, prompt_dir=GENERIC_PROMPT_DIR, fields=fmap, labels=labels,
+        id_field=id_field, label_field=label_field, negative_label=negative_label, answer_tokens=tokens,
+        binding=binding, prompt=prompt,
     )
 
 
@@ -158,9 +155,9 @@ def generic_params(spec: TaskSpec) -> dict[str, str]:
     These come from the project's configuration (never from an item), so they are not fenced; they
     enter the ensemble fingerprint, so editing the guidelines or a label changes the model version.
     """
-    extra = spec.extra
-    shown = tuple(extra.get("choice_shown") or spec.labels)
-    hints = tuple(extra.get("choice_hints") or [""] * len(spec.labels))
+    text = spec.prompt or PromptText()
+    shown = tuple(text.shown or spec.labels)
+    hints = tuple(text.hints or [""] * len(spec.labels))
     tokens = spec.tokens
     options = "\n".join(f"{tok}. {name}" for tok, name in zip(tokens, shown))
     definitions = "\n".join(
@@ -168,13 +165,13 @@ def generic_params(spec: TaskSpec) -> dict[str, str]:
     )
     order = ", ".join(tokens[:-1]) + f" or {tokens[-1]}"
     params = {
-        "guidelines": str(extra.get("guidelines") or "") or NO_GUIDELINES,
+        "guidelines": text.guidelines or NO_GUIDELINES,
         "options": options,
         "definitions": definitions,
         "option_tokens": order,
-        "question": str(extra.get("question") or "") or DEFAULT_QUESTION,
+        "question": text.question or DEFAULT_QUESTION,
     }
-    titles = dict(extra.get("input_titles") or {})
+    titles = dict(text.titles)
     for var in spec.fields:
         params[TITLE_PARAM + var] = str(titles.get(var) or var)
     return params

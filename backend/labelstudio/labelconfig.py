@@ -15,6 +15,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
+from backend.task.single import choice_from_result  # noqa: F401  (re-exported: its readers import it here)
 from backend.taskspec import TaskSpec
 
 # Object tags whose ``value="$field"`` shows an item input (text-like data this tool judges).
@@ -176,25 +177,6 @@ def reconcile_label_config(
     ET.SubElement(view, "Header", {"value": "Agreed label"})
     _append_choices(view, choices, choice_elems, inputs)
     return ET.tostring(view, encoding="unicode").replace(" />", "/>")
-
-
-def choice_from_result(result: list, *, control: str) -> str | None:
-    """The chosen label in an annotation result (list of dicts), or None if the control is absent.
-
-    A malformed region (``value`` not an object, ``choices`` not a list) counts as no answer: one bad
-    annotation must not stop the batch it came in.
-    """
-    for region in result or ():
-        item = region if isinstance(region, dict) else getattr(region, "__dict__", {})
-        if item.get("from_name") != control or item.get("type") != "choices":
-            continue
-        value = item.get("value")
-        picked = value.get("choices") if isinstance(value, dict) else None
-        if isinstance(picked, str):
-            picked = [picked]
-        if isinstance(picked, (list, tuple)) and picked:
-            return str(picked[0])
-    return None
 
 
 def label_config_for_spec(spec: TaskSpec, *, choice_name: str = "label") -> str:
