@@ -20,6 +20,7 @@ from html.parser import HTMLParser
 from typing import Mapping, Sequence
 
 from backend.labels import is_number
+from backend.task.family import get_family
 from backend.taskspec import ChoiceBinding, PromptText, TaskSpec
 
 GENERIC_PROMPT_DIR = "generic"
@@ -118,13 +119,14 @@ def generic_spec(
     inputs (a ``<Header>`` text); ``question`` is the task's own question, if any.
     """
     labels = tuple(str(lab) for lab in labels)
-    tokens = option_tokens(len(labels))
+    family = family or infer_family(labels)
+    # A set-valued family asks its own yes/no question per label: no lettered options over all labels.
+    tokens = () if get_family(family).multi_valued else option_tokens(len(labels))
     if len(set(labels)) != len(labels):
         raise ValueError(f"labels must be distinct: {list(labels)}")
     fmap = dict(fields) if isinstance(fields, Mapping) else {f: f for f in fields}
     if not fmap:
         raise ValueError("the generic task needs at least one input field")
-    family = family or infer_family(labels)
     if family == "ordinal":
         labels = tuple(sorted(labels, key=float)) if all(is_number(lab) for lab in labels) else labels
     shown_t = tuple(str(s) for s in (shown or labels))

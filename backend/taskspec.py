@@ -21,7 +21,7 @@ from backend.task.family import TaskFamily, family_names, get_family
 
 Family = str
 #: The built-in families (more may register, see :func:`backend.task.family.family_names`).
-FAMILIES = ("binary", "ordinal", "nominal")
+FAMILIES = ("binary", "ordinal", "nominal", "multilabel")
 BUILTIN_SPECS = ("factual-consistency", "likert", "relevance")
 
 

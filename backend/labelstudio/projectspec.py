@@ -141,6 +141,11 @@ def spec_from_label_config(
     xml, attached = split_guidelines(xml)
     root = _parse(xml)
     choices = find_choice_control(root, control=control)
+    if choices.multiple:  # the project's own control says what an answer is
+        if family not in (None, "multilabel"):
+            raise ValueError(f"<Choices name={choices.name!r}> allows several choices (multi-label): "
+                             f"family {family!r} does not fit it")
+        family = "multilabel"
     label_field = label_field or "label"
     labels = list(choices.labels)
     if len(labels) < 2:
@@ -159,7 +164,7 @@ def spec_from_label_config(
     data_fields = list(dict.fromkeys(obj.field for obj in inputs))
     binding = ChoiceBinding(from_name=choices.name, to_name=choices.to_name, labels=choices.labels,
                             shown=choices.shown)
-    builtin = None if family == "nominal" else _builtin_for(name, data_fields, labels)
+    builtin = None if family in ("nominal", "multilabel") else _builtin_for(name, data_fields, labels)
     if builtin is not None:
         return _builtin_spec(builtin, labels, label_field, binding, family=family, negative_label=negative_label)
     return _generic_from_config(root, choices, inputs, name=name, label_field=label_field, binding=binding,

@@ -51,6 +51,7 @@ FAMILY_MODULES: dict[str, str] = {
     "binary": "backend.task.single",
     "ordinal": "backend.task.single",
     "nominal": "backend.task.single",
+    "multilabel": "backend.task.multilabel",
 }
 
 _FAMILIES: dict[str, "TaskFamily"] = {}
@@ -145,17 +146,21 @@ class TaskFamily:
         raise NotImplementedError
 
     # -- review and gold -------------------------------------------------------------------------------
-    def experts_agree(self, spec: "TaskSpec", answers: Sequence[str]) -> bool:
-        """Whether the experts' round-1 answers agree (else the item goes to reconciliation)."""
-        return len(set(answers)) <= 1
-
-    def resolve(self, spec: "TaskSpec", answers: Sequence[str]) -> str | None:
-        """The experts' agreed answer, or None when they split (round 2 decides)."""
-        return answers[0] if answers and self.experts_agree(spec, answers) else None
-
     def show_answer(self, spec: "TaskSpec", value: str) -> str:
         """A label value as an expert reads it in a reconciliation task ("Expert A: ...")."""
         return value
+
+    def disputed(self, spec: "TaskSpec", answers: Sequence[str]) -> tuple[str, ...]:
+        """The question keys the experts' answers split on (what round 2 settles)."""
+        return ("",) if len(set(answers)) > 1 else ()
+
+    def reconciled(self, spec: "TaskSpec", round1: Sequence[str], round2: str) -> str:
+        """The resolution after round 2 from the round-1 answers and the round-2 agreed answer."""
+        return round2
+
+    def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:
+        """The gold value of an item the ensemble disputes: single-choice, the experts' resolution."""
+        return resolution
 
     # -- report ----------------------------------------------------------------------------------------
     def report_parts(self, spec: "TaskSpec", value: str | None) -> dict[str, str] | None:
