@@ -83,6 +83,14 @@ class TaskFamily:
     agreement_level: ClassVar[str] = "nominal"
     #: Several labels per item (a set): the report adds its set statistics.
     multi_valued: ClassVar[bool] = False
+    #: Labels are ordered grades: closeness counts (median of annotators, Pearson r, "who is closer").
+    ordered: ClassVar[bool] = False
+    #: Exactly two classes, one of them positive (positive agreement, ROC AUC of models).
+    two_class: ClassVar[bool] = False
+    #: A project may be judged with a built-in spec's prompts when its fields and labels fit one.
+    builtin_specs: ClassVar[bool] = False
+    #: Edges of the report's confidence bands for flagged items (from the default threshold up).
+    confidence_bands: ClassVar[tuple[float, ...]] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
     # -- the spec --------------------------------------------------------------------------------------
     def check_spec(self, spec: "TaskSpec") -> None:
