@@ -91,6 +91,8 @@ class TaskFamily:
     builtin_specs: ClassVar[bool] = False
     #: Edges of the report's confidence bands for flagged items (from the default threshold up).
     confidence_bands: ClassVar[tuple[float, ...]] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+    #: Report sections (by key) that do not apply to this family, with the reason the report prints.
+    report_skips: ClassVar[Mapping[str, str]] = {}
 
     # -- the spec --------------------------------------------------------------------------------------
     def check_spec(self, spec: "TaskSpec") -> None:
@@ -165,6 +167,14 @@ class TaskFamily:
     def reconciled(self, spec: "TaskSpec", round1: Sequence[str], round2: str) -> str:
         """The resolution after round 2 from the round-1 answers and the round-2 agreed answer."""
         return round2
+
+    def flipped(self, spec: "TaskSpec", result: Any, threshold: float) -> str | None:
+        """The label a training set gets when `sync-gold --mode flip` flips an unreviewed flagged item."""
+        return result.prediction
+
+    def export(self, spec: "TaskSpec", value: str) -> Any:
+        """A label value as a JSON file carries it (single-choice: the label; multi-label: a list)."""
+        return value
 
     def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:
         """The gold value of an item the ensemble disputes: single-choice, the experts' resolution."""

@@ -49,6 +49,17 @@ class MultiLabelFamily(TaskFamily):
 
     name = "multilabel"
     multi_valued = True
+    report_skips = {
+        key: f"{why}; the per-label view is in 'Label sets, per label'" for key, why in {
+            "classes": "a confusion of single labels does not fit sets",
+            "ensemble": "members answer one yes/no question per label, not one distribution per item",
+            "ensemble_gold": "members answer one yes/no question per label, not one distribution per item",
+            "judges": "members answer one yes/no question per label, not one distribution per item",
+            "crowd": "crowd aggregation of sets is per label (the original set is their per-label majority)",
+            "stratified": "p_d of sets is not defined here",
+            "probes": "the probes plant a single label",
+        }.items()
+    }
 
     # -- the spec --------------------------------------------------------------------------------------
     def check_spec(self, spec: "TaskSpec") -> None:
@@ -210,6 +221,19 @@ class MultiLabelFamily(TaskFamily):
         """Per label: the original where the ensemble agrees with it, else the experts' resolution."""
         orig, pred, res = self.split(spec, original), self.split(spec, prediction), self.split(spec, resolution)
         return self.encode(spec, {lab: orig[lab] if orig[lab] == pred[lab] else res[lab] for lab in spec.labels})
+
+    def flipped(self, spec: "TaskSpec", result: Any, threshold: float) -> str | None:
+        """Only the labels flagged at ``threshold`` or above take the prediction; the rest keep the original."""
+        if result.original is None or not result.questions:
+            return result.prediction
+        parts = self.split(spec, result.original)
+        for q in result.questions:
+            if q.flagged and q.prediction is not None and (q.confidence or 0.0) >= threshold:
+                parts[q.id] = q.prediction
+        return self.encode(spec, parts)
+
+    def export(self, spec: "TaskSpec", value: str) -> Any:
+        return sorted(self.decode(spec, value), key=spec.labels.index)
 
     def disputed(self, spec: "TaskSpec", answers: Sequence[str]) -> tuple[str, ...]:
         """The labels the experts' answers split on (what round 2 settles)."""
