@@ -136,12 +136,12 @@ class MultiLabelFamily(TaskFamily):
             f"An item may carry several of the labels {others}. "
             f'Does the label "{shown}"{meaning} apply to this item?'
         )
+        # Every template names the label: in the options and definitions too (not every template shows the question).
         return generic_spec(
             labels=[YES, NO], fields=dict(spec.fields), family="binary", name=f"{spec.name}{QUESTION_SEP}{label}",
-            guidelines=text.guidelines, shown=["Yes", "No"],
-            hints=[f'the label "{shown}" applies', f'the label "{shown}" does not apply'],
-            titles=dict(text.titles), question=question, negative_label=NO, label_field=spec.label_field,
-            id_field=spec.id_field,
+            guidelines=text.guidelines, shown=[f'Yes, "{shown}" applies', f'No, "{shown}" does not apply'],
+            hints=[hint, ""], titles=dict(text.titles), question=question, negative_label=NO,
+            label_field=spec.label_field, id_field=spec.id_field,
         )
 
     def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"]) -> "ItemResult":
