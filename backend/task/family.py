@@ -28,9 +28,11 @@ How to add a family
 2. Add ``name: "backend.task.<module>"`` to :data:`FAMILY_MODULES` (the module is imported on first use).
 3. Override what differs: :meth:`check_spec`, :meth:`questions`/:meth:`question_original`/:meth:`assemble`
    (several questions per item), :meth:`read_result`/:meth:`write_result` (Label Studio JSON), the
-   review and gold methods, :meth:`report_parts`. A Label Studio label config reaches it through
-   :func:`backend.labelstudio.projectspec.spec_from_label_config`, which asks each family in turn
-   (:meth:`TaskFamily.claims_control`).
+   review and gold methods (:meth:`gold`, :meth:`reconciled`, :meth:`disputed`, :meth:`show_answer`), what the
+   report shows (:meth:`report_parts`, :attr:`report_skips`) and the class attributes.
+4. A family read from a Label Studio control other than ``<Choices>`` (spans: ``<Labels>``) adds its reader
+   to :func:`backend.labelstudio.projectspec.spec_from_label_config` (today: ``<Choices>`` single or
+   multiple) and, when its review needs another control, to :mod:`backend.labelstudio.expertview`.
 """
 
 from __future__ import annotations
