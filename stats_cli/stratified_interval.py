@@ -1,0 +1,121 @@
+"""Intervals for a stratified error rate Σ W_h k_h / n_h: Fay–Feuer gamma (used), Korn–Graubard and MOVER (compared).
+
+Why gamma. The bench (``bench/bench_estimate_coverage.py``) and ``tests/stats_cli/test_stratified_interval.py``
+draw designs with several sparse strata (four or eight confidence bands of n = 25 at 0.5–5 % errors, a
+census of flags beside them) and count how often each interval misses the true rate at each end:
+
+* MOVER over per-stratum exact intervals (the former method) puts its lower end above the truth in
+  5–9 % of replicates against a nominal 2.5 %: squaring and adding per-stratum half-widths
+  understates the lower tail when most strata saw no error.
+* Korn–Graubard (Clopper-Pearson on the effective sample size n* = p̂(1−p̂)/v̂, degrees-of-freedom
+  adjusted) misses at the lower end as well when the errors cluster in one high-weight stratum, and
+  its variance is zero when no stratum found an error, so it falls back to the plain n.
+* Fay & Feuer (1997)'s gamma interval for a weighted sum of counts Y = Σ w_h k_h (w_h = W_h / n_h)
+  treats each k_h as Poisson: lower = Gamma(shape y²/v, scale v/y) quantile α/2, upper = the same with
+  y + w_M and v + w_M² (w_M the largest weight), v = Σ w_h² k_h. It holds both ends at or above
+  nominal in every design we ran, zero-error strata included (the w_M term is what gives an all-zero
+  sample an upper end), at the price of some width; Poisson is conservative for a binomial count.
+
+Census strata (n_h = N_h) add a known amount; one sampled stratum alone gets the exact
+hypergeometric interval (:func:`stats_cli.bounds.hypergeometric_interval`). Both ends are then clipped
+to what the sample makes certain (every unseen item right / wrong). Hand-written: statsmodels and
+scipy offer the gamma and beta quantiles, not these stratified intervals.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Protocol, Sequence
+
+from scipy.stats import beta, gamma, t
+
+from stats_cli.bounds import hypergeometric_interval, nahum_table2_interval
+
+__all__ = ["GAMMA", "KORN_GRAUBARD", "MOVER", "METHODS", "stratified_interval"]
+
+GAMMA = "Fay-Feuer gamma interval over the sampled strata (exact hypergeometric for one sampled stratum)"
+KORN_GRAUBARD = "Korn-Graubard: Clopper-Pearson on the effective sample size"
+MOVER = "MOVER over per-stratum Clopper-Pearson intervals with Nahum's FPC"
+METHODS = {"gamma": GAMMA, "korn-graubard": KORN_GRAUBARD, "mover": MOVER}
+
+
+class _Stratum(Protocol):
+    population: int
+    sample: int
+    errors: int
+
+
+def _certain(strata: Sequence[_Stratum], total: int) -> tuple[float, float]:
+    """The rate if every unseen item is right, and if every unseen item is wrong."""
+    low = sum(s.errors for s in strata) / total
+    high = sum(s.population - (s.sample - s.errors) for s in strata) / total
+    return low, high
+
+
+def _gamma(strata: Sequence[_Stratum], total: int, alpha: float) -> tuple[float, float]:
+    weights = [s.population / total / s.sample for s in strata]
+    y = sum(w * s.errors for w, s in zip(weights, strata))
+    v = sum(w * w * s.errors for w, s in zip(weights, strata))
+    w_max = max(weights)
+    low = 0.0 if y == 0 else float(gamma.ppf(alpha / 2, y * y / v, scale=v / y))
+    y_up, v_up = y + w_max, v + w_max * w_max
+    high = float(gamma.ppf(1 - alpha / 2, y_up * y_up / v_up, scale=v_up / y_up))
+    return low, high
+
+
+def _korn_graubard(strata: Sequence[_Stratum], total: int, alpha: float) -> tuple[float, float]:
+    n = sum(s.sample for s in strata)
+    p = sum(s.population / total * s.errors / s.sample for s in strata)
+    var = 0.0
+    for s in strata:
+        ph, w = s.errors / s.sample, s.population / total
+        if s.sample > 1:
+            var += w * w * (1 - s.sample / s.population) * ph * (1 - ph) / (s.sample - 1)
+    n_eff = min(n, p * (1 - p) / var) if var > 0 else n
+    df = max(n - len(strata), 1)
+    if n > 1:
+        n_eff *= (t.ppf(1 - alpha / 2, n - 1) / t.ppf(1 - alpha / 2, df)) ** 2
+    x = p * n_eff
+    low = 0.0 if x <= 0 else float(beta.ppf(alpha / 2, x, n_eff - x + 1))
+    high = 1.0 if x >= n_eff else float(beta.ppf(1 - alpha / 2, x + 1, n_eff - x))
+    return low, high
+
+
+def _mover(strata: Sequence[_Stratum], total: int, confidence: float) -> tuple[float, float]:
+    rate, down, up = 0.0, 0.0, 0.0
+    for s in strata:
+        w, p = s.population / total, s.errors / s.sample
+        low, high = nahum_table2_interval(s.errors, s.sample, s.population, confidence=confidence)
+        rate += w * p
+        down += (w * (p - low)) ** 2
+        up += (w * (high - p)) ** 2
+    return rate - math.sqrt(down), rate + math.sqrt(up)
+
+
+def stratified_interval(strata: Sequence[_Stratum], *, confidence: float = 0.95,
+                        method: str = "gamma") -> tuple[float, float]:
+    """Two-sided interval for the population error rate of a stratified sample (see the module docstring)."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    total = sum(s.population for s in strata)
+    alpha = 1.0 - confidence
+    floor, ceiling = _certain(strata, total)
+    if method == "mover":
+        low, high = _mover(strata, total, confidence)
+    elif method == "korn-graubard":
+        low, high = _korn_graubard(strata, total, alpha)
+    else:
+        census = [s for s in strata if s.sample == s.population]
+        sampled = [s for s in strata if s.sample < s.population]
+        fixed = sum(s.errors for s in census) / total
+        if not sampled:
+            low = high = fixed
+        elif len(sampled) == 1:
+            s = sampled[0]
+            lo, hi = hypergeometric_interval(s.errors, s.sample, s.population, confidence=confidence)
+            low, high = fixed + lo * s.population / total, fixed + hi * s.population / total
+        else:
+            share = sum(s.population for s in sampled) / total
+            lo, hi = _gamma(sampled, sum(s.population for s in sampled), alpha)
+            low, high = fixed + lo * share, fixed + hi * share
+    return max(floor, low), min(ceiling, high)
