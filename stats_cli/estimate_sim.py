@@ -32,6 +32,9 @@ class Scenario:
     sensitivity: float = 0.7
     false_flag_rate: float = 0.03
     budget: int = 300
+    flags_in_review: bool = True  # False: the flagged items are a sampled stratum too, not a census
+    flag_confidence: float | None = None  # the ensemble's confidence on flagged / unflagged items (Neyman)
+    agree_confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,9 @@ def _project(scenario: Scenario, rng: random.Random) -> tuple[list[Candidate], s
         wrong = rng.random() < scenario.error_rate
         flag_p = scenario.sensitivity if wrong else scenario.false_flag_rate
         flagged = rng.random() < flag_p
-        candidates.append(Candidate(task_id=str(i), flagged=flagged, in_review=flagged))
+        conf = scenario.flag_confidence if flagged else scenario.agree_confidence
+        candidates.append(Candidate(task_id=str(i), flagged=flagged, in_review=flagged and scenario.flags_in_review,
+                                    confidence=conf))
         if wrong:
             errors.add(str(i))
     return candidates, errors
@@ -90,7 +95,8 @@ def simulate(scenario: Scenario, *, design: str, replicates: int = 300, seed: in
     for rep in range(replicates):
         candidates, errors = _project(scenario, rng)
         n_flagged = sum(c.flagged for c in candidates)
-        budget = scenario.budget - n_flagged if design == "stratified" else scenario.budget
+        census = design == "stratified" and scenario.flags_in_review
+        budget = scenario.budget - n_flagged if census else scenario.budget
         draw = draw_sample(candidates, budget=max(budget, 1), design=design, seed=rep)
         strata = _counts(draw.items, errors, draw.strata)
         truth = len(errors) / scenario.population
@@ -99,8 +105,8 @@ def simulate(scenario: Scenario, *, design: str, replicates: int = 300, seed: in
         widths.append(est.high - est.low)
         w_low, w_high = _wald(strata, confidence)
         wald_hits += w_low <= truth <= w_high
-        flagged = [s for s in strata if s.name == FLAGGED_REVIEWED]
-        unflagged = [s for s in strata if s.name != FLAGGED_REVIEWED]
+        flagged = [s for s in strata if s.name.startswith(FLAGGED_REVIEWED)]
+        unflagged = [s for s in strata if not s.name.startswith(FLAGGED_REVIEWED)]
         if design == "stratified" and flagged and unflagged and errors:
             flagged_errors = sum(1 for c in candidates if c.flagged and c.task_id in errors)
             recall = detector_estimates(flagged, unflagged, confidence=confidence).recall
