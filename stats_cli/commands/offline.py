@@ -151,7 +151,7 @@ def expected(
     if (n is None) != (at_least is None):
         raise fail("--n and --at-least go together")
     try:
-        labeller = expected_scores(pd, positive_ratio)
+        labeller = expected_scores(pd, positive_ratio, n_classes=classes)
         rand = random_labeller(positive_ratio, n_classes=classes)
         tail = {"n": n, "at_least": at_least, "p_labeller": prob_at_least(n, at_least, pd),
                 "p_random": prob_at_least(n, at_least, rand.p_d)} if n is not None else None

@@ -139,7 +139,8 @@ def stratified_section(data: AuditData) -> Section:
                 if i in by_id and lab is not None and p_d is not None and pick(by_id[i]) is not None]
         if not rows:
             continue
-        strata, pos = stratify([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], positive=positive)
+        strata, pos = stratify([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], positive=positive,
+                               label_set=list(data.spec.labels))
         tables.append(Table.build(f"{name} vs crowd majority, by p_d (expected = a majority-follower)",
                                   ("p_d", "n", "positive ratio m", "accuracy", "expected accuracy", "F1",
                                    "expected F1"),
