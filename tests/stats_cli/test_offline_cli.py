@@ -150,7 +150,7 @@ def test_confidence_bins_reads_item_result_json(tmp_path: Path) -> None:
         lines.append(json.dumps({**item.to_json(), "gold": "1" if i % 2 else "0"}))
     path = tmp_path / "scored.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    out = run_json("confidence-bins", str(path), "--bins", "2", "--resamples", "100")
+    out = run_json("confidence-bins", str(path), "--bins", "2", "--min-n", "3")
     assert [b["n"] for b in out["bins"]] == [3, 3] and out["n_skipped"] == 0
     assert out["bins"][0]["llm"]["share"] == pytest.approx(1 / 3)
 
