@@ -177,17 +177,29 @@ def test_confidence_bins_and_threshold_section():
     assert sum(b["n"] for b in bins) == len(data.reviews)
     llm_right = sum(truth[i] == data.items[int(i[1:])].prediction for i in data.reviews)
     assert sum(b["llm"]["share"] * b["n"] for b in bins) == pytest.approx(llm_right)
-    assert {f.key for f in sec.figures} == {"who_is_right", "reliability"}
+    # no control sample: the reliability curve would rest on circular gold, so it is replaced by the reason
+    assert {f.key for f in sec.figures} == {"who_is_right"}
+    assert any("Reliability curve: not drawn" in n for n in sec.notes)
+    sampled, _ = _sampled(data, truth, design="random", budget=20)
+    figures = build_report(sampled, target_precision=0.8).section("confidence").figures
+    assert {f.key for f in figures} == {"who_is_right", "reliability"}
 
 
-def test_ensemble_f1_for_the_full_ensemble_matches_direct_computation():
+def test_ensemble_f1_for_the_full_ensemble_is_design_weighted_on_the_control_sample():
+    # issue 22, finding 3: on every item with gold the full ensemble's recall is 1 by construction
     data, truth = planted_audit()
     sec = build_report(data).section("ensemble")
-    settled = [(it, data.gold(it)[0]) for it in data.items if data.gold(it)[0] is not None]
-    y_true = [g != it.original for it, g in settled]
-    y_flag = [it.prediction != it.original for it, _ in settled]
+    assert "f1_by_size" not in sec.values and any("control sample" in n for n in sec.notes)
+    sampled, draw = _sampled(data, truth, design="stratified", budget=15)
+    sec = build_report(sampled).section("ensemble")
+    by_id = {str(it.id): it for it in sampled.items}
+    rows = [(by_id[d.task_id], truth[d.task_id], 1 / d.inclusion_probability) for d in draw.items]
+    y_true = [g != it.original for it, g, _ in rows]
+    y_flag = [it.prediction != it.original for it, _, _ in rows]
     full = max(sec.values["f1_by_size"])
-    assert sec.values["f1_by_size"][full] == pytest.approx(f1_score(y_true, y_flag))
+    weighted = f1_score(y_true, y_flag, sample_weight=[w for *_, w in rows])
+    assert sec.values["f1_by_size"][full] == pytest.approx(weighted)
+    assert len({w for *_, w in rows}) > 1  # the weights differ across strata, so weighting matters
 
 
 def test_crowd_majority_and_strict_against_gold():
@@ -397,11 +409,14 @@ def test_ensemble_against_gold_by_size_and_per_model_who_is_right():
     from stats_cli.confidence_bins import confidence_bins
 
     data, truth = planted_audit()
+    assert build_report(data).section("ensemble_gold").values["by_size"] == []  # no control sample: not shown
+    data, draw = _sampled(data, truth, design="random", budget=20)
     sec = build_report(data).section("ensemble_gold")
     assert sec.status is Status.OK
     by_size = {row["size"]: row for row in sec.values["by_size"]}
     assert set(by_size) == {1, 2, 3, 4} and by_size[4]["subsets"] == 1
-    gold_items = [(it, data.gold(it)[0]) for it in data.items if data.gold(it)[0] is not None]
+    by_id = {str(it.id): it for it in data.items}
+    gold_items = [(by_id[d.task_id], truth[d.task_id]) for d in draw.items]
     p_pos = [np.mean([m.probs.get("1", 0.0) for m in it.members]) for it, _ in gold_items]
     assert by_size[4]["mean"] == pytest.approx(roc_auc_score([g == "1" for _, g in gold_items], p_pos))
     per_model = sec.values["per_model"]
@@ -444,10 +459,17 @@ def test_ensemble_against_gold_uses_pearson_for_ordinal_tasks():
         probs = {lab: (0.8 if lab == guess else 0.05) for lab in likert.labels}
         items.append(ItemResult(id=f"o{i}", original=label, prediction=guess, confidence=0.8, probs=probs,
                                 flagged=False, members=(MemberResult("local:m/p1", probs=probs, method="logprobs"),)))
+    from backend.review.sampling import Candidate, draw_sample
+    from stats_cli.report.inputs import ExpertReview
+
     data = AuditData(project="ordinal", spec=likert, items=tuple(items))
     gold = [data.gold(it)[0] for it in items]
     assert all(g is not None for g in gold)  # the ensemble is within one class everywhere: originals kept
     ids, probs = member_tensor(data)
+    assert quality_by_size(data, probs) == []  # gold from Nahum's rule only: circular, not shown
+    draw = draw_sample([Candidate(it.id, flagged=False) for it in items], budget=12, design="random", seed=0)
+    reviews = {it.id: ExpertReview(it.id, round1={"A": g, "B": g}) for it, g in zip(items, gold)}
+    data = AuditData(project="ordinal", spec=likert, items=tuple(items), reviews=reviews, sample=draw)
     ((size, subsets, mean, low, high),) = quality_by_size(data, probs)
     expected = pearsonr([int(it.prediction) for it in items], [int(g) for g in gold]).statistic
     assert (size, subsets) == (1, 1) and mean == pytest.approx(expected) == low == high
@@ -470,3 +492,20 @@ def test_member_tensor_takes_stored_answers_as_they_are_and_skips_one_that_is_no
     assert ids == ["local:m/p1", "local:m/p2"]
     assert probs[0, 0].tolist() == [0.25, 0.75]
     assert np.isnan(probs[0, 1]).all()
+
+
+def test_expert_kappa_subset_is_nahums_disagreement_items_not_the_split_ones():
+    # issue 22, finding 4: κ on the items the experts split on is −1 by construction with two experts
+    data, _ = planted_audit()
+    sec = build_report(data).section("experts")
+    (table,) = sec.tables
+    names = [r[0] for r in table.rows]
+    assert not any("split" in str(n) for n in names)
+    ids = [i for i in sorted(data.reviews) if len([v for v in data.reviews[i].round1.values() if v]) >= 2
+           and data.disagrees(next(it for it in data.items if str(it.id) == i))]
+    if len(ids) >= 10:
+        row = table.rows[names.index("before, where the LLM disagrees with the original")]
+        pairs = [[int(data.reviews[i].round1["A"]), int(data.reviews[i].round1["B"])] for i in ids]
+        assert row[1] == len(ids) and row[3] == pytest.approx(_fleiss(pairs))
+    else:
+        assert any("Nahum's subset" in n and f"{len(ids)} item" in n for n in sec.notes)
