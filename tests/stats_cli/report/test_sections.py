@@ -509,3 +509,18 @@ def test_expert_kappa_subset_is_nahums_disagreement_items_not_the_split_ones():
         assert row[1] == len(ids) and row[3] == pytest.approx(_fleiss(pairs))
     else:
         assert any("Nahum's subset" in n and f"{len(ids)} item" in n for n in sec.notes)
+
+
+def test_per_class_figures_have_no_interval_on_reviewed_items_and_a_design_weighted_domain_rate():
+    # issue 22, finding 5: reviewed items (suspects + controls) are no random sample of any class
+    data, truth = planted_audit()
+    sampled, draw = _sampled(data, truth, design="stratified", budget=15)
+    sec = build_report(sampled).section("classes")
+    assert all("cp_low" not in row for row in sec.values["per_class"])
+    by_id = {str(it.id): it for it in sampled.items}
+    for row in sec.values["per_class"]:
+        mine = [(1 / d.inclusion_probability, truth[d.task_id] != by_id[d.task_id].original) for d in draw.items
+                if by_id[d.task_id].original == row["label"]]
+        assert row["control_n"] == len(mine)
+        if mine:
+            assert row["domain_rate"] == pytest.approx(sum(w * e for w, e in mine) / sum(w for w, _ in mine))
