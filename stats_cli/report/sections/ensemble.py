@@ -18,6 +18,7 @@ from backend.ensemble import TIE_TOLERANCE, check_distribution, disagrees, resol
 
 from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement
 from ..control import NO_CONTROL, control_items
+from ..fmt import plural
 from ..inputs import AuditData
 from ..model import Figure, Section, Series, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
@@ -111,7 +112,7 @@ def ensemble_section(data: AuditData, *, seed: int = 0) -> Section:
     curve = size_curve(data, probs, seed=seed)
     stopped = sum(bool(getattr(it, "stopped_early", False)) for it in data.items)
     if stopped:
-        notes.append(f"{stopped} of {len(data.items)} items stopped early (early exit: their last members were "
+        notes.append(f"{stopped} of {plural(len(data.items), 'item')} stopped early (early exit: their last members were "
                      f"not asked): κ among members and accuracy rest on the members called, the F1-by-size curve "
                      f"on the {len(data.items) - stopped} items every member answered.")
     if curve is None:

@@ -13,7 +13,7 @@ from stats_cli.report.build import build_report
 from stats_cli.report.model import Section, Status, Table
 from stats_cli.report.render import render
 from tests.stats_cli.report.browser import screenshot_html
-from tests.stats_cli.report.builders import planted_audit
+from tests.stats_cli.report.builders import planted_audit, with_sample
 
 
 
@@ -53,7 +53,8 @@ def test_pending_sections_say_why_in_every_format():
 
 
 def _html(tmp_path: Path) -> Path:
-    data, _ = planted_audit(crowd=True)
+    data, truth = planted_audit(crowd=True)
+    data, _ = with_sample(data, truth, design="stratified", budget=15)  # the gold-based plots need a control sample
     html = render(build_report(data), fmt="html")
     path = tmp_path / "report.html"
     path.write_text(html, encoding="utf-8")

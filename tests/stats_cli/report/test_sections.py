@@ -14,7 +14,7 @@ from stats_cli.report.agreement import paradox_note, rater_agreement
 from stats_cli.report.build import build_report
 from stats_cli.report.model import Status
 from stats_cli.report.threshold import threshold_for_precision
-from tests.stats_cli.report.builders import SPEC, planted_audit
+from tests.stats_cli.report.builders import SPEC, planted_audit, with_sample
 
 
 def _fleiss(pairs):
@@ -56,19 +56,7 @@ def test_without_a_sample_the_estimate_is_pending_and_only_counts_are_shown():
 
 def _sampled(data, truth, *, design: str, budget: int):
     """``data`` with a drawn sample whose items the experts (A and B) answered with the truth."""
-    from dataclasses import replace
-
-    from backend.review.sampling import Candidate, draw_sample
-    from stats_cli.report.inputs import ExpertReview
-
-    candidates = [Candidate(str(it.id), flagged=it.flagged, in_review=str(it.id) in data.routed,
-                            confidence=it.confidence) for it in data.items]
-    draw = draw_sample(candidates, budget=budget, design=design, seed=3)
-    reviews = dict(data.reviews)
-    for drawn in draw.items:
-        t = truth[drawn.task_id]
-        reviews.setdefault(drawn.task_id, ExpertReview(drawn.task_id, round1={"A": t, "B": t}))
-    return replace(data, reviews=reviews, sample=draw, sampled=frozenset(i.task_id for i in draw.items)), draw
+    return with_sample(data, truth, design=design, budget=budget)
 
 
 def test_stratified_sample_gives_rate_precision_recall_and_errors_left():
@@ -289,7 +277,7 @@ def test_errors_notes_match_the_sizes_split_after_reconciliation_is_unresolved()
     reviews["t11"] = ExpertReview("t11", round1={"A": "1", "B": "0"}, round2={"A": "1", "B": "0"})
     sec = build_report(replace(data, reviews=reviews)).section("errors")
     assert sec.sizes["open reviews"] == 0 and sec.sizes["unresolved"] == 1
-    assert any("1 items are unresolved" in n and "still disagree after reconciliation" in n for n in sec.notes)
+    assert any("1 item is unresolved" in n and "still disagree after reconciliation" in n for n in sec.notes)
     assert not any("nobody reviewed" in n or "never sent" in n for n in sec.notes)
 
 
