@@ -28,8 +28,13 @@ def figure_png(figure: Figure, *, dpi: int = 110) -> bytes:
         ax.set_xlabel(figure.xlabel)
         ax.set_ylabel(figure.ylabel)
         ax.grid(axis="y", alpha=0.3)
-        if figure.kind == "line" and _whole_numbers(figure.series):
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # "2.5 members" is not a thing
+        if figure.kind == "line" and _whole_numbers(figure.series):  # "2.5 members" is not a thing
+            xs = sorted({int(x) for s in figure.series for x in s.x if x is not None})
+            if len(xs) <= 20:
+                ax.set_xticks(xs)
+                ax.set_xlim(xs[0] - 0.5, xs[-1] + 0.5)
+            else:
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         if len(figure.series) > 1:
             ax.legend(fontsize=8)
         fig.tight_layout()

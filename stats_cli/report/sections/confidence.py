@@ -86,9 +86,10 @@ def _threshold_note(observed, assured, target: float) -> str:
         return (f"No confidence threshold reaches a precision of {target:.2f} on the reviewed items: "
                 "review more flags, or lower the target.")
     text = (f"Pick a confidence threshold of {observed.threshold:.2f}: {observed.confirmed} of the "
-            f"{observed.kept} reviewed flags at or above it were real errors ({observed.precision:.0%}).")
+            f"{observed.kept} reviewed flags at or above it were real errors ({observed.precision:.1%}).")
     if assured is None:
-        return text + f" No threshold yet makes {target:.0%} precision 95%-certain (too few reviews above it)."
+        return text + (f" No threshold yet makes {target:.0%} precision 97.5%-certain (too few reviews, or the "
+                       "highest thresholds fail the test).")
     return text + (f" To be 97.5% sure of {target:.0%} precision, use {assured.threshold:.2f} "
                    f"(exact lower bound {assured.precision_low:.1%}; thresholds tested one by one from the "
                    "highest down, stopping at the first that fails, so the chance of a wrong pick stays ≤ 2.5%).")

@@ -129,7 +129,8 @@ def ensemble_section(data: AuditData, *, seed: int = 0) -> Section:
                               xlabel="members in the ensemble", ylabel="F1 (control sample, design-weighted)"))
         values["f1_by_size"] = dict(zip(sizes, mean))
     return Section(KEY, TITLE, Status.OK, sizes={"members": len(ids), "models": len(models), "items": len(data.items),
-                                                  "items with gold": sum(g is not None for g in gold)},
+                                                  "items with gold": sum(g is not None for g in gold),
+                                                  "control sample settled": len(control)},
                    tables=tuple(tables), figures=tuple(figures), notes=tuple(notes), values=values)
 
 

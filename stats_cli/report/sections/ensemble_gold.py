@@ -117,7 +117,8 @@ def ensemble_gold_section(data: AuditData, *, seed: int = 0) -> Section:
     """Fig. 3 (left) and Fig. 13 tables and plots; pending until items have gold labels."""
     ids, probs = member_tensor(data)
     settled = sum(1 for it in data.items if data.gold(it)[0] is not None)
-    sizes = {"members": len(ids), "items with gold": settled, "reviewed by experts": len(data.reviewed())}
+    sizes = {"members": len(ids), "items with gold": settled, "reviewed by experts": len(data.reviewed()),
+             "control sample settled": len(control_items(data))}
     if not ids or not settled:
         return pending(KEY, TITLE, "needs member probabilities and settled gold labels", sizes=sizes)
     ordinal = data.spec.family == "ordinal"
@@ -156,8 +157,10 @@ def ensemble_gold_section(data: AuditData, *, seed: int = 0) -> Section:
                                             for model, bins in per_model.items() if model not in small),
                               xlabel="model's own confidence bin (1 = least confident; quantile bins)",
                               ylabel="share of reviewed items"))
-        if len(small) == len(per_model):
+        if len(small) == len(per_model) or all(len(bins) < 2 for bins in per_model.values()):
             figures.pop()
+            notes.append("Who-is-right per model: no plot — each model's reviewed disagreements fill one bin only, "
+                         "so there is no line to draw (the table has the figures).")
     else:
         notes.append("Per-model who-is-right: pending — no reviewed item where a model disagrees with the original.")
     return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=tuple(tables), figures=tuple(figures),
