@@ -88,7 +88,8 @@ def crowd_section(data: AuditData) -> Section:
         vs_gold = [(gold[i], lab) for i, (lab, _) in labels.items() if gold.get(i) is not None and lab is not None]
         vs_orig = [(by_id[i].original, lab) for i, (lab, _) in labels.items()
                    if i in by_id and by_id[i].original is not None and lab is not None]
-        rows.append((f"crowd {method}", *_compare(vs_gold), *_compare(vs_orig)))
+        shown = {"dawid-skene": "Dawid–Skene"}.get(method, method)
+        rows.append((f"crowd {shown}", *_compare(vs_gold), *_compare(vs_orig)))
     ens_gold = [(gold[i], by_id[i].prediction) for i in multi
                 if gold.get(i) is not None and i in by_id and by_id[i].prediction is not None]
     ens_orig = [(by_id[i].original, by_id[i].prediction) for i in multi

@@ -201,6 +201,16 @@ def test_crowd_majority_and_strict_against_gold():
     gold = {str(it.id): data.gold(it)[0] for it in data.items}
     assert rows["crowd majority"][2] == pytest.approx(np.mean([majority[i] == gold[i] for i in gold]))
     assert rows["crowd strict"][2] == pytest.approx(np.mean([strict[i] == gold[i] for i in gold]))
+    # Dawid–Skene beside them, and each annotator's accuracy against gold with its interval and n (issue 22)
+    from stats_cli.crowd_quality import dawid_skene
+    ds = dawid_skene(data.crowd)
+    assert rows["crowd Dawid–Skene"][2] == pytest.approx(np.mean([ds.labels[i] == gold[i] for i in gold]))
+    quality = {r[0]: r for r in sec.tables[2].rows}
+    assert set(quality) == {"w1", "w2", "w3"}
+    for name, row in quality.items():
+        right = [v[name] == gold[i] for i, v in data.crowd.items() if name in v]
+        assert row[2] == len(right) and row[3] == pytest.approx(np.mean(right)) and row[4] <= row[3] <= row[5]
+        assert row[7] == pytest.approx(ds.annotator_accuracy[name])
     strat = report.section("stratified")
     assert strat.status is Status.OK
     assert strat.tables[0].rows[-1][0] == "all" and strat.tables[0].rows[-1][1] == 40
