@@ -1,8 +1,9 @@
 """Who is right when the ensemble disagrees, by confidence bin (Nahum Fig. 2), and which threshold to pick.
 
-Bins and bootstrap intervals come from :func:`stats_cli.confidence_bins.confidence_bins`; the
-threshold scan is :mod:`stats_cli.report.threshold`. A reliability curve (confidence vs accuracy on
-settled items) shows whether the ensemble's confidence can be read as a probability.
+Quantile bins and their Clopper-Pearson intervals come from :func:`stats_cli.confidence_bins.confidence_bins`;
+the threshold rule (fixed-sequence testing) is :mod:`stats_cli.report.threshold`. A reliability curve
+(confidence vs accuracy on the control sample, design-weighted) shows whether the ensemble's confidence
+can be read as a probability.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def bin_range(b: ConfidenceBin) -> str:
 
 
 def confidence_section(data: AuditData, *, target_precision: float = 0.8, seed: int = 0, bins: int = 5) -> Section:
-    """Fig. 2 bars with bootstrap CIs, the threshold for ``target_precision``, and a reliability curve."""
+    """Fig. 2 bars with exact CIs, the threshold for ``target_precision``, and a reliability curve (control sample)."""
     reviewed = [(it, gold) for it, gold in data.reviewed() if data.disagrees(it) and it.confidence is not None]
     sizes = {"reviewed disagreements": len(reviewed), "flagged": sum(1 for it in data.items if it.flagged)}
     if not reviewed:
