@@ -29,7 +29,7 @@ DESIGNS = (
     StratumDesign("8 bands at 1 %, n = 25 each", (1000,) * 8, (25,) * 8, (0.01,) * 8),
     StratumDesign("sampled flags (8 %, 60 %) + unflagged (3 %)", (160, 1840), (40, 110), (0.6, 0.03)),
 )
-METHODS = ("mover", "korn-graubard", "gamma")
+METHODS = ("mover", "korn-graubard", "gamma-poisson", "gamma")
 
 SCENARIOS = {
     "5% errors, sens 0.7, false flags 3%": Scenario(),

@@ -11,13 +11,19 @@ interval misses the true rate at each end, nominal 2.5 % per end:
 * Korn–Graubard (Clopper-Pearson on the effective sample size n* = p̂(1−p̂)/v̂, degrees-of-freedom
   adjusted) is as narrow as gamma on the bands but misses the upper end in 2.6 % with a census beside
   them, and its variance is zero when no stratum found an error (it falls back to the plain n).
-* Fay & Feuer (1997)'s gamma interval for a weighted sum of counts Y = Σ w_h k_h (w_h = W_h / n_h)
-  treats each k_h as Poisson: lower = Gamma(shape y²/v, scale v/y) quantile α/2, upper = the same with
-  y + w_M and v + w_M² (w_M the largest weight), v = Σ w_h² k_h. It missed at most 1.7 % at either end
-  in every design, zero-error strata included (the w_M term gives an all-zero sample its upper end),
-  and is 0.60–0.77 × MOVER's width on the sparse bands. Its price: Poisson over-states a binomial's
-  variance at high rates, so with two sampled strata, one of them flags at 60 % errors, it is 1.18 ×
-  MOVER's width (which there covers).
+* Fay & Feuer (1997)'s gamma interval for a weighted sum of counts Y = Σ w_h k_h (w_h = W_h / n_h):
+  lower = Gamma(shape y²/v, scale v/y) quantile α/2, upper = the same with y + w_M and v + w_M² (w_M
+  the largest weight). As published (``gamma-poisson``) v = Σ w_h² k_h treats each k_h as Poisson: it
+  missed at most 1.7 % at either end, but over-states a binomial's variance at high rates, so with
+  sampled flags (60 % errors) beside the unflagged items it is 1.18 × MOVER's width and a stratified
+  sample is no narrower than a simple random one.
+* Used (``gamma``): the same construction with v the unbiased stratified variance estimate
+  Σ W_h² p̂_h(1 − p̂_h)/(n_h − 1)·(1 − n_h/N_h), keeping the w_M term that gives an all-zero sample its
+  upper end. Misses at most 2.5 % at either end in every design of the bench (2.0–2.5 % low on the
+  sparse bands, ≤ 1.5 % with sampled flags, where its width is 1.04 × MOVER's) and in six more tried
+  while choosing (two strata sampled at 60 %, 3 strata of n = 10 at 20 %, rare 0.5 % strata, …); with
+  Neyman allocation the stratified design is then 0.78–0.81 × a simple random sample's width at 3–15 %
+  errors. It is 0.59–0.76 × MOVER's width on the sparse bands.
 
 Census strata (n_h = N_h) add a known amount; one sampled stratum alone gets the exact
 hypergeometric interval (:func:`stats_cli.bounds.hypergeometric_interval`). Both ends are then clipped
@@ -34,12 +40,14 @@ from scipy.stats import beta, gamma, t
 
 from stats_cli.bounds import hypergeometric_interval, nahum_table2_interval
 
-__all__ = ["GAMMA", "KORN_GRAUBARD", "MOVER", "METHODS", "stratified_interval"]
+__all__ = ["GAMMA", "GAMMA_POISSON", "KORN_GRAUBARD", "MOVER", "METHODS", "stratified_interval"]
 
-GAMMA = "Fay-Feuer gamma interval over the sampled strata (exact hypergeometric for one sampled stratum)"
+GAMMA = ("Fay-Feuer gamma interval with the stratified variance estimate over the sampled strata "
+         "(exact hypergeometric for one sampled stratum)")
+GAMMA_POISSON = "Fay-Feuer gamma interval, Poisson variance, as published"
 KORN_GRAUBARD = "Korn-Graubard: Clopper-Pearson on the effective sample size"
 MOVER = "MOVER over per-stratum Clopper-Pearson intervals with Nahum's FPC"
-METHODS = {"gamma": GAMMA, "korn-graubard": KORN_GRAUBARD, "mover": MOVER}
+METHODS = {"gamma": GAMMA, "gamma-poisson": GAMMA_POISSON, "korn-graubard": KORN_GRAUBARD, "mover": MOVER}
 
 
 class _Stratum(Protocol):
@@ -55,12 +63,22 @@ def _certain(strata: Sequence[_Stratum], total: int) -> tuple[float, float]:
     return low, high
 
 
-def _gamma(strata: Sequence[_Stratum], total: int, alpha: float) -> tuple[float, float]:
+def _gamma(strata: Sequence[_Stratum], total: int, alpha: float, *, poisson: bool = False) -> tuple[float, float]:
+    """Fay–Feuer's gamma interval for Y = Σ w_h k_h; v is the stratified variance estimate unless ``poisson``."""
     weights = [s.population / total / s.sample for s in strata]
     y = sum(w * s.errors for w, s in zip(weights, strata))
-    v = sum(w * w * s.errors for w, s in zip(weights, strata))
+    if poisson:  # Fay & Feuer (1997) as published: each k_h Poisson
+        v = sum(w * w * s.errors for w, s in zip(weights, strata))
+    else:  # W_h² p̂_h(1 − p̂_h)/(n_h − 1)·(1 − n_h/N_h): the unbiased stratified variance, with its FPC
+        v = sum(w * w * s.errors * (s.sample - s.errors) / max(s.sample - 1, 1) * (1 - s.sample / s.population)
+                for w, s in zip(weights, strata))
     w_max = max(weights)
-    low = 0.0 if y == 0 else float(gamma.ppf(alpha / 2, y * y / v, scale=v / y))
+    if y == 0:
+        low = 0.0
+    elif v == 0:  # every sampled item of every stratum was an error, or the strata are near-census
+        low = y
+    else:
+        low = float(gamma.ppf(alpha / 2, y * y / v, scale=v / y))
     y_up, v_up = y + w_max, v + w_max * w_max
     high = float(gamma.ppf(1 - alpha / 2, y_up * y_up / v_up, scale=v_up / y_up))
     return low, high
@@ -107,7 +125,7 @@ def stratified_interval(strata: Sequence[_Stratum], *, confidence: float = 0.95,
         low, high = _mover(strata, total, confidence)
     elif method == "korn-graubard":
         low, high = _korn_graubard(strata, total, alpha)
-    else:
+    else:  # gamma, gamma-poisson
         census = [s for s in strata if s.sample == s.population]
         sampled = [s for s in strata if s.sample < s.population]
         fixed = sum(s.errors for s in census) / total
@@ -119,6 +137,6 @@ def stratified_interval(strata: Sequence[_Stratum], *, confidence: float = 0.95,
             low, high = fixed + lo * s.population / total, fixed + hi * s.population / total
         else:
             share = sum(s.population for s in sampled) / total
-            lo, hi = _gamma(sampled, sum(s.population for s in sampled), alpha)
+            lo, hi = _gamma(sampled, sum(s.population for s in sampled), alpha, poisson=method == "gamma-poisson")
             low, high = fixed + lo * share, fixed + hi * share
     return max(floor, low), min(ceiling, high)
