@@ -103,6 +103,11 @@ def crowd_section(data: AuditData) -> Section:
     notes = [n for n in (paradox_note(agreement), skipped) if n]
     if not any(r[1] for r in rows):
         notes.append("No crowd-annotated item has a gold label yet: the gold columns are pending.")
+    by_rule = sum(1 for i in gold if gold[i] is not None and not data.outcome(by_id[i]).status.by_experts)
+    if by_rule:
+        notes.append(f"The gold columns rest on {sum(g is not None for g in gold.values())} items, {by_rule} of them "
+                     "with gold taken from the original label because the ensemble agrees (Nahum's rule): "
+                     "there gold is not independent of the original, which flatters whatever it was built from.")
     return Section(KEY, TITLE, Status.OK, sizes={"items with ≥2 annotations": len(multi),
                                                   "annotators": agreement.n_raters,
                                                   "with gold": sum(g is not None for g in gold.values())},
