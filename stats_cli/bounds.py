@@ -24,6 +24,7 @@ hand-written (scipy offers the distribution, not the interval).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +76,7 @@ def nahum_table2_interval(k: int, n: int, population: int, *, confidence: float 
     return max(0.0, rate - (rate - low) * factor), min(1.0, rate + (high - rate) * factor)
 
 
+@lru_cache(maxsize=8192)  # pure in its arguments; simulations ask the same (k, n, N) again and again
 def hypergeometric_interval(k: int, n: int, population: int, *, confidence: float = 0.95) -> tuple[float, float]:
     """Exact two-sided interval for the error *rate* D/N of a population of N when n drawn hold k errors.
 
