@@ -69,7 +69,7 @@ def agreement(
 
 def aggregate(
     file: FileArg,
-    method: Annotated[str, typer.Option(help="majority, strict or median.")] = "majority",
+    method: Annotated[str, typer.Option(help="majority, strict, median or dawid-skene.")] = "majority",
     negative: Annotated[Optional[str], typer.Option(help="Negative label (strict; majority ties).")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Write item,label,p_d,… to this CSV/TSV/JSONL file.")] = None,
     wide: WideOpt = False, item_col: ItemCol = "item", annotator_col: AnnotatorCol = "annotator",
