@@ -92,7 +92,8 @@ def quantile_groups(conf: np.ndarray, bins: int, min_n: int) -> list[np.ndarray]
     groups = [g for g in np.split(order, cuts) if len(g)]
     while len(groups) > 1 and min(len(g) for g in groups) < min_n:
         i = min(range(len(groups)), key=lambda j: len(groups[j]))
-        j = i + 1 if i == 0 else i - 1 if i == len(groups) - 1 else (i - 1 if len(groups[i - 1]) <= len(groups[i + 1]) else i + 1)
+        neighbours = [j for j in (i - 1, i + 1) if 0 <= j < len(groups)]
+        j = min(neighbours, key=lambda k: len(groups[k]))  # merge into the smaller neighbour
         a, b = sorted((i, j))
         groups[a:b + 1] = [np.concatenate([groups[a], groups[b]])]
     return groups
