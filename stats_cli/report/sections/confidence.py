@@ -13,6 +13,7 @@ import numpy as np
 from stats_cli.confidence_bins import MIN_BIN, ConfidenceBin, confidence_bins
 
 from ..control import NO_CONTROL, control_items
+from ..fmt import plural
 from ..inputs import AuditData
 from ..model import Figure, Section, Series, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
@@ -48,7 +49,7 @@ def confidence_section(data: AuditData, *, target_precision: float = 0.8, seed: 
               if ordinal else
               ("confidence", "n", "LLM right", "low", "high", "original right", "low", "high", "neither"))
     table = Table.build("Experts vs LLM vs original by confidence bin (Nahum Fig. 2"
-                        + (", App. A.4.1: who is closer" if ordinal else "") + "; quantile bins of at least "
+                        + (", App. A.4.1: who is closer" if ordinal else "") + "; quantile bins, merged below "
                         f"{MIN_BIN} items, 95% Clopper-Pearson intervals)", header, rows)
     xs = tuple(r[0] for r in rows)
     bars = Figure("who_is_right", "When the ensemble disagrees, who do the experts side with?", "bars",
@@ -86,8 +87,14 @@ def _threshold_note(observed, assured, target: float) -> str:
     if observed is None:
         return (f"No confidence threshold reaches a precision of {target:.2f} on the reviewed items: "
                 "review more flags, or lower the target.")
-    text = (f"Pick a confidence threshold of {observed.threshold:.2f}: {observed.confirmed} of the "
-            f"{observed.kept} reviewed flags at or above it were real errors ({observed.precision:.1%}).")
+    seen = (f"{observed.confirmed} of the {plural(observed.kept, 'reviewed flag')} at or above "
+            f"{observed.threshold:.2f} {'was a real error' if observed.kept == 1 else 'were real errors'} "
+            f"({observed.precision:.1%})")
+    if observed.kept < MIN_BIN:
+        text = (f"Observed precision reaches {target:.0%} only where {seen}: too few to pick a threshold from "
+                f"(fewer than {MIN_BIN}).")
+    else:
+        text = f"Pick a confidence threshold of {observed.threshold:.2f}: {seen}."
     if assured is None:
         return text + (f" No threshold yet makes {target:.0%} precision 97.5%-certain (too few reviews, or the "
                        "highest thresholds fail the test).")

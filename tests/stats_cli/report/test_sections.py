@@ -522,3 +522,14 @@ def test_per_class_figures_have_no_interval_on_reviewed_items_and_a_design_weigh
         assert row["control_n"] == len(mine)
         if mine:
             assert row["domain_rate"] == pytest.approx(sum(w * e for w, e in mine) / sum(w for w, _ in mine))
+
+
+def test_threshold_note_on_too_few_flags_says_so_instead_of_recommending():
+    from stats_cli.report.sections.confidence import _threshold_note
+    from stats_cli.report.threshold import ThresholdChoice
+
+    one = ThresholdChoice(0.93, 1.0, 1, 1, 0.025)
+    note = _threshold_note(one, None, 0.8)
+    assert "too few to pick a threshold" in note and "1 of the 1 reviewed flag at" in note and "Pick" not in note
+    many = ThresholdChoice(0.7, 0.85, 20, 17, 0.62)
+    assert _threshold_note(many, None, 0.8).startswith("Pick a confidence threshold of 0.70: 17 of the 20 reviewed")
