@@ -22,12 +22,13 @@ import pytest
 
 from tests.docs.blocks import convention_errors, documents
 from tests.docs.runner import Outcome, Session, run_document
-from tests.support.services import PG_ADMIN_URL, port_open
+from tests.support.services import PG_ADMIN_URL, missing_service, port_open
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.redis, pytest.mark.llm, pytest.mark.timeout(1800)]
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = documents(REPO)
+DOCUMENTED_PORTS = {9090: "README's ML backend", 8000: "docs/reference.md's llama_cpp.server"}
 SKIP_IN_SANDBOX = {".git", ".label-audit", "artifacts", ".pytest_cache"}
 CONFIG = """<View>
   <Text name="text" value="$text"/>
@@ -66,6 +67,9 @@ def ledger_url(tmp_path_factory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def reader_env(label_studio, review_ls, redis_url, ledger_url, smollm2_path) -> dict[str, str]:
     """What a reader has after README's install and its "Say where things are" step."""
+    for port, what in DOCUMENTED_PORTS.items():
+        if port_open("127.0.0.1", port):  # another server there would answer the documented commands
+            missing_service(f"a free port {port} ({what}; something else listens there)")
     tasks = [{"data": {"text": text}, "annotations": [{"result": _choice(label)}]} for text, label in REVIEWS]
     project, _ = label_studio.create_project(CONFIG, tasks, title="docs: my reviews",
                                              expert_instruction=INSTRUCTIONS, show_instruction=True)
