@@ -58,8 +58,9 @@ def status_line(section: Section) -> str:
 
 
 def data_notes(meta: dict) -> list[str]:
-    """Problems met while pulling (skipped rows, empty ledger): shown at the top of every format."""
-    return [str(n) for n in meta.get("pull_notes") or ()]
+    """The snapshot line (reviews still open), then problems met while pulling: at the top of every format."""
+    snapshot = [str(meta["snapshot"])] if meta.get("snapshot") else []
+    return snapshot + [str(n) for n in meta.get("pull_notes") or ()]
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
