@@ -118,7 +118,7 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
                   TimeElapsedColumn(), console=console, transient=True) as bar:
         task = bar.add_task("scoring", total=len(run.task_ids))
         done = wait_for(ledger, queue, run, timeout=3600, on_progress=progress)
-    import_missing(client, ledger, run, config)
+    import_missing(client, ledger, run, config, queue=queue)
     summary = summary_from_ledger(ledger, run, config, quorum=settings.quorum())
     if not done:
         raise RuntimeError("not every task was scored; see the worker log and run the demo again")

@@ -1,0 +1,155 @@
+"""Predictions reach Label Studio through an outbox: the ledger's not-yet-imported rows, flushed by one job.
+
+Why not one import per scoring job: Label Studio 1.23.2's ``POST /api/projects/{id}/import/predictions``
+recounts every task of the project on each call (``ImportPredictionsAPI._create_legacy`` runs
+``update_tasks_counters`` over all of the project's tasks, whatever the payload size), so one call per
+16-task job made an audit's Label Studio time grow with the square of the project size.
+
+The outbox is the ledger itself: a result whose ``imported_at`` is empty and that has a prediction is
+waiting. A scoring job records its results first, then calls :func:`request_flush`, which schedules at
+most one importer job (:func:`flush_predictions`) per (queue, project, model version) at a time. The
+importer takes a lock, reads the outbox in pages, imports each page in one call, marks it imported and
+updates the score column and suspects tab once. The next importer may start only after a pause of
+``SPACING`` times the last flush's duration (at least ``MIN_WAIT`` s): a flush that costs more because
+the project is larger is followed by a longer pause, so the number of calls per audit stays about the
+same as the project grows, and Label Studio spends at most about 1/(1 + ``SPACING``) of the time
+importing.
+
+Crash safety: nothing is removed from the outbox before Label Studio accepted it. A worker killed
+between recording and :func:`request_flush` leaves rows that the retried job (rq ``Retry``, abandoned-job
+recovery), the next importer of the project or ``label-audit audit`` flushes; an importer killed after
+Label Studio accepted a page but before marking it re-imports that page once (a duplicate prediction of
+the same version and score, which the Data Manager's average ignores): at least once, never lost. Redis
+keeps only the schedule (the pending marker, the lock and the earliest next flush time), all with TTLs.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from redis import Redis
+from rq import Queue, Retry, get_current_job
+
+from backend.labelstudio.predictions import import_predictions, ls_client, prediction_requests
+from backend.ledger import Ledger
+from backend.settings import Settings
+from backend.taskspec import TaskSpec
+from backend.worker import resources
+from backend.worker.config import EnsembleConfig
+from backend.worker.safety import FLUSH_FUNC
+
+log = logging.getLogger(__name__)
+
+MIN_WAIT = 2.0  # seconds a flush waits at least, so jobs that end together share one import call
+SPACING = 4.0  # pause after a flush = SPACING x its duration: Label Studio imports <= ~20 % of the time
+PAGE = 20_000  # predictions per import call (~6 MB of JSON; Label Studio accepts 250 MB)
+LOCK_TTL = 900  # seconds a dead importer's lock survives it
+LOCK_WAIT = 60  # seconds an importer waits for another one's flush before rq retries it
+RETRY_INTERVALS = (5, 20, 60)
+
+
+class ImporterBusy(RuntimeError):
+    """Another importer held the project's lock too long; rq retries this one with backoff."""
+
+
+@dataclass(frozen=True)
+class OutboxKeys:
+    """Redis keys of one (queue, project, model version) outbox: all transient."""
+
+    pending: str
+    lock: str
+    next_at: str
+
+    @classmethod
+    def of(cls, queue_name: str, project: str, model_version: str) -> "OutboxKeys":
+        base = f"la-import:{queue_name}:{project}:{model_version}"
+        return cls(pending=f"{base}:pending", lock=f"{base}:lock", next_at=f"{base}:next")
+
+
+def request_flush(queue: Queue, *, project: str, model_version: str, label_config: str) -> str | None:
+    """Schedule this project's importer unless one is already waiting; returns the new job id or None.
+
+    Call it after the results are committed to the ledger: a waiting importer reads the outbox only
+    after it ran, so it sees them.
+    """
+    keys = OutboxKeys.of(queue.name, str(project), model_version)
+    conn: Redis = queue.connection
+    delay = max(MIN_WAIT, float(conn.get(keys.next_at) or 0) - time.time())
+    if not conn.set(keys.pending, "1", nx=True, ex=int(delay) + LOCK_TTL):
+        return None
+    job_id = f"la-import-{project}-{uuid.uuid4().hex[:16]}"
+    try:
+        queue.enqueue_in(
+            timedelta(seconds=delay), FLUSH_FUNC,
+            kwargs={"project": str(project), "model_version": model_version, "label_config": label_config},
+            job_id=job_id, retry=Retry(max=len(RETRY_INTERVALS), interval=list(RETRY_INTERVALS)),
+            job_timeout=LOCK_TTL, result_ttl=600, failure_ttl=7 * 24 * 3600,
+            description=f"label-audit import predictions of project {project}",
+        )
+    except Exception:
+        conn.delete(keys.pending)  # let the next job schedule one
+        raise
+    return job_id
+
+
+def flush_predictions(*, project: str, model_version: str, label_config: str) -> dict[str, int]:
+    """The importer job: import every waiting prediction of the project, then set the next pause."""
+    job = get_current_job()
+    if job is None:
+        raise RuntimeError("flush_predictions runs as an rq job (use flush_now elsewhere)")
+    settings = Settings.from_env()
+    spec = EnsembleConfig.from_settings(settings).spec(label_config)
+    client = ls_client(settings)
+    if client is None:
+        log.warning("LABEL_STUDIO_URL/LABEL_STUDIO_API_KEY not set: predictions stay in the ledger")
+        job.connection.delete(OutboxKeys.of(job.origin, project, model_version).pending)
+        return {"imported": 0, "calls": 0}
+    ledger = resources.ledger(settings.database_url)
+    sent, calls = flush_now(job.connection, job.origin, client, ledger, project=project,
+                            model_version=model_version, spec=spec)
+    return {"imported": sent, "calls": calls}
+
+
+def flush_now(conn: Redis, queue_name: str, client: Any, ledger: Ledger, *, project: str, model_version: str,
+              spec: TaskSpec, page: int = PAGE) -> tuple[int, int]:
+    """Under the project's import lock, import the whole outbox; returns (predictions sent, calls)."""
+    keys = OutboxKeys.of(queue_name, str(project), model_version)
+    lock = conn.lock(keys.lock, timeout=LOCK_TTL, blocking_timeout=LOCK_WAIT)
+    if not lock.acquire():
+        raise ImporterBusy(f"another importer of project {project} holds its lock")
+    try:
+        conn.delete(keys.pending)  # from here on a newly recorded result schedules a new importer
+        started = time.monotonic()
+        sent, calls = drain(client, ledger, project=project, model_version=model_version, spec=spec, page=page)
+        spent = time.monotonic() - started
+        conn.set(keys.next_at, time.time() + SPACING * spent, ex=int(SPACING * spent) + 60)
+        if calls:
+            log.info("project %s: imported %d predictions in %d call(s), %.1f s", project, sent, calls, spent)
+        return sent, calls
+    finally:
+        try:
+            lock.release()
+        except Exception:  # expired while we worked (LOCK_TTL): the next importer re-checks the outbox
+            log.warning("the import lock of project %s expired during a flush", project)
+
+
+def drain(client: Any, ledger: Ledger, *, project: str, model_version: str, spec: TaskSpec,
+          page: int = PAGE) -> tuple[int, int]:
+    """Import the outbox page by page (one call each), marking each page once Label Studio accepted it."""
+    sent = calls = 0
+    while True:
+        results = ledger.unimported(project, model_version, limit=page)
+        if not results:
+            return sent, calls
+        requests = prediction_requests(results, spec, model_version)
+        if requests:
+            sent += import_predictions(client, project, requests, chunk=page)
+            calls += 1
+        ledger.mark_imported(project, model_version, [str(r.id) for r in results])
+        if len(results) < page:
+            return sent, calls
