@@ -10,7 +10,7 @@ waiting. A scoring job records its results first, then calls :func:`request_flus
 most one importer job (:func:`flush_predictions`) per (queue, project, model version) at a time. The
 importer takes a lock, reads the outbox in pages, imports each page in one call, marks it imported and
 updates the score column and suspects tab once. The next importer may start only after a pause of
-``SPACING`` times the last flush's duration (at least ``MIN_WAIT`` s): a flush that costs more because
+``SPACING`` times the last flush's duration (at least ``LABEL_AUDIT_IMPORT_WAIT``, default 2 s): a flush that costs more because
 the project is larger is followed by a longer pause, so the number of calls per audit stays about the
 same as the project grows, and Label Studio spends at most about 1/(1 + ``SPACING``) of the time
 importing.
@@ -35,6 +35,7 @@ from typing import Any
 from redis import Redis
 from rq import Queue, Retry, get_current_job
 
+from backend import defaults
 from backend.labelstudio.predictions import import_predictions, ls_client, prediction_requests
 from backend.ledger import Ledger
 from backend.settings import Settings
@@ -45,7 +46,6 @@ from backend.worker.safety import FLUSH_FUNC
 
 log = logging.getLogger(__name__)
 
-MIN_WAIT = 2.0  # seconds a flush waits at least, so jobs that end together share one import call
 SPACING = 4.0  # pause after a flush = SPACING x its duration: Label Studio imports <= ~20 % of the time
 PAGE = 20_000  # predictions per import call (~6 MB of JSON; Label Studio accepts 250 MB)
 LOCK_TTL = 900  # seconds a dead importer's lock survives it
@@ -71,7 +71,8 @@ class OutboxKeys:
         return cls(pending=f"{base}:pending", lock=f"{base}:lock", next_at=f"{base}:next")
 
 
-def request_flush(queue: Queue, *, project: str, model_version: str, label_config: str) -> str | None:
+def request_flush(queue: Queue, *, project: str, model_version: str, label_config: str,
+                  min_wait: float = defaults.IMPORT_WAIT) -> str | None:
     """Schedule this project's importer unless one is already waiting; returns the new job id or None.
 
     Call it after the results are committed to the ledger: a waiting importer reads the outbox only
@@ -79,7 +80,7 @@ def request_flush(queue: Queue, *, project: str, model_version: str, label_confi
     """
     keys = OutboxKeys.of(queue.name, str(project), model_version)
     conn: Redis = queue.connection
-    delay = max(MIN_WAIT, float(conn.get(keys.next_at) or 0) - time.time())
+    delay = max(min_wait, float(conn.get(keys.next_at) or 0) - time.time())
     if not conn.set(keys.pending, "1", nx=True, ex=int(delay) + LOCK_TTL):
         return None
     job_id = f"la-import-{project}-{uuid.uuid4().hex[:16]}"

@@ -75,9 +75,9 @@ class ParentBoundScheduler(RQScheduler):
 
 
 class ParentBoundSchedulerMixin:
-    """Start :class:`ParentBoundScheduler` where rq starts its own (``BaseWorker.start_scheduler``)."""
+    """Start :class:`ParentBoundScheduler` where rq starts its own (``BaseWorker._start_scheduler``)."""
 
-    def start_scheduler(self, burst: bool = False, logging_level: str | None = None,
+    def _start_scheduler(self, burst: bool = False, logging_level: str | None = None,
                         date_format: str = DEFAULT_LOGGING_DATE_FORMAT, log_format: str = DEFAULT_LOGGING_FORMAT):
         self.scheduler = ParentBoundScheduler(
             self.queues, connection=self.connection,

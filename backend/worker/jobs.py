@@ -120,4 +120,4 @@ def _request_import(settings: Settings, project: str, model_version: str, label_
         log.warning("not running in an rq worker: predictions stay in the ledger until the next flush")
         return
     request_flush(scoring_queue(job.origin, job.connection), project=project, model_version=model_version,
-                  label_config=label_config)
+                  label_config=label_config, min_wait=settings.import_wait)
