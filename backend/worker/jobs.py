@@ -83,7 +83,7 @@ def score_tasks(
 
     counts = {"scored": 0, "errors": len(converted.errors), "deferred": 0, "imported": 0}
     if items:
-        engine = Engine(spec, cfg.build(spec), cache=resources.call_cache(settings.database_url),
+        engine = Engine(spec, resources.members(model_version, lambda: cfg.build(spec)), cache=resources.call_cache(settings.database_url),
                         config=settings.engine_config(),
                         secrets=settings.secrets())
         buffer: list[ItemResult] = []
