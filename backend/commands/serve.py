@@ -152,7 +152,11 @@ def audit(
         task = bar.add_task("scoring", total=len(run.task_ids))
         done = wait_for(ledger, queue, run, timeout=timeout,
                         on_progress=lambda n, total: bar.update(task, completed=n, total=total))
-    imported = import_missing(client, ledger, run, config, queue=queue)
+    from backend.worker.importer import CALL_TIMEOUT
+
+    # the last flush may carry most of a large project: Label Studio's import recounts it all
+    flush_client = connect(settings.label_studio_url, settings.label_studio_token, timeout=CALL_TIMEOUT)
+    imported = import_missing(flush_client, ledger, run, config, queue=queue)
     if imported:
         err.print(f"imported {imported} predictions the workers had not")
     summary = summary_from_ledger(ledger, run, config, prices=prices, quorum=settings.quorum())

@@ -30,6 +30,9 @@ from backend.worker.queueing import enqueue_scoring
 from backend.worker.safety import SERIALIZER
 
 
+ENQUEUE_BATCHES = 64  # jobs enqueued per listed chunk of tasks
+
+
 @dataclass(frozen=True)
 class AuditRun:
     """What one ``audit`` enqueued."""
@@ -42,16 +45,36 @@ class AuditRun:
 
 
 def start_audit(client: Any, project: int, *, queue: Queue, ledger: Ledger, config: EnsembleConfig) -> AuditRun:
-    """Read the project's config, guidelines and tasks (paged), then enqueue the tasks not yet in the ledger."""
+    """Read the project's config, guidelines and tasks (paged), then enqueue the tasks not yet in the ledger.
+
+    Tasks are enqueued as they are listed, ``ENQUEUE_BATCHES`` jobs at a time (memory does not grow with
+    the project; workers start on the first jobs while the rest is still being listed).
+    """
     info = client.projects.get(id=project)
     label_config = attach_guidelines(info.label_config, getattr(info, "expert_instruction", None))
     spec = config.spec(label_config)
     version = config.model_version(spec)
     ledger.set_project(str(project), label_config=label_config, label_field=config.label_field)
-    tasks = [job_task(t) for t in iter_tasks(client, project, with_annotations=True)]
-    jobs = enqueue_scoring(queue, ledger, str(project), tasks, label_config=label_config, config=config,
-                           model_version=version)
-    return AuditRun(str(project), version, [str(t["id"]) for t in tasks], jobs, label_config)
+    task_ids: list[str] = []
+    jobs: list[str] = []
+    chunk: list[dict] = []
+    for task in iter_tasks(client, project, with_annotations=True):
+        chunk.append(job_task(task))
+        if len(chunk) >= ENQUEUE_BATCHES * config.batch_size:
+            _enqueue(queue, ledger, project, chunk, task_ids, jobs, label_config, config, version)
+            chunk = []
+    _enqueue(queue, ledger, project, chunk, task_ids, jobs, label_config, config, version)
+    return AuditRun(str(project), version, task_ids, jobs, label_config)
+
+
+def _enqueue(queue: Queue, ledger: Ledger, project: int, chunk: list[dict], task_ids: list[str], jobs: list[str],
+             label_config: str, config: EnsembleConfig, version: str) -> None:
+    """Enqueue one listed chunk: the audit holds a chunk of task data at a time, not the project's."""
+    if not chunk:
+        return
+    task_ids.extend(str(t["id"]) for t in chunk)
+    jobs.extend(enqueue_scoring(queue, ledger, str(project), chunk, label_config=label_config, config=config,
+                                model_version=version))
 
 
 def wait_for(ledger: Ledger, queue: Queue, run: AuditRun, *, timeout: float, poll: float = 1.0,

@@ -7,6 +7,7 @@ valid logprobs and no latency: not a model, the verdicts are not what is tested)
 
 from __future__ import annotations
 
+import json
 import threading
 import uuid
 from collections import Counter
@@ -19,7 +20,8 @@ from backend.labelstudio.taskshape import job_task
 from backend.ledger import Ledger
 from backend.results import ItemResult
 from backend.worker.config import EnsembleConfig
-from backend.worker.importer import flush_now
+from backend.labelstudio.predictions import import_predictions, prediction_requests
+from backend.worker.importer import OutboxKeys, flush_now
 from backend.worker.queueing import enqueue_scoring
 from backend.worker.safety import scoring_queue
 from tests.backend.server.conftest import LABEL_CONFIG
@@ -131,4 +133,28 @@ def test_a_flush_pages_the_outbox_in_calls_that_do_not_grow_with_it(tmp_path, re
     assert flush_now(conn, queue_name, client, ledger, project=str(project), model_version="v1",
                      spec=spec) == (0, 0)  # an empty outbox costs no import call
     assert proxy.counts[IMPORT_ROUTE] == 3
+    assert _predictions_per_task(label_studio.client, project) == Counter({int(t): 1 for t in task_ids})
+
+
+def test_a_page_stored_by_a_call_that_timed_out_is_not_sent_twice(tmp_path, redis_url, proxy, label_studio):
+    """Before: a 60 s client timeout on a 10k-task project's import, which Label Studio completed,
+    duplicated 3,552 predictions when the importer's retry sent the page again."""
+    project, task_ids = label_studio.create_project(LABEL_CONFIG, _tasks(8))
+    ledger = Ledger(f"sqlite:///{tmp_path / 'audit.sqlite'}")
+    config = EnsembleConfig(members=({"provider": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1",
+                                      "prompts": None, "options": {}},))
+    spec = config.spec(LABEL_CONFIG)
+    results = [ItemResult(id=str(t), original="0", prediction="1", confidence=0.9, probs={"0": 0.1, "1": 0.9},
+                          flagged=True) for t in task_ids]
+    ledger.record_many(str(project), "v1", results)
+    client = connect(proxy.url, label_studio.token)
+    conn = Redis.from_url(redis_url)
+    queue_name = f"test-flush-{uuid.uuid4().hex[:8]}"
+    keys = OutboxKeys.of(queue_name, str(project), "v1")
+    # what an importer leaves when its call timed out after Label Studio stored the first 5
+    conn.set(keys.in_flight, json.dumps([str(t) for t in task_ids[:5]]), ex=600)
+    import_predictions(client, str(project), prediction_requests(results[:5], spec, "v1"))
+    assert flush_now(conn, queue_name, client, ledger, project=str(project), model_version="v1",
+                     spec=spec) == (3, 1)
+    assert conn.get(keys.in_flight) is None
     assert _predictions_per_task(label_studio.client, project) == Counter({int(t): 1 for t in task_ids})
