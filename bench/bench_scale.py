@@ -35,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scale_support import (  # noqa: E402
-    PrivateRedis, child_env, create_database, database_mb, drop_database, get_json, run_stage,
+    PrivateRedis, child_env, cpu_seconds, create_database, database_mb, drop_database, get_json, run_stage,
     start_http_service, start_workers, tree_peak_mb, wait_until, wait_workers, peak_rss_mb,
 )
 
@@ -181,6 +181,7 @@ def scale_out(count: int, args, judge: str, *, fork: bool = False) -> dict:
     workers = start_workers(count, env, fork=fork)
     try:
         wait_workers(redis.url, queue_name, count)
+        cpu0 = sum(cpu_seconds(w.pid) for w in workers)
         sampler = CallSampler(args.judge_out)
         started = time.perf_counter()
         enqueue_scoring(scoring_queue(queue_name, Redis.from_url(redis.url)), ledger, "1", tasks,
@@ -189,6 +190,7 @@ def scale_out(count: int, args, judge: str, *, fork: bool = False) -> dict:
         wait_until(lambda: ledger.count_done("1", version) >= n, timeout=3600, interval=0.2, what="scale-out jobs")
         worker_s = time.perf_counter() - started
         worker_steady = sampler.stop()
+        worker_cpu = sum(cpu_seconds(w.pid) for w in workers) - cpu0
     finally:
         for w in workers:
             w.stop()
@@ -199,10 +201,13 @@ def scale_out(count: int, args, judge: str, *, fork: bool = False) -> dict:
     engine = Engine(spec, members, cache=None)
     prompts = [engine.prompt_for(m, it) for it in tasks_to_items(tasks, spec).items for m in members]
     sampler = CallSampler(args.judge_out)
+    cpu0 = time.process_time()
     bare_s = bare_loop(args.judge_out, prompts, count * 8)
+    bare_cpu = time.process_time() - cpu0
     bare_steady = sampler.stop()
     return {"workers": f"{count}{' (fork)' if fork else ''}", "calls": len(prompts), "worker_s": worker_s,
-            "bare_s": bare_s, "worker_steady": worker_steady, "bare_steady": bare_steady}
+            "bare_s": bare_s, "worker_steady": worker_steady, "bare_steady": bare_steady,
+            "worker_cpu_ms": 1000 * worker_cpu / len(prompts), "bare_cpu_ms": 1000 * bare_cpu / len(prompts)}
 
 
 class CallSampler:
@@ -256,12 +261,14 @@ def print_scale_out(rows: list[dict], latency: float) -> None:
     print(f"\n== scale-out (judge latency {latency} s, 8 calls in flight per worker; bare loop in the same run) ==")
     print(f"{'':>16} {'whole run (ramp and tail included)':^36} {'steady state (20-80 % of calls)':^36}")
     print(f"{'workers':>9} {'calls':>6} {'workers/s':>11} {'bare/s':>11} {'ratio':>10} "
-          f"{'workers/s':>11} {'bare/s':>11} {'ratio':>10}   goal >= 0.9")
+          f"{'workers/s':>11} {'bare/s':>11} {'ratio':>10} {'CPU ms/call w':>14} {'bare':>6}   goal >= 0.9")
     for r in rows:
         w, b = r["calls"] / r["worker_s"], r["calls"] / r["bare_s"]
         ws, bs = r["worker_steady"], r["bare_steady"]
         print(f"{r['workers']:>9} {r['calls']:>6} {w:>11.1f} {b:>11.1f} {w / b:>10.2f} "
-              f"{ws:>11.1f} {bs:>11.1f} {ws / bs:>10.2f}")
+              f"{ws:>11.1f} {bs:>11.1f} {ws / bs:>10.2f} {r['worker_cpu_ms']:>14.1f} {r['bare_cpu_ms']:>6.1f}")
+    print("CPU ms/call: the workers' processes (scoring jobs, ledger and call-cache writes) vs the bare loop's "
+          "process (its sampler thread included); the judge server's CPU is in neither.")
 
 
 def main() -> None:

@@ -54,6 +54,15 @@ def peak_rss_mb(pid: int) -> float | None:
     return None
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a live process has used (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def tree_peak_mb(pid: int) -> float:
     """The largest ``VmHWM`` among a process and its descendants, in MB."""
     peaks = [peak_rss_mb(p) for p in [pid, *descendants(pid)]]

@@ -10,10 +10,10 @@ waiting. A scoring job records its results first, then calls :func:`request_flus
 most one importer job (:func:`flush_predictions`) per (queue, project, model version) at a time. The
 importer takes a lock, reads the outbox in pages, imports each page in one call, marks it imported and
 updates the score column and suspects tab once. The next importer may start only after a pause of
-``SPACING`` times the last flush's duration (at least ``LABEL_AUDIT_IMPORT_WAIT``, default 2 s): a flush that costs more because
-the project is larger is followed by a longer pause, so the number of calls per audit stays about the
-same as the project grows, and Label Studio spends at most about 1/(1 + ``SPACING``) of the time
-importing.
+``SPACING`` times the last flush's duration (at least ``LABEL_AUDIT_IMPORT_WAIT``, default 2 s): a
+flush that costs more because the project is larger is followed by a longer pause, so the number of
+calls per audit stays about the same as the project grows, and Label Studio spends at most about
+1/(1 + ``SPACING``) of the time importing.
 
 Importer jobs go to the front of the queue (a 100k-task audit enqueues 6,250 scoring jobs at once: at
 the back, the first flush would wait for all of them).

@@ -83,7 +83,8 @@ def score_tasks(
 
     counts = {"scored": 0, "errors": len(converted.errors), "deferred": 0, "imported": 0}
     if items:
-        engine = Engine(spec, resources.members(model_version, lambda: cfg.build(spec)), cache=resources.call_cache(settings.database_url),
+        members = resources.members(model_version, lambda: cfg.build(spec))
+        engine = Engine(spec, members, cache=resources.call_cache(settings.database_url),
                         config=settings.engine_config(),
                         secrets=settings.secrets())
         buffer: list[ItemResult] = []
