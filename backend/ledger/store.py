@@ -120,6 +120,19 @@ class Ledger:
                 return
             last = rows[-1][0]
 
+    def without_result(self, project: str, task_ids: Sequence[str], model_version: str) -> list[str]:
+        """The task ids (in the given order) with no stored row for ``model_version``, reading ids only
+        (:meth:`pending` parses every stored result: too much to hold for a whole large project)."""
+        ids = [str(t) for t in task_ids]
+        cols = schema.results.c
+        done: set[str] = set()
+        with self.db_engine.connect() as conn:
+            for chunk in _chunks(ids, 500):
+                done.update(conn.execute(select(cols.task_id).where(
+                    cols.project == str(project), cols.model_version == model_version,
+                    cols.task_id.in_(chunk))).scalars())
+        return [t for t in ids if t not in done]
+
     def count_done(self, project: str, model_version: str) -> int:
         """How many tasks of a project have a result for ``model_version`` (one indexed count)."""
         cols = schema.results.c

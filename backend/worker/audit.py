@@ -95,7 +95,7 @@ def wait_for(ledger: Ledger, queue: Queue, run: AuditRun, *, timeout: float, pol
         while open_jobs and _over(queue, open_jobs[0]):
             open_jobs.popleft()
         if not open_jobs:
-            return not ledger.pending(run.project, run.task_ids, run.model_version)
+            return not ledger.without_result(run.project, run.task_ids, run.model_version)
         if time.monotonic() >= deadline:
             return False
         time.sleep(poll)

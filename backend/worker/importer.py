@@ -9,7 +9,8 @@ The outbox is the ledger itself: a result whose ``imported_at`` is empty and tha
 waiting. A scoring job records its results first, then calls :func:`request_flush`, which schedules at
 most one importer job (:func:`flush_predictions`) per (queue, project, model version) at a time. The
 importer takes a lock, reads the outbox in pages, imports each page in one call, marks it imported and
-updates the score column and suspects tab once. The next importer may start only after a pause of
+updates the score column and suspects tab once; results recorded while it worked get a follow-up
+importer. The next importer may start only after a pause of
 ``SPACING`` times the last flush's duration (at least ``LABEL_AUDIT_IMPORT_WAIT``, default 2 s): a
 flush that costs more because the project is larger is followed by a longer pause, so the number of
 calls per audit stays about the same as the project grows, and Label Studio spends at most about
@@ -49,7 +50,7 @@ from backend.settings import Settings
 from backend.taskspec import TaskSpec
 from backend.worker import resources
 from backend.worker.config import EnsembleConfig
-from backend.worker.safety import FLUSH_FUNC
+from backend.worker.safety import FLUSH_FUNC, scoring_queue
 
 log = logging.getLogger(__name__)
 
@@ -123,20 +124,30 @@ def flush_predictions(*, project: str, model_version: str, label_config: str) ->
         job.connection.delete(OutboxKeys.of(job.origin, project, model_version).pending)
         return {"imported": 0, "calls": 0}
     ledger = resources.ledger(settings.database_url)
+    queue = scoring_queue(job.origin, job.connection)
     sent, calls = flush_now(job.connection, job.origin, client, ledger, project=project,
-                            model_version=model_version, spec=spec)
+                            model_version=model_version, spec=spec,
+                            follow_up=lambda: request_flush(queue, project=project, model_version=model_version,
+                                                            label_config=label_config, min_wait=settings.import_wait))
     return {"imported": sent, "calls": calls}
 
 
 def flush_now(conn: Redis, queue_name: str, client: Any, ledger: Ledger, *, project: str, model_version: str,
-              spec: TaskSpec, page: int = PAGE) -> tuple[int, int]:
-    """Under the project's import lock, import the whole outbox; returns (predictions sent, calls)."""
+              spec: TaskSpec, page: int = PAGE, follow_up: Callable[[], Any] | None = None) -> tuple[int, int]:
+    """Under the project's import lock, import the whole outbox; returns (predictions sent, calls).
+
+    With ``follow_up`` (the importer job's own scheduling), this flush is the project's waiting importer:
+    it keeps the pending marker while it works (so jobs ending meanwhile schedule no second importer,
+    which would only wait for the lock), then clears it and calls ``follow_up()`` if results arrived
+    during the flush. Without it (``label-audit audit``'s last flush), the schedule is left alone.
+    """
     keys = OutboxKeys.of(queue_name, str(project), model_version)
     lock = conn.lock(keys.lock, timeout=LOCK_TTL, blocking_timeout=LOCK_WAIT)
     if not lock.acquire():
         raise ImporterBusy(f"another importer of project {project} holds its lock")
     try:
-        conn.delete(keys.pending)  # from here on a newly recorded result schedules a new importer
+        if follow_up is not None:
+            conn.set(keys.pending, "1", ex=LOCK_TTL)  # outlives the longest flush
         started = time.monotonic()
         settle_in_flight(conn, keys, client, ledger, project=project, model_version=model_version)
         sent, calls = drain(client, ledger, project=project, model_version=model_version, spec=spec, page=page,
@@ -144,9 +155,17 @@ def flush_now(conn: Redis, queue_name: str, client: Any, ledger: Ledger, *, proj
         conn.delete(keys.in_flight)
         spent = time.monotonic() - started
         conn.set(keys.next_at, time.time() + SPACING * spent, ex=int(SPACING * spent) + 60)
+        if follow_up is not None:
+            conn.delete(keys.pending)  # a result recorded from now on schedules the next importer itself
+            if ledger.unimported(project, model_version, limit=1):  # recorded during the flush
+                follow_up()
         if calls:
             log.info("project %s: imported %d predictions in %d call(s), %.1f s", project, sent, calls, spent)
         return sent, calls
+    except Exception:
+        if follow_up is not None:
+            conn.delete(keys.pending)  # rq retries this job; meanwhile new results may schedule another
+        raise
     finally:
         try:
             lock.release()
