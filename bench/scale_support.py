@@ -55,12 +55,13 @@ def peak_rss_mb(pid: int) -> float | None:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds a live process has used (0 when it is gone)."""
+    """User + system CPU seconds of a live process and its waited-for children (a forking worker's work
+    horses), 0 when it is gone."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def tree_peak_mb(pid: int) -> float:
