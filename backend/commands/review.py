@@ -156,7 +156,8 @@ def push(
         _fail(str(exc))
     with _session(url, db, review_url, expert_instances) as s:
         _check_not_source(s, emails, project=project, url=url, allow_same_instance=allow_same_instance)
-        accepted = check_isolation(s.review, emails, allow_shared=allow_shared_review,
+        # Accepting the source instance accepts more than experts seeing each other: it includes that.
+        accepted = check_isolation(s.review, emails, allow_shared=allow_shared_review or allow_same_instance,
                                    allow_open_signup=allow_open_signup)
         report = push_review(
             s.client, s.store, s.ledger, review_client=s.review, project_id=project, experts=experts.split(","),
@@ -167,7 +168,7 @@ def push(
     if json_out:
         _print_json(report.to_json())
         return
-    out = Console()
+    out = Console(soft_wrap=True)
     out.print(f"project {project}: {report.items} items under review ({report.added} added now)")
     if sample is not None:
         drawn = "drawn now" if report.sample_drawn else "drawn before, kept"
@@ -203,7 +204,7 @@ def reconcile_cmd(
     if json_out:
         _print_json(report.to_json())
         return
-    out = Console()
+    out = Console(soft_wrap=True)
     out.print(f"round 1: {report.agreed} agreed, {report.disagreements} disagreed, {report.incomplete} incomplete")
     if report.project is not None:
         out.print(f"reconciliation project {report.project} (+{report.new_tasks} tasks) {report.url or ''}".rstrip())
@@ -225,12 +226,13 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
     table = Table(title=f"Review of project {project} ({status.items} items)")
     for col in ("round", "who", "LS project", "answered"):
         table.add_column(col)
-    table.add_column("URL", overflow="fold")
     for p in status.progress:
         who = p.name if not p.expert else f"{p.name} ({p.expert})"
-        table.add_row(str(p.round), who, str(p.project), f"{p.answered}/{p.tasks}", p.url or "-")
-    out = Console()
+        table.add_row(str(p.round), who, str(p.project), f"{p.answered}/{p.tasks}")
+    out = Console(soft_wrap=True)  # URLs stay whole, on one line
     out.print(table)
+    for p in status.progress:
+        out.print(f"  {p.name}: {p.url or f'project {p.project} (instance URL unknown)'}")
     _print_ignored(out, status)
     if status.round1:
         out.print("round 1: " + ", ".join(f"{k} {v}" for k, v in status.round1.items()))
@@ -256,7 +258,7 @@ def gold_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Optio
     for g in labels:
         table.add_row(g.task_id, str(g.original), str(g.prediction), str(g.gold or "-"), str(g.decided_by or "-"),
                       g.status.value)
-    out = Console()
+    out = Console(soft_wrap=True)
     out.print(table)
     for p in store.projects(source.key):  # where the answers were read
         out.print(f"  {p.display_name}: {_clients.project_url(p.instance, p.ls_project_id) or p.ls_project_id}")

@@ -83,6 +83,9 @@ class LocalLabelStudio:
     token: str = field(default_factory=lambda: secrets.token_hex(20), repr=False)
     # Django's signing key: keep one per data dir (the demo stores it) so logins survive a restart.
     secret_key: str = field(default_factory=lambda: secrets.token_urlsafe(32), repr=False)
+    # Sign-up only through the organization's invite link (backend.labelstudio.signup): an open form lets
+    # anyone who reaches the port read every project. False only to test that `review push` refuses it.
+    signup_closed: bool = True
     _proc: subprocess.Popen | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -130,10 +133,9 @@ class LocalLabelStudio:
                 # No error reports to Label Studio's Sentry (offline machines; local data stays local).
                 "SENTRY_DSN": "",
                 "FRONTEND_SENTRY_DSN": "",
-                # Sign-up only through the organization's invite link (backend.labelstudio.signup): an open
-                # form lets anyone who reaches the port read every project. 1.23.2 reads both names.
-                "DISABLE_SIGNUP_WITHOUT_LINK": "true",
-                "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": "true",
+                # 1.23.2 reads both names (see signup_closed).
+                "DISABLE_SIGNUP_WITHOUT_LINK": str(self.signup_closed).lower(),
+                "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": str(self.signup_closed).lower(),
             }
         )
         if self.postgres is not None:
