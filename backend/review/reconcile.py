@@ -30,12 +30,12 @@ class RoundIncomplete(ValueError):
 class ReconcileReport:
     source_project: int
     project: int | None = None
-    url: str | None = None  # where the lead opens the reconciliation project
     disagreements: int = 0
     agreed: int = 0
     incomplete: int = 0
     new_tasks: int = 0
     errors: dict[str, str] = field(default_factory=dict)
+    url: str | None = None  # where the lead opens the reconciliation project
 
     def to_json(self) -> dict[str, Any]:
         return {

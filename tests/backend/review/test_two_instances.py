@@ -255,7 +255,7 @@ def test_suspects_tab_lists_exactly_the_flagged_tasks_by_confidence(scene):
 
 def lead_rows(body: str, scene: Scene) -> list[tuple[str, str]]:
     """(original, ensemble) label per suspects-tab row, read from the two result columns' text."""
-    labels = re.findall(r"choices:\[(\w+)\]", body)
+    labels = re.findall(r"choices:\s*\[(\w+)\]", body)
     return [(labels[i], labels[i + 1]) for i in range(0, len(labels) - 1, 2)]
 
 
