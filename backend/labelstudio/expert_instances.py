@@ -165,7 +165,14 @@ def check_isolation(clients: ReviewClients, experts: list[str], *, allow_shared:
         warnings.append(f"experts share a review instance ({names}): they can see each other's answers")
     urls = list(dict.fromkeys(u for u in (clients.url_of(clients.instance_of(e)) for e in experts) if u))
     for url in urls:
-        if probe(url):
+        try:
+            is_open = probe(url)
+        except ValueError as exc:  # a proxy or SSO in front of the form: it may still be open behind it
+            if not allow_open_signup:
+                raise IsolationRefused(f"{exc}; check it is closed, then pass --allow-open-signup") from None
+            warnings.append(str(exc))
+            continue
+        if is_open:
             if not allow_open_signup:
                 raise IsolationRefused(f"sign-up is open on the review instance {url}: {OPEN_SIGNUP_LEAK}; or "
                                        "pass --allow-open-signup to accept it")
