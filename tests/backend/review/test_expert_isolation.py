@@ -161,10 +161,11 @@ def test_signup_is_refused_on_every_instance_the_tool_starts(scene):
         page = login_session(ls.url, "nobody@label-audit.test", "wrong-password")
         assert page is None
     # The tool's own sign-up goes through a one-use invite link: the token it used is dead afterwards.
-    old = invite_token(scene.a.client)
-    invite_user(scene.a.client, unique_email("invited"), "pw-0123456789")
+    # (On the source instance, so that the experts' own instances hold nobody but them and the lead.)
+    old = invite_token(scene.source.client)
+    invite_user(scene.source.client, unique_email("invited"), "pw-0123456789")
     with pytest.raises(SignupRefused, match="HTTP 403"):
-        signup_user(scene.a.url, unique_email("late"), "pw-0123456789", invite=old)
+        signup_user(scene.source.url, unique_email("late"), "pw-0123456789", invite=old)
 
 
 def test_push_refuses_shared_open_or_readable_setups_before_creating_anything(scene):
@@ -245,7 +246,8 @@ def test_browser_each_expert_sees_only_their_own_project(scene):
             page.goto(f"{own.url}/organization/")
             page.wait_for_timeout(2500)
             page.screenshot(path=str(ARTIFACTS / f"isolation-expert-{letter}-people.png"))
-            assert other not in page.inner_text("body")
+            people = page.inner_text("body")
+            assert other not in people and people.count("@label-audit.") == 2  # the lead's admin and this expert
 
 
 def test_only_the_projects_own_expert_counts_and_others_are_reported(scene, tmp_path):
