@@ -34,7 +34,8 @@ from stats_cli.cli import app as audit_stats
 from tests.support.browser import ARTIFACTS, headless_chromium
 from tests.support.labelstudio import login_session, start_label_studio, unique_email
 
-pytestmark = pytest.mark.labelstudio
+# Three Label Studio first starts (source, A, B) and a restart happen in the first test's setup.
+pytestmark = [pytest.mark.labelstudio, pytest.mark.timeout(1800)]
 
 CONFIG = """<View>
   <Text name="claim" value="$claim"/>
