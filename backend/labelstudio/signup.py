@@ -62,12 +62,16 @@ def signup_user(url: str, email: str, password: str, *, invite: str | None = Non
     form does both (the new user joins the instance's organization). ``invite`` is the organization's
     invite token, required where sign-up is closed. Raises :class:`SignupRefused` when the form refuses.
     """
-    path = SIGNUP_PATH if invite is None else f"{SIGNUP_PATH}?token={invite}"
+    params = {} if invite is None else {"token": invite}
     with httpx.Client(base_url=url.rstrip("/"), timeout=30.0) as session:
-        session.get(path)
-        resp = session.post(path, data={"email": email, "password": password,
-                                        "csrfmiddlewaretoken": session.cookies.get("csrftoken", "")},
-                            headers={"Referer": f"{url.rstrip('/')}{SIGNUP_PATH}"})
+        try:
+            session.get(SIGNUP_PATH, params=params)
+            resp = session.post(SIGNUP_PATH, params=params,
+                                data={"email": email, "password": password,
+                                      "csrfmiddlewaretoken": session.cookies.get("csrftoken", "")},
+                                headers={"Referer": f"{url.rstrip('/')}{SIGNUP_PATH}"})
+        except httpx.HTTPError as exc:  # its message holds the URL, invite token included
+            raise SignupRefused(f"could not reach the sign-up form of {url} ({type(exc).__name__})") from None
         if resp.status_code != 302:
             raise SignupRefused(f"Label Studio refused to sign up {email} (HTTP {resp.status_code})")
         token = session.get("/api/current-user/token")
