@@ -26,6 +26,9 @@ DEFAULT_PORTS = {"source": 8080, "expert-a": 8081, "expert-b": 8082, "backend": 
 # Stop order: consumers first, Redis last ("labelstudio-review": the shared instance of older demos).
 SERVICES = ("worker", "backend", *(f"labelstudio-{n}" for n in EXPERT_INSTANCES), "labelstudio-review",
             "labelstudio-source", "redis")
+# How the report is refreshed once the experts have answered: the demo writes it before any answer.
+REFRESH = ("run the demo again with the same options (bash scripts/demo.sh, or label-audit demo --labelstudio): "
+           "it reuses everything and rewrites this report")
 
 
 @dataclass
@@ -171,7 +174,8 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console) 
     _step(console, f"Blind review: {pushed['items']} suspects in one project per expert, each on the "
                    f"expert's own Label Studio ({pushed['added']} added now)")
     run_cli(["stats_cli.cli", "report", "--project", str(state["project"]), "--format", "html",
-             "--out", str(home.report), "--no-progress"], review_env, what="audit-stats report")
+             "--out", str(home.report), "--no-progress", "--refresh-with", REFRESH], review_env,
+            what="audit-stats report")
     state["review_projects"] = pushed["projects"]
     save_state(home, state)
     urls = {email: instances[name].url for name, email in EXPERT_INSTANCES.items()}
