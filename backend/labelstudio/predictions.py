@@ -17,13 +17,16 @@ from backend.taskspec import TaskSpec
 
 
 def prediction_result(label: str, spec: TaskSpec) -> list[dict[str, Any]]:
-    """The ``result`` list selecting ``label`` in the project's ``<Choices>`` control."""
+    """The ``result`` list selecting ``label`` in the project's ``<Choices>`` control.
+
+    ``value`` comes first: the suspects tab shows the result as text, cut after three lines.
+    """
     return [
         {
+            "value": {"choices": [label]},
             "from_name": spec.extra.get("from_name", "label"),
             "to_name": spec.extra.get("to_name", "text"),
             "type": "choices",
-            "value": {"choices": [label]},
         }
     ]
 
