@@ -33,6 +33,6 @@ QUEUE = "label-audit"  # rq queue name
 REDIS_URL = "redis://127.0.0.1:6379/0"
 HOME = ".label-audit"  # folder of the default SQLite store and the report cache
 MAX_REQUEST_BYTES = 32 * 1024 * 1024  # largest request body the ML backend accepts
-CONFIDENT_MIN_PER_CLASS = 10  # confident-learning member: labelled items each class needs before it is fitted
+CONFIDENT_MIN_PER_CLASS = 20  # confident-learning member: labelled items each class needs before it is fitted
 CONFIDENT_FOLDS = 5  # its cross-validation folds (fewer when the smallest class is smaller)
 CONFIDENT_SEED = 0  # its fold assignment
