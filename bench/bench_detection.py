@@ -107,7 +107,7 @@ def run_engine(spec, members, items, cache):
 
 def calibrated(cl: np.ndarray, llm: np.ndarray, wrong: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray] | None:
     """Logistic stacking of the two scores learnt on a random half (the control sample), scored on the rest."""
-    from stats_cli.calibration import fit_calibration, not_enough
+    from backend.review.calibration import fit_calibration, not_enough
 
     rng = np.random.default_rng(seed)
     control = np.zeros(len(wrong), bool)
@@ -120,7 +120,7 @@ def calibrated(cl: np.ndarray, llm: np.ndarray, wrong: np.ndarray, seed: int) ->
 
 def calibrated_alone(scores: np.ndarray, wrong: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Isotonic P(wrong | score) learnt on a random half of the items (the control sample), scored on the rest."""
-    from stats_cli.calibration import fit_calibration
+    from backend.review.calibration import fit_calibration
 
     control = np.zeros(len(wrong), bool)
     control[np.random.default_rng(seed).choice(len(wrong), size=len(wrong) // 2, replace=False)] = True

@@ -117,6 +117,9 @@ def push(
         False, "--initial-passwords",
         help="Sign experts without an account up with a random password, printed once: hand it over privately.",
     ),
+    next_n: Optional[int] = typer.Option(None, "--next", min=1, help="Active review: send the next N suspects by "
+                                         "calibrated probability that the label is wrong (needs a settled control "
+                                         "sample: --sample N, then review status)."),
     url: Optional[str] = URL,
     review_url: Optional[str] = REVIEW_URL,
     db: Optional[str] = DB,
@@ -139,7 +142,7 @@ def push(
         report = push_review(
             s.client, s.store, s.ledger, review_client=s.review, project_id=project, experts=experts.split(","),
             threshold=threshold, budget=budget, order=order, seed=seed, label_field=label_field, sample=request,
-            initial_passwords=initial_passwords,
+            initial_passwords=initial_passwords, next_n=next_n,
         )
     if json_out:
         _print_json(report.to_json())
