@@ -16,12 +16,14 @@ Scenarios:
 
 Rows, each beside the random baseline measured on the same items:
 
-- the confident-learning members alone (every item; fitted on every item's label of the scenario),
-- the LLM members alone, both combined (plain averaging, as the tool does), and both calibrated
-  (logistic stacking of the two scores learnt on a random half of the subset, the "reviewed control
-  sample", evaluated on the other half) - these on a fixed random subset of ``--llm-items`` items, because
-  the embedded judge takes seconds per item on two cores. The embedded SmolLM2-135M is at chance
-  (DESIGN.md): its rows say so. Anyone with an API key or a GPU server passes their own ``--member``.
+- the confident-learning members alone (every item; fitted on every item's label of the scenario), and
+  calibrated (isotonic P(wrong | score), 5-fold: each item's probability comes from a fit on the other
+  folds, as if those had been reviewed);
+- on a fixed random subset of ``--llm-items`` items (the embedded judge takes about a second per call on
+  two cores): the confident-learning member on that subset, the LLM members alone, both combined (plain
+  averaging, as the tool does) and both calibrated (logistic stacking of the two scores, 5-fold). The
+  embedded SmolLM2-135M is at chance (DESIGN.md): its rows say so. Anyone with an API key or a GPU server
+  passes their own ``--member``.
 
 Score of an item = 1 - the ensemble's probability of the item's label (its probability of being wrong).
 Columns: P@k (k = number of true errors among the items), flag precision and recall (the tool's flag
@@ -105,31 +107,29 @@ def run_engine(spec, members, items, cache):
     return scores, np.array([bool(r.flagged) for r in results])
 
 
-def calibrated(cl: np.ndarray, llm: np.ndarray, wrong: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """Logistic stacking of the two scores learnt on a random half (the control sample), scored on the rest."""
+def calibrated(scores: np.ndarray, wrong: np.ndarray, *, method: str, seed: int) -> np.ndarray | None:
+    """Cross-validated P(wrong | scores): each item's probability from a fit on the other folds' "reviewed" items.
+
+    ``isotonic`` on one score; ``logistic`` on several (stacking: member weights learnt). None when the items
+    hold too few errors for :func:`backend.review.calibration.not_enough`.
+    """
     from backend.review.calibration import fit_calibration, not_enough
 
-    rng = np.random.default_rng(seed)
-    control = np.zeros(len(wrong), bool)
-    control[rng.choice(len(wrong), size=len(wrong) // 2, replace=False)] = True
-    if not_enough(wrong[control]) or wrong[~control].min() == wrong[~control].max():
+    if not_enough(wrong):
         return None
-    fit = fit_calibration(np.c_[cl, llm][control], wrong[control], method="logistic", seed=seed)
-    return fit.predict(np.c_[cl, llm][~control]), ~control
-
-
-def calibrated_alone(scores: np.ndarray, wrong: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Isotonic P(wrong | score) learnt on a random half of the items (the control sample), scored on the rest."""
-    from backend.review.calibration import fit_calibration
-
-    control = np.zeros(len(wrong), bool)
-    control[np.random.default_rng(seed).choice(len(wrong), size=len(wrong) // 2, replace=False)] = True
-    fit = fit_calibration(scores[control], wrong[control], method="isotonic", seed=seed)
-    return fit.predict(scores[~control]), ~control
+    return fit_calibration(scores, wrong, method=method, seed=seed).cv_probs
 
 
 def _f(value) -> str:
     return value if isinstance(value, str) else f"{value:.3f}"
+
+
+def report_calibrated(name: str, scores: np.ndarray, wrong: np.ndarray, *, method: str, seed: int) -> None:
+    probs = calibrated(scores, wrong, method=method, seed=seed)
+    if probs is None:
+        print(f"  {name:<38} PENDING: {int(wrong.sum())} errors among {len(wrong)} items, too few to calibrate")
+    else:
+        print(line(name, metrics(probs, wrong, probs >= 0.5)))
 
 
 def line(name: str, m: dict[str, float]) -> str:
@@ -143,7 +143,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--member", action="append", help="PROVIDER:MODEL[@URL], repeatable")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--llm-items", type=int, default=48, help="subset size for rows with LLM members")
+    parser.add_argument("--llm-items", type=int, default=96, help="subset size for rows with LLM members")
     parser.add_argument("--cache-url", default=f"sqlite:///{ROOT / '.label-audit' / 'bench_detection.sqlite'}")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -174,23 +174,21 @@ def main() -> None:
         kept = [m for m in prepared.members if is_confident(m)]
         sub_items = [items[i] for i in subset]
         if kept:
-            s, f = run_engine(spec, kept, items, cache)
-            print(line("confident learning alone", metrics(s, wrong, f)))
-            cl_sub = s[subset]
-            iso = calibrated_alone(s, wrong, args.seed)
-            print(line("  calibrated (isotonic, held-out half)", metrics(iso[0], wrong[iso[1]], iso[0] >= 0.5)))
-        if llm:
-            s_llm, f_llm = run_engine(spec, llm, sub_items, cache)
-            print(line("LLM members alone", metrics(s_llm, wrong[subset], f_llm)))
-        if kept and llm:
+            s_cl, f_cl = run_engine(spec, kept, items, cache)
+            print(line("confident learning alone", metrics(s_cl, wrong, f_cl)))
+            report_calibrated("  calibrated (isotonic, 5-fold)", s_cl, wrong, method="isotonic", seed=args.seed)
+        if not llm:
+            continue
+        w_sub = wrong[subset]
+        if kept:
+            print(line("confident learning, same subset", metrics(s_cl[subset], w_sub, f_cl[subset])))
+        s_llm, f_llm = run_engine(spec, llm, sub_items, cache)
+        print(line("LLM members alone", metrics(s_llm, w_sub, f_llm)))
+        if kept:
             s_all, f_all = run_engine(spec, kept + llm, sub_items, cache)
-            print(line("combined (plain average)", metrics(s_all, wrong[subset], f_all)))
-            cal = calibrated(cl_sub, s_llm, wrong[subset], args.seed)
-            if cal is None:
-                print("  calibrated (stacking)              PENDING: too few errors in the control half")
-            else:
-                probs, held = cal
-                print(line("calibrated (stacking, held-out half)", metrics(probs, wrong[subset][held], probs >= 0.5)))
+            print(line("combined (plain average)", metrics(s_all, w_sub, f_all)))
+            report_calibrated("calibrated (stacking, 5-fold)", np.c_[s_cl[subset], s_llm], w_sub, method="logistic",
+                              seed=args.seed)
     cache.close()
 
 

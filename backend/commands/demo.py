@@ -44,11 +44,19 @@ def demo(
     review_port: Optional[int] = demo_ls.REVIEW_PORT,
     backend_port: Optional[int] = demo_ls.BACKEND_PORT,
     redis_port: Optional[int] = demo_ls.REDIS_PORT,
+    tickets: Optional[Path] = typer.Option(None, "--tickets", help="Write the demo's 150 support tickets (15 labels "
+                                           "planted wrong, field 'planted') to this JSONL file and exit."),
 ) -> None:
     """Score the bundled sample offline with the embedded default judge (SmolLM2-135M) and show the suspects.
 
     With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls); --stop ends it.
     """
+    if tickets is not None:
+        from backend.demo.tickets import write_tickets
+
+        write_tickets(tickets)
+        Console().print(f"wrote 150 tickets (15 planted label errors) to {tickets}")
+        return
     if labelstudio or stop:
         demo_ls.main(stop=stop, home=home, warning=DEMO_WARNING,
                      ports={"source": ls_port, "review": review_port, "backend": backend_port, "redis": redis_port})
