@@ -100,3 +100,18 @@ def test_stacking_reports_the_gain_with_its_interval(scored):
     low, high = gain["gain_ci95"]
     assert low <= gain["gain"] <= high and gain["n"] == len(results)
     assert gain["ap_stacked"] > gain["ap_average"] - 0.05  # learnt weights do not lose to averaging in noise
+
+
+def test_report_shows_cleanlab_ranking_beside_the_flags(scored):
+    from stats_cli.report.sections.confident import confident_section
+
+    results, truth = scored
+    section = confident_section(AuditData(project="tickets", spec=SPEC, items=tuple(results)))
+    block = section.values["cleanlab:tfidf-logreg/features@v1"]
+    assert block["items"] == 240 and block["issues"] > 0 and block["also_flagged_by_ensemble"] > 0
+    top = [row["id"] for row in block["top"]]
+    assert sum(truth[i] for i in top) >= 7  # its top 10 are mostly planted errors (36 of 240 planted)
+    from backend.results import ItemResult as R
+    bare = [R(id=r.id, original=r.original, prediction=r.prediction, confidence=r.confidence, probs=r.probs,
+              flagged=r.flagged) for r in results]
+    assert confident_section(AuditData(project="t", spec=SPEC, items=tuple(bare))).status.value == "not applicable"
