@@ -115,3 +115,28 @@ def test_report_shows_cleanlab_ranking_beside_the_flags(scored):
     bare = [R(id=r.id, original=r.original, prediction=r.prediction, confidence=r.confidence, probs=r.probs,
               flagged=r.flagged) for r in results]
     assert confident_section(AuditData(project="t", spec=SPEC, items=tuple(bare))).status.value == "not applicable"
+
+
+def test_push_next_orders_candidates_by_the_stored_control_sample(scored, tmp_path):
+    """`review push --next N`'s ranking from what the review stores hold (ledger, stored draw, stored gold)."""
+    from backend.ledger import Ledger
+    from backend.review.push import _next_by_calibration
+    from backend.review.sample_store import SampleStore
+    from backend.review.store import ReviewStore
+
+    results, truth = scored
+    ledger = Ledger(f"sqlite:///{tmp_path / 'audit.sqlite'}")
+    ledger.record_many("tickets", "v1", results)
+    store = ReviewStore(db_engine=ledger.db_engine)
+    draw = draw_sample([Candidate(str(r.id), r.flagged, confidence=r.confidence) for r in results], budget=100,
+                       design="stratified", seed=0)
+    SampleStore(ledger.db_engine).save("tickets", draw)
+    with pytest.raises(ValueError, match="PENDING"):  # no verdict stored yet
+        _next_by_calibration(store, ledger, "tickets", [r for r in results if r.flagged], set())
+    store.set_gold("tickets", list(settle(results, draw, truth).values()))
+    drawn = {d.task_id for d in draw.items}
+    candidates = [r for r in results if r.flagged and str(r.id) not in drawn]
+    ordered = _next_by_calibration(store, ledger, "tickets", candidates, drawn)
+    assert sorted(str(r.id) for r in ordered) == sorted(str(r.id) for r in candidates)
+    expected = rank_suspects(results, control_sample(results, draw, settle(results, draw, truth)), reviewed=drawn)
+    assert [str(r.id) for r in ordered] == [i for i, _ in expected.ranked]
