@@ -62,9 +62,3 @@ def planted_found(ledger: Any, project_id: int) -> list[dict[str, Any]]:
     results = ledger.results(str(project_id))
     members = sorted({m.member_id for r in results for m in r.members})
     return planted_rows([r.to_json() for r in results], members=members)
-
-
-def describe(rows: list[dict[str, Any]], say: Callable[[str], None]) -> None:
-    for row in rows:
-        precision = "n/a" if row["precision"] is None else f"{row['precision']:.2f} (n={row['flagged']} flagged)"
-        say(f"  {row['who']}: found {row['planted_found']} of {row['planted']} planted errors, precision {precision}")

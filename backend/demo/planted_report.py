@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from rich.table import Table
 
@@ -55,6 +55,13 @@ def planted_table(results: Path, *, members: Sequence[str]) -> dict[str, Any]:
                       "n/a" if row["recall"] is None else f"{row['recall']:.2f} (n={row['planted']})")
     note = ("Precision = planted errors among the flagged items; recall = share of the planted errors flagged. "
             "A member flags an item when its own answer contradicts the label with probability > 0.5. The "
-            "confident-learning member learns from the sample's own labels (5-fold, out of fold); the embedded "
-            "judge is at chance, so its flags are noise.")
+            "confident-learning member learns from the sample's own labels (5-fold, out of fold). An embedded-judge "
+            "member, when present, is at chance: its flags are noise.")
     return {"rows": rows, "table": table, "note": note}
+
+
+def describe(rows: Sequence[dict[str, Any]], say: Callable[[str], None]) -> None:
+    """One sentence per row (what a terminal too narrow for the table still shows whole)."""
+    for row in rows:
+        precision = "n/a" if row["precision"] is None else f"{row['precision']:.2f} (n={row['flagged']} flagged)"
+        say(f"  {row['who']}: found {row['planted_found']} of {row['planted']} planted errors, precision {precision}")

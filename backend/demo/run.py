@@ -175,6 +175,7 @@ def confident_step(client, env: dict[str, str], state: dict[str, Any], home: Dem
                    console: Console) -> dict[str, Any]:
     """The tickets project, audited by the confident-learning member through a worker of its own."""
     from backend.demo import confident
+    from backend.demo.planted_report import describe
     from backend.ledger import Ledger
 
     state["tickets_project"], created = confident.ensure_tickets_project(client, known_id=state.get("tickets_project"))
@@ -190,7 +191,7 @@ def confident_step(client, env: dict[str, str], state: dict[str, Any], home: Dem
                     label=f"scoring with {confident.MEMBER}", worker="worker-confident")
     rows = confident.planted_found(Ledger(env["DATABASE_URL"]), state["tickets_project"])
     _step(console, f"Confident learning on the tickets: {summary['flagged']} of {summary['items']} flagged")
-    confident.describe(rows, console.print)
+    describe(rows, console.print)
     return {"project": state["tickets_project"], "summary": summary, "planted": rows}
 
 
