@@ -19,7 +19,7 @@ from backend.demo.planted_report import planted_rows
 from backend.demo.tickets import LABELS, ticket_records
 from backend.labelstudio.client import create_project, import_tasks
 
-TITLE = "label-audit demo: support tickets (confident learning)"
+TITLE = "label-audit demo: support tickets"  # Label Studio allows 50 characters
 MEMBER = "cleanlab:tfidf-logreg"
 LABEL_CONFIG = ("<View>\n  <Header value=\"Customer message\"/>\n  <Text name=\"text\" value=\"$text\"/>\n"
                 "  <Header value=\"Which support queue does it belong to?\"/>\n"
