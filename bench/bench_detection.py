@@ -143,7 +143,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--member", action="append", help="PROVIDER:MODEL[@URL], repeatable")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--llm-items", type=int, default=96, help="subset size for rows with LLM members")
+    parser.add_argument("--llm-items", type=int, default=48, help="subset size for rows with LLM members")
     parser.add_argument("--cache-url", default=f"sqlite:///{ROOT / '.label-audit' / 'bench_detection.sqlite'}")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
