@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 
 from rq import get_current_job
 
+from backend.confident.project import prepare_for_project, share_fits
 from backend.engine import Engine
 from backend.labelstudio.tasks import error_result, tasks_to_items
 from backend.results import ItemResult, input_hash
@@ -83,10 +84,18 @@ def score_tasks(
 
     counts = {"scored": 0, "errors": len(converted.errors), "deferred": 0, "imported": 0}
     if items:
+        cache = resources.call_cache(settings.database_url)
         members = resources.members(model_version, lambda: cfg.build(spec))
-        engine = Engine(spec, members, cache=resources.call_cache(settings.database_url),
-                        config=settings.engine_config(),
+        try:  # confident-learning members learn from the whole project (one fit per project version)
+            prepared, trained_on = prepare_for_project(
+                members, connect=lambda: ls_client(settings), project=project, spec=spec,
+                label_field=cfg.label_field, delimit=settings.engine_config().delimit)
+        except ValueError as exc:
+            ledger.jobs.finish(job_key, status="failed", n_errors=len(items), error=str(exc))
+            raise
+        engine = Engine(spec, prepared.members, cache=cache, config=settings.engine_config(),
                         secrets=settings.secrets())
+        share_fits(engine, trained_on, cache)
         buffer: list[ItemResult] = []
         for result in engine.score(items):
             if is_transient(result):
