@@ -53,11 +53,11 @@ def choice_from_result(result: Sequence[Any] | None, *, control: str) -> str | N
 def choices_result(spec: "TaskSpec", choices: Sequence[str]) -> list[dict[str, Any]]:
     """The ``result`` list selecting ``choices`` in the spec's ``<Choices>`` control."""
     binding = spec.binding
-    return [{
+    return [{  # ``value`` first: the suspects tab shows the result as text, cut after three lines
+        "value": {"choices": list(choices)},
         "from_name": binding.from_name if binding else "label",
         "to_name": binding.to_name if binding else "text",
         "type": "choices",
-        "value": {"choices": list(choices)},
     }]
 
 
