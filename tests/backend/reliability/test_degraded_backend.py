@@ -94,3 +94,19 @@ def test_a_body_nested_200000_deep_is_a_bad_request(tmp_path, redis_url) -> None
         assert status == 400, proc.log_tail()  # before: 500 (RecursionError in the JSON parser)
     finally:
         proc.stop()
+
+
+def test_a_label_config_with_an_entity_bomb_is_refused(tmp_path, redis_url) -> None:
+    entity = "x" * 100_000
+    bomb = (f'<!DOCTYPE View [<!ENTITY big "{entity}">]>'
+            + LABEL_CONFIG.replace("<View>", "<View><Header value=\"" + "&big;" * 90 + "\"/>", 1))
+    assert "&big;" in bomb
+    proc = _serve(tmp_path, redis_url)
+    try:
+        status, body, _ = _request(f"{proc.url}/setup", headers=GOOD, body={"project": "7.1", "schema": bomb})
+        # before: accepted (~9 MB expanded in memory, stored as the project's config)
+        assert status == 400 and "entities" in body["error"], body
+        status, body, _ = _request(f"{proc.url}/setup", headers=GOOD, body={"project": "7.1", "schema": LABEL_CONFIG})
+        assert status == 200 and body["model_version"]
+    finally:
+        proc.stop()
