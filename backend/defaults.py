@@ -10,7 +10,7 @@ from backend.ensemble import DEFAULT_DELTA, DEFAULT_QUORUM
 
 __all__ = [
     "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CONCURRENCY",
-    "DEFAULT_DELTA", "EARLY_EXIT", "HOME", "MAX_ATTEMPTS", "MAX_REQUEST_BYTES", "MEMBER", "QUEUE", "QUORUM_MODELS",
+    "DEFAULT_DELTA", "EARLY_EXIT", "HOME", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "QUEUE", "QUORUM_MODELS",
     "QUORUM_SHARE", "REDIS_URL", "SPEC", "TIMEOUT", "TOP",
 ]
 
@@ -32,3 +32,8 @@ QUEUE = "label-audit"  # rq queue name
 REDIS_URL = "redis://127.0.0.1:6379/0"
 HOME = ".label-audit"  # folder of the default SQLite store and the report cache
 MAX_REQUEST_BYTES = 32 * 1024 * 1024  # largest request body the ML backend accepts
+# Characters of an item's prompt inputs (all fields together). Cost: every member's every prompt sends
+# them, ~4 characters a token: 20 000 characters are ~5 000 input tokens per call, while one 1 MB text
+# was ~250 000 tokens per call (x members x prompts). LABEL_AUDIT_MAX_ITEM_CHARS changes it.
+MAX_ITEM_CHARS = 20_000
+MAX_ID_CHARS = 255  # an item or task id must fit the ledger's key columns (String(255))

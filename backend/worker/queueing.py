@@ -108,7 +108,7 @@ def input_hashes(tasks: Sequence[Mapping[str, Any]], config: EnsembleConfig, lab
         spec = config.spec(label_config)
     except ValueError:
         return {}
-    converted = tasks_to_items(tasks, spec, label_field=config.label_field)
+    converted = tasks_to_items(tasks, spec, label_field=config.label_field, max_chars=config.max_item_chars)
     return {str(item.id): input_hash(item.fields) for item in converted.items}
 
 
