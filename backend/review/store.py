@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from sqlalchemy import Engine, Row, Table, delete, select, update
 
 from backend.db import make_db_engine
+from backend.dbschema import ensure_schema
 from backend.labelstudio.labelconfig import expert_name
 from backend.ledger.upsert import upsert
 from backend.review import schema
@@ -96,7 +97,7 @@ class ReviewStore:
         if url is not None and db_engine is not None:
             raise ValueError("give either url or db_engine, not both")
         self.db_engine: Engine = db_engine if db_engine is not None else make_db_engine(url)
-        schema.metadata.create_all(self.db_engine)
+        ensure_schema(self.db_engine)
 
     def _rows(self, table: Table, source_project: str, order_by: Sequence[str], **equal: Any) -> list[Row]:
         """Rows of one source project, filtered on the ``equal`` columns that are not None."""
