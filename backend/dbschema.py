@@ -96,3 +96,21 @@ def _migration_lock(db_engine: Engine) -> Iterator[Connection]:
                 yield conn
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m backend.dbschema [URL]``: upgrade the store at URL (default: the settings' ledger)."""
+    import sys
+
+    from backend.db import make_db_engine
+
+    args = sys.argv[1:] if argv is None else argv
+    db_engine = make_db_engine(args[0] if args else None)
+    upgrade(db_engine)
+    with db_engine.connect() as conn:
+        print(f"{db_engine.url.render_as_string(hide_password=True)}: at revision {current_revision(conn)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
