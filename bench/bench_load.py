@@ -33,50 +33,15 @@ import urllib.error
 import urllib.request
 import uuid
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(HERE))
+from tests.backend.reliability.llm_server import LLMServer  # noqa: E402  (test-only, counts the calls)
+
 BIN = Path(sys.executable).parent
 AUTH = {"Authorization": "Basic " + base64.b64encode(b"bench:bench-pass").decode()}
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
-ANSWER = {"id": "bench", "object": "chat.completion", "created": 0, "model": "bench",
-          "choices": [{"index": 0, "message": {"role": "assistant", "content": "1"}, "finish_reason": "stop",
-                       "logprobs": {"content": [{"token": "1", "logprob": -0.105, "bytes": [49], "top_logprobs": [
-                           {"token": "1", "logprob": -0.105, "bytes": [49]},
-                           {"token": "0", "logprob": -2.408, "bytes": [48]}]}]}}],
-          "usage": {"prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 101}}
-
-
-class LLMServer:
-    """OpenAI chat-completions protocol, ``latency`` s per call, counting calls per prompt text."""
-
-    def __init__(self, latency: float) -> None:
-        self.calls: Counter[str] = Counter()
-        lock = threading.Lock()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 - the stdlib's name
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                with lock:
-                    outer.calls[json.dumps(body.get("messages"), sort_keys=True)] += 1
-                time.sleep(latency)
-                data = json.dumps(ANSWER).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-
 def _post(url: str, body: dict, timeout: float = 30.0) -> tuple[int, dict | None]:
     req = urllib.request.Request(url, data=json.dumps(body).encode(),
                                  headers={"Content-Type": "application/json", **AUTH})
@@ -236,7 +201,6 @@ def main() -> None:
     parser.add_argument("--ledgers", default="sqlite,postgresql")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     args = parser.parse_args()
-    sys.path.insert(0, str(HERE))
     from backend.labelstudio.labelconfig import label_config_for_spec
     from backend.taskspec import load_spec
 
