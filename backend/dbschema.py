@@ -4,9 +4,9 @@ The ledger, the review, the review sample, the probes and the call cache are bou
 defining its tables in its own module but all on :data:`metadata`; the schema a database is at is
 Alembic's (``backend/migrations/versions``: the first revision is the previous release's schema, so a
 database that release made upgrades in place). :func:`ensure_schema` is what every store calls on
-opening a database: it upgrades to the newest revision once per process and database, under a lock
-(``pg_advisory_lock`` on PostgreSQL, a lock file beside a SQLite file), and only reads when the
-database is already current, so a read-only ledger still opens.
+opening a database: it upgrades to the newest revision under a lock (``pg_advisory_lock`` on
+PostgreSQL, a lock file beside a SQLite file), and only reads when the database is already current,
+so a read-only ledger still opens.
 """
 
 from __future__ import annotations
@@ -24,15 +24,18 @@ metadata = MetaData()
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _ADVISORY_KEY = 0x1A8E1A0D17  # pg_advisory_lock key of label-audit's migrations
-_done: set[str] = set()
+_head: str | None = None
 _lock = threading.Lock()
 
 
 def head_revision() -> str:
-    """The newest migration's revision id."""
-    from alembic.script import ScriptDirectory
+    """The newest migration's revision id (read once per process)."""
+    global _head
+    if _head is None:
+        from alembic.script import ScriptDirectory
 
-    return ScriptDirectory(str(MIGRATIONS)).get_current_head()
+        _head = ScriptDirectory(str(MIGRATIONS)).get_current_head()
+    return _head
 
 
 def current_revision(conn: Connection) -> str | None:
@@ -43,17 +46,12 @@ def current_revision(conn: Connection) -> str | None:
 
 
 def ensure_schema(db_engine: Engine) -> None:
-    """Bring the database to the newest schema (no-op when it is already there)."""
-    key = db_engine.url.render_as_string(hide_password=False)
-    in_memory = db_engine.url.database in (None, "", ":memory:")
-    with _lock:
-        if key in _done and not in_memory:  # every in-memory engine is a new, empty database
-            return
-        with db_engine.connect() as conn:
-            current = current_revision(conn)
-        if current != head_revision():
+    """Bring the database to the newest schema; when it is already there this only reads its revision."""
+    with db_engine.connect() as conn:
+        current = current_revision(conn)
+    if current != head_revision():
+        with _lock:  # threads of one process; other processes wait on the database lock
             upgrade(db_engine)
-        _done.add(key)
 
 
 def upgrade(db_engine: Engine, revision: str = "head") -> None:
