@@ -79,3 +79,8 @@ def print_what_to_open(result: Any, console: Console, *, seconds: float, home: O
                   f"Logs: {result.home.root / 'logs'}.)")
     console.print("\n[bold yellow]Reminder:[/bold yellow] the embedded judge is a tiny model: its flags "
                   "show the plumbing, not real label errors.")
+    if result.review_projects:
+        console.print(f"[bold yellow]The report is a snapshot[/bold yellow], written before any expert answered. "
+                      f"Once the experts have labelled their projects, refresh it: run the demo again "
+                      f"(bash scripts/demo.sh{home_arg}, or label-audit demo --labelstudio{home_arg}): "
+                      "it reuses everything and rewrites the report.")

@@ -25,6 +25,9 @@ from backend.demo.processes import ProcessTable
 DEFAULT_PORTS = {"source": 8080, "review": 8081, "backend": 9090, "redis": 6379}
 # Stop order: consumers first, Redis last.
 SERVICES = ("worker", "backend", "labelstudio-review", "labelstudio-source", "redis")
+# How the report is refreshed once the experts have answered: the demo writes it before any answer.
+REFRESH = ("run the demo again with the same options (bash scripts/demo.sh, or label-audit demo --labelstudio): "
+           "it reuses everything and rewrites this report")
 
 
 @dataclass
@@ -160,7 +163,8 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console) 
     _step(console, f"Blind review: {pushed['items']} suspects in one project per expert "
                    f"({pushed['added']} added now)")
     run_cli(["stats_cli.cli", "report", "--project", str(state["project"]), "--format", "html",
-             "--out", str(home.report), "--no-progress"], _review_env(env, review), what="audit-stats report")
+             "--out", str(home.report), "--no-progress", "--refresh-with", REFRESH],
+            _review_env(env, review), what="audit-stats report")
     state["review_projects"] = pushed["projects"]
     save_state(home, state)
     return DemoResult(home=home, ls_url=source.url, review_url=review.url, project_id=state["project"],

@@ -98,6 +98,12 @@ def test_first_run_prints_what_to_open(demo):
     for email in EXPERTS:
         assert f"login {email} / {demo.secrets['experts'][email]}" in out
     assert str(demo.home.report) in out and "label-audit demo --stop --home" in out
+    if demo.state["review_projects"]:  # the report was written before any expert answered: it says so, twice
+        last = out.strip().splitlines()[-1]
+        assert last.startswith("The report is a snapshot") and "bash scripts/demo.sh --home" in last
+        report = demo.home.report.read_text()
+        top = report[:report.index("<section")]
+        assert "This report is a snapshot" in top and "run the demo again" in top
     for secret in (demo.secrets["source"]["token"], demo.secrets["backend"]["password"],
                    demo.secrets["source"]["secret_key"]):
         assert secret not in out
