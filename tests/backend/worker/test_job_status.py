@@ -36,11 +36,11 @@ def test_a_job_rq_fails_is_failed_in_the_ledger(queue, env, workers) -> None:
     ledger = Ledger(env["DATABASE_URL"])
     config = local_config(prompts=["fc-premise-hypothesis"], batch_size=5)
     version = config.model_version(config.spec(LABEL_CONFIG))
-    key = "la-test-timeout"
+    key = "la-test-crash"
     ledger.jobs.queued(key, project="1", model_version=version, n_tasks=1)  # as enqueue_scoring records it
-    queue.enqueue(JOB_FUNC, kwargs={"project": "1", "tasks": make_tasks(1), "label_config": LABEL_CONFIG,
-                                    "model_version": version, "job_key": key},
-                  job_id=key, job_timeout=1)  # the horse is killed while it loads the model
+    # a job that raises (tasks is not a list) with no retry left: rq fails it for good, in any worker model
+    queue.enqueue(JOB_FUNC, kwargs={"project": "1", "tasks": 5, "label_config": LABEL_CONFIG,
+                                    "model_version": version, "job_key": key}, job_id=key)
     worker = workers()
     wait_until(lambda: _rq_status(queue, key) == JobStatus.FAILED, timeout=120, what="rq failing the job")
     wait_until(lambda: ledger.jobs.get(key).status not in ("queued", "started"), timeout=10, what="the ledger row")
