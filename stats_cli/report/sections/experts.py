@@ -15,11 +15,40 @@ def _answered(answers) -> dict[str, str]:
     return {e: lab for e, lab in answers.items() if lab is not None}
 
 
+IGNORED_COLUMNS = ("round", "annotator", "item", "review project", "instance", "project of")
+
+
+def ignored_table(data: AuditData) -> Table | None:
+    """The annotations found in review projects that did not count (not by the project's own expert)."""
+    if not data.ignored_answers:
+        return None
+    rows = [(i.round, i.annotator, i.task_id, i.ls_project_id, i.instance or "shared review instance",
+             i.expert or "reconciliation") for i in data.ignored_answers]
+    return Table.build(f"Annotations not counted ({len(rows)}): not by the project's own expert",
+                       IGNORED_COLUMNS, rows)
+
+
+def _with_ignored(section: Section, data: AuditData) -> Section:
+    """``section`` with the not-counted annotations listed (and counted in its sizes)."""
+    table = ignored_table(data)
+    if table is None:
+        return section
+    from dataclasses import replace
+
+    return replace(section, tables=(*section.tables, table),
+                   sizes={**section.sizes, "annotations not counted": len(data.ignored_answers)})
+
+
 def _items(n: int) -> str:
     return f"{n} item" if n == 1 else f"{n} items"
 
 
 def experts_section(data: AuditData) -> Section:
+    """Expert agreement, and every review annotation that was not counted (who, which item, which project)."""
+    return _with_ignored(_agreement_section(data), data)
+
+
+def _agreement_section(data: AuditData) -> Section:
     """Round-1 answers give "before"; each expert's last word gives "after" once reconciliation is done.
 
     "After" is only reported when every item the experts split on has been reconciled: a partial
