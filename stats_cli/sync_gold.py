@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import json
-import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping
@@ -129,7 +128,9 @@ def _exported(row: dict[str, Any], spec: Any) -> dict[str, Any]:
 
 def choice_values(label_config: str, *, control: str) -> dict[str, str]:
     """Label (alias or value) -> the ``value`` Label Studio stores for that ``<Choice>``."""
-    root = ET.fromstring(label_config)
+    from backend.labelstudio.labelconfig import parse_label_config
+
+    root = parse_label_config(label_config)  # defusedxml: a config from Label Studio is untrusted input
     out = {}
     for elem in root.iter("Choices"):
         if elem.get("name") == control:

@@ -18,9 +18,9 @@ from typing import Any, Optional
 import typer
 from rich.console import Console
 
+from backend import defaults
 from backend.atomic_write import atomic_write
 from backend.cache import CallCache
-from backend import defaults
 from backend.commands import context
 from backend.cli_errors import fail as _fail
 from backend.costs.accounting import Accountant, provider_model
@@ -60,13 +60,14 @@ def run_scoring(
     prices: PriceTable | None = None,
     budget: Budget | None = None,
     dry_run: bool = False,
+    max_chars: int = defaults.MAX_ITEM_CHARS,
 ) -> dict[str, Any]:
     """Score ``input_path``, stream results to ``out``, print and return the summary.
 
     ``dry_run`` only estimates (no model is called); ``budget`` stops the run at its cap: the item
     where it stopped and the later ones are not written, and rerunning resumes from the cache.
     """
-    entries = list(read_items(input_path, spec))
+    entries = list(read_items(input_path, spec, max_chars=max_chars))
     try:  # confident-learning members learn from every labelled item of the file: one fit per run
         prepared = prepare_members(members, entries, spec, delimit=config.delimit)
     except ValueError as exc:
@@ -222,6 +223,7 @@ def score(
         summary = run_scoring(
             input_path, spec, members, config=config, cache=cache, out=out, summary_json=summary_json,
             top=top, progress=progress, console=Console(), prices=prices, budget=budget, dry_run=dry_run,
+            max_chars=settings.max_item_chars,
         )
     finally:
         if cache is not None:

@@ -111,7 +111,7 @@ def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, price
     members = config.build(spec)
     version = config.model_version(spec)
     tasks = [job_task(t) for t in iter_tasks(client, project, with_annotations=True)]
-    items = tasks_to_items(tasks, spec, label_field=config.label_field).items
+    items = tasks_to_items(tasks, spec, label_field=config.label_field, max_chars=config.max_item_chars).items
     todo = set(ledger.pending(str(project), [it.id for it in items], version))
     cache = CallCache()
     try:

@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from backend.labelstudio.labelconfig import find_choice_control, find_inputs
+from backend.labelstudio.labelconfig import find_choice_control, find_inputs, parse_label_config
 
 MEANING_SEP = " — "
 CHOICES_TITLE = "Your label"
@@ -176,7 +176,7 @@ def expert_label_config(
     experts' round-1 answers); ``choices_title`` replaces the headers found after the last input.
     Extra controls, dynamic headers and ``selected`` choices of the source are dropped.
     """
-    root = ET.fromstring(source_xml)
+    root = parse_label_config(source_xml)
     choices = find_choice_control(root, control=control)
     inputs = [o for o in find_inputs(root) if o.field not in set(exclude_fields)]
     if not inputs:

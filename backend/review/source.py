@@ -59,9 +59,9 @@ class SourceProject:
 
     def input_fields(self) -> list[str]:
         """The data fields a reviewer sees (those of the blind config)."""
-        import xml.etree.ElementTree as ET
+        from backend.labelstudio.labelconfig import parse_label_config
 
-        root = ET.fromstring(self.review_config())
+        root = parse_label_config(self.review_config())
         return list(dict.fromkeys(obj.field for obj in find_inputs(root)))
 
     def shown_label(self, label: str | None) -> str:

@@ -74,7 +74,7 @@ def score_tasks(
         log.error("refused job %s: %s", job_key, reason)
         ledger.jobs.finish(job_key, status="refused", error=reason)
         raise RefusedJob(reason)
-    converted = tasks_to_items(tasks, spec, label_field=cfg.label_field)
+    converted = tasks_to_items(tasks, spec, label_field=cfg.label_field, max_chars=cfg.max_item_chars)
     ledger.record_crowd(project, converted.crowd)
     ledger.record_many(project, model_version, converted.errors)
     hashes = {str(it.id): input_hash(it.fields) for it in converted.items}

@@ -5,7 +5,7 @@
   Pearson correlation of the predicted class with gold for ordinal ones (Nahum App. A.4.2). The
   report's ensemble section has the right panel (error-detection F1).
 * Fig. 13: each model (its prompts' probabilities averaged) on the reviewed items where *it* disagrees
-  with the original label, cut into equal-size bins of its own confidence (the paper adjusts bin edges
+  with the original label, cut into quantile bins of its own confidence (merged below the minimum n) (the paper adjusts bin edges
   per model): how often the experts side with the model vs the original (ordinal: who is closer).
 
 Fig. 3 (left) rests on the random control sample only, design-weighted (:mod:`stats_cli.report.control`):
