@@ -117,7 +117,7 @@ def item_from_record(record: Mapping[str, Any], spec: TaskSpec, *, line: int | N
     if raw_label is None or (isinstance(raw_label, str) and not raw_label.strip()):
         original = None
     else:
-        original = None if isinstance(raw_label, (bool, list, dict)) else spec.normalize_label(raw_label)
+        original = spec.normalize_label(raw_label)  # the family refuses what is no label of its (bool, dict...)
         if original is None:
             raise RecordError(
                 "bad_label",

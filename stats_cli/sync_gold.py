@@ -150,7 +150,8 @@ def sync_to_labelstudio(client: Any, data: AuditData, tasks: list[Mapping[str, A
     also writes items whose gold is the original because the ensemble agreed. The annotation is not
     Label Studio's ground truth (that would unmark the original): see :mod:`backend.labelstudio.gold`.
     """
-    control, to_name = str(data.spec.extra.get("from_name", "")), str(data.spec.extra.get("to_name", ""))
+    binding = data.spec.binding
+    control, to_name = (binding.from_name, binding.to_name) if binding is not None else ("", "")
     if not control or not to_name:
         raise ValueError("the project's spec does not name its <Choices> control")
     values = choice_values(label_config, control=control)

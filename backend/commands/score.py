@@ -30,6 +30,7 @@ from backend.costs.prices import PriceTable, load_prices
 from backend.costs.report import estimate_table
 from backend.dataset import read_items
 from backend.engine import Engine, EngineConfig
+from backend.task.scoring import make_engine
 from backend.ensemble import describe_flag_rule, flag_rule
 from backend.members import Member, build_members, ensemble_fingerprint
 from backend.summary import SuspectList, build_summary, print_summary
@@ -64,7 +65,7 @@ def run_scoring(
     where it stopped and the later ones are not written, and rerunning resumes from the cache.
     """
     entries = list(read_items(input_path, spec))
-    engine = Engine(spec, members, cache=cache, config=config, budget=budget)
+    engine = make_engine(spec, members, cache=cache, config=config, budget=budget)
     if dry_run:
         return _dry_run(engine, entries, prices=prices, summary_json=summary_json, console=console)
     suspects = SuspectList()

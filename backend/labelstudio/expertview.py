@@ -195,8 +195,9 @@ def expert_label_config(
     for title in [choices_title] if choices_title else (trailing or [CHOICES_TITLE]):
         ET.SubElement(view, "Header", {"value": title, "size": "5"})
     to_name = choices.to_name if choices.to_name in {o.name for o in inputs} else inputs[-1].name
-    ctrl = ET.SubElement(view, "Choices", {"name": choices.name, "toName": to_name, "choice": "single-radio",
-                                           "required": "true"})
+    # Multi-label: the project's multi-select control; "no label applies" is an answer, so none is required.
+    mode = {"choice": "multiple"} if choices.multiple else {"choice": "single-radio", "required": "true"}
+    ctrl = ET.SubElement(view, "Choices", {"name": choices.name, "toName": to_name, **mode})
     for label, shown in zip(choices.labels, choices.shown):
         attrs = {"value": shown, "alias": label}
         if label in meanings and meanings[label] != shown:

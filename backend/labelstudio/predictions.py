@@ -17,15 +17,8 @@ from backend.taskspec import TaskSpec
 
 
 def prediction_result(label: str, spec: TaskSpec) -> list[dict[str, Any]]:
-    """The ``result`` list selecting ``label`` in the project's ``<Choices>`` control."""
-    return [
-        {
-            "from_name": spec.extra.get("from_name", "label"),
-            "to_name": spec.extra.get("to_name", "text"),
-            "type": "choices",
-            "value": {"choices": [label]},
-        }
-    ]
+    """The ``result`` list selecting label value ``label`` in the project's control (the family writes it)."""
+    return spec.task_family.write_result(spec, label)
 
 
 def prediction_for(result: ItemResult, spec: TaskSpec, model_version: str) -> dict[str, Any] | None:

@@ -18,7 +18,6 @@ from typing import Any, Iterable, Iterator, Mapping
 from backend.dataset import Item, RecordError, item_from_record
 from backend.labels import original_label
 from backend.labelstudio.gold import is_gold_annotation
-from backend.labelstudio.labelconfig import choice_from_result
 from backend.labelstudio.taskshape import as_dict, field, live_annotations, user_id_of
 from backend.ledger.store import CrowdLabel
 from backend.results import ErrorInfo, ItemResult
@@ -52,15 +51,13 @@ def crowd_labels(task: Mapping[str, Any], spec: TaskSpec) -> list[CrowdLabel]:
 
     Gold annotations written back by `sync-gold` are not original labels and are left out.
     """
-    control = str(spec.extra.get("from_name", ""))
     out: list[CrowdLabel] = []
     for ann_id, annotator, result in annotation_results(task):
-        raw = choice_from_result(result, control=control) if control else None
         out.append(
             CrowdLabel(
                 task_id=str(field(task, "id")),
                 annotation_id=str(len(out) if ann_id is None else ann_id),
-                label=spec.normalize_label(raw) if raw is not None else None,
+                label=spec.task_family.read_result(spec, result),
                 annotator=None if annotator is None else str(annotator),
             )
         )
@@ -89,8 +86,7 @@ def task_to_item(task: Mapping[str, Any], spec: TaskSpec, *, label_field: str | 
     record = dict(data)
     record[spec.id_field] = str(task_id)
     if label_field is None:
-        record[spec.label_field] = original_label([c.label for c in crowd], family=spec.family, order=spec.labels,
-                                                  negative=spec.negative_label or None)
+        record[spec.label_field] = original_label([c.label for c in crowd], spec=spec)
     elif label_field != spec.label_field:
         record[spec.label_field] = data.get(label_field)
     return item_from_record(record, spec), crowd

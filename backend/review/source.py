@@ -39,7 +39,9 @@ class SourceProject:
 
     @property
     def control(self) -> str:
-        return str(self.spec.extra["from_name"])
+        if self.spec.binding is None:
+            raise ValueError(f"spec {self.spec.name!r} is not bound to a Label Studio control")
+        return self.spec.binding.from_name
 
     def review_config(self, guidelines_html: str = "") -> str:
         """Round 1: titled inputs and the choices with their meanings (``guidelines_html``: checked ones)."""
@@ -66,8 +68,7 @@ class SourceProject:
         """What an annotator saw for a stored label (the choice's value when it has an alias)."""
         if label is None:
             return "(no answer)"
-        shown = dict(zip(self.spec.extra.get("choice_labels", ()), self.spec.extra.get("choice_shown", ())))
-        return str(shown.get(label, label))
+        return self.spec.task_family.show_answer(self.spec, label)
 
 
 def load_source(

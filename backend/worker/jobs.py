@@ -16,7 +16,7 @@ import logging
 from typing import Any, Mapping, Sequence
 
 from backend.cache import CallCache
-from backend.engine import Engine
+from backend.task.scoring import make_engine
 from backend.labelstudio.tasks import error_result, tasks_to_items
 from backend.ledger import Ledger
 from backend.results import ItemResult, input_hash
@@ -81,7 +81,7 @@ def score_tasks(
 
     counts = {"scored": 0, "errors": len(converted.errors), "deferred": 0, "imported": 0}
     if items:
-        engine = Engine(spec, cfg.build(spec), cache=CallCache(settings.database_url),
+        engine = make_engine(spec, cfg.build(spec), cache=CallCache(settings.database_url),
                         config=settings.engine_config(),
                         secrets=settings.secrets())
         buffer: list[ItemResult] = []

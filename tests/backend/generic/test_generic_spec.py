@@ -18,7 +18,7 @@ def test_sentiment_template_is_a_nominal_generic_task_with_its_question_and_guid
     assert spec.family == "nominal" and spec.prompt_dir == "generic"
     assert spec.labels == ("Positive", "Negative", "Neutral") and spec.tokens == ("A", "B", "C")
     assert spec.negative_label == ""
-    assert spec.extra["from_name"] == "sentiment" and spec.extra["to_name"] == "text"
+    assert spec.binding.from_name == "sentiment" and spec.binding.to_name == "text"
     params = spec_params(spec)
     assert params["question"] == "Choose text sentiment:"
     assert "<b>" not in params["guidelines"] and "overall sentiment of the review & ignore" in params["guidelines"]
@@ -104,7 +104,7 @@ def test_cli_options_build_the_same_generic_spec(tmp_path):
     notes = tmp_path / "notes.html"
     notes.write_text("<p>Read twice.</p>", "utf-8")
     spec = resolve_task(label_config=config, guidelines=notes)
-    assert spec.labels == ("Positive", "Negative", "Neutral") and spec.extra["guidelines"] == "Read twice."
+    assert spec.labels == ("Positive", "Negative", "Neutral") and spec.prompt.guidelines == "Read twice."
     spec = resolve_task(labels=["a, b ,c"], fields="text")
     assert spec.labels == ("a", "b", "c") and spec.family == "nominal"
     assert split_labels(["x, y", "z"]) == ["x, y", "z"]
