@@ -68,17 +68,23 @@ def item_questions(item: SpanItem, proposals: Sequence[Span]) -> list[SpanQuesti
 
 
 def audit_spans(items: Iterable[SpanItem], *, control: SpanControl, members: Sequence[Any], cache: Any = None,
-                config: Any = None, guidelines: str = "", propose_step: bool = True) -> Iterator[SpanVerdict]:
-    """Judge ``items`` (see the module docstring); ``members`` are built for :func:`type_spec`."""
+                config: Any = None, guidelines: str = "", propose_step: bool = True,
+                engines_out: list | None = None) -> Iterator[SpanVerdict]:
+    """Judge ``items`` (see the module docstring); ``members`` are built for :func:`type_spec`.
+
+    ``engines_out``, when given, receives the two question engines (their call counts).
+    """
     tspec, bspec = type_spec(control, guidelines=guidelines), boundary_spec(guidelines=guidelines)
     engines = {"type": Engine(tspec, members, cache=cache, config=config),
                "boundary": Engine(bspec, members, cache=cache, config=config)}
+    if engines_out is not None:
+        engines_out.extend(engines.values())
     providers = [m.provider for m in members]
     staged: list[SpanVerdict] = []
     texts: dict[str, str] = {}
     for item in items:
         if not item.text:
-            yield SpanVerdict(item.id, [], {}, [], error=ErrorInfo("missing_field", "the task has no text"))
+            yield SpanVerdict(item.id, [], {}, [], error=ErrorInfo("missing_field", False, "the task has no text"))
             continue
         found = propose(item.text, types=control.labels, providers=providers, cache=cache,
                         hints=control.hints, guidelines=guidelines) if propose_step else Proposals()

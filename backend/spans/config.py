@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from typing import Any
 
 from backend.spans.model import NOT_AN_ENTITY
 
@@ -95,3 +96,19 @@ def review_span_config(xml: str, *, control: str | None = None) -> str:
         ET.SubElement(labels, "Label", attrs)
     ET.SubElement(view, "Text", {"name": ctrl.to_name, "value": f"${ctrl.field}"})
     return ET.tostring(view, encoding="unicode").replace(" />", "/>")
+
+
+def span_spec(xml: str, *, guidelines: str = "", control: str | None = None, name: str | None = None,
+              label_field: str = "label") -> Any:
+    """The task spec of a span project: family ``spans``, its entity types then "not an entity"."""
+    from backend.generic import GENERIC_PROMPT_DIR, guidelines_text
+    from backend.taskspec import ChoiceBinding, PromptText, TaskSpec
+
+    ctrl = span_control(xml, control=control)
+    return TaskSpec(
+        name=name if name and name != "auto" else "spans", family="spans", prompt_dir=GENERIC_PROMPT_DIR,
+        fields={"text": ctrl.field}, labels=(*ctrl.labels, NOT_AN_ENTITY), label_field=label_field,
+        negative_label=NOT_AN_ENTITY,
+        binding=ChoiceBinding(from_name=ctrl.name, to_name=ctrl.to_name, labels=ctrl.labels, shown=ctrl.shown),
+        prompt=PromptText(guidelines=guidelines_text(guidelines), shown=ctrl.shown, hints=ctrl.hints),
+    )

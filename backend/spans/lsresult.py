@@ -89,3 +89,25 @@ def span_region(span: Span, *, control: str, to_name: str, region_id: str | None
     if score is not None:
         region["score"] = float(score)
     return region
+
+
+def read_spans_unchecked(result: Iterable[Any] | None, *, control: str,
+                         labels: Sequence[str] | None = None) -> tuple[Span, ...]:
+    """The spans of a result as stored, before the task's text is at hand (offsets checked later by
+    :func:`backend.spans.value.checked_spans`); malformed regions are skipped."""
+    spans: set[Span] = set()
+    for region in result or ():
+        item = _as_dict(region)
+        value = item.get("value")
+        if item.get("from_name") != control or item.get("type") != "labels" or not isinstance(value, Mapping):
+            continue
+        names = value.get("labels")
+        names = [names] if isinstance(names, str) else names
+        try:
+            start, end, text = int(value["start"]), int(value["end"]), str(value.get("text") or "")
+            for name in names or ():
+                if labels is None or str(name) in labels:
+                    spans.add(Span(start, end, str(name), text if len(text) == end - start else ""))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return tuple(sorted(spans))

@@ -52,6 +52,7 @@ FAMILY_MODULES: dict[str, str] = {
     "ordinal": "backend.task.single",
     "nominal": "backend.task.single",
     "multilabel": "backend.task.multilabel",
+    "spans": "backend.task.spans",
 }
 
 _FAMILIES: dict[str, "TaskFamily"] = {}
@@ -123,6 +124,11 @@ class TaskFamily:
             raise ValueError(f"family {self.name!r} asks one question, got {len(answers)} answers")
         return answers[0]
 
+    def make_engine(self, spec: "TaskSpec", members: Sequence[Any], **options: Any) -> Any | None:
+        """An engine of the family's own, for questions that depend on the item (spans); None: the
+        questions of :meth:`questions` are asked of every item (:func:`backend.task.scoring.make_engine`)."""
+        return None
+
     # -- verdict ---------------------------------------------------------------------------------------
     def disagrees(self, spec: "TaskSpec", prediction: str, original: str | None, *, delta: int | None = None) -> bool:
         """Whether ``prediction`` disagrees with ``original`` (None never disagrees)."""
@@ -144,6 +150,13 @@ class TaskFamily:
     def write_result(self, spec: "TaskSpec", value: str) -> list[dict[str, Any]]:
         """The ``result`` list that selects label value ``value`` in the project's control."""
         raise NotImplementedError
+
+    def marked_result(self, spec: "TaskSpec", result: "ItemResult", *, model_version: str) -> list[dict[str, Any]]:
+        """The prediction's ``result`` list, flagged regions marked for the suspects tab."""
+        from backend.labelstudio.scoreview import mark_result
+
+        return mark_result(self.write_result(spec, str(result.prediction)), flagged=bool(result.flagged),
+                           model_version=model_version)
 
     # -- review and gold -------------------------------------------------------------------------------
     def show_answer(self, spec: "TaskSpec", value: str) -> str:
