@@ -127,7 +127,7 @@ def generic_spec(
     fmap = dict(fields) if isinstance(fields, Mapping) else {f: f for f in fields}
     if not fmap:
         raise ValueError("the generic task needs at least one input field")
-    if family == "ordinal":
+    if get_family(family).ordered:
         labels = tuple(sorted(labels, key=float)) if all(is_number(lab) for lab in labels) else labels
     shown_t = tuple(str(s) for s in (shown or labels))
     hints_t = tuple(str(h or "") for h in (hints or [""] * len(labels)))

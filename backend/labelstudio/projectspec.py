@@ -25,6 +25,7 @@ from backend.labelstudio.labelconfig import (
 )
 from backend.environment import env_value
 from backend.spans.config import has_span_labels, span_spec
+from backend.task.family import get_family
 from backend.taskspec import BUILTIN_SPECS, ChoiceBinding, TaskSpec, load_spec
 
 
@@ -168,7 +169,7 @@ def spec_from_label_config(
     data_fields = list(dict.fromkeys(obj.field for obj in inputs))
     binding = ChoiceBinding(from_name=choices.name, to_name=choices.to_name, labels=choices.labels,
                             shown=choices.shown)
-    builtin = None if family in ("nominal", "multilabel") else _builtin_for(name, data_fields, labels)
+    builtin = None if family is not None and not get_family(family).builtin_specs else _builtin_for(name, data_fields, labels)
     if builtin is not None:
         return _builtin_spec(builtin, labels, label_field, binding, family=family, negative_label=negative_label)
     return _generic_from_config(root, choices, inputs, name=name, label_field=label_field, binding=binding,
@@ -197,7 +198,7 @@ def _generic_from_config(root: ET.Element, choices: ChoiceControl, inputs: list[
     labels = list(choices.labels)
     hints = _choice_hints(root, choices)
     shown = list(choices.shown)
-    if (family or infer_family(labels)) == "ordinal" and all(is_number(lab) for lab in labels):
+    if get_family(family or infer_family(labels)).ordered and all(is_number(lab) for lab in labels):
         order = sorted(range(len(labels)), key=lambda i: float(labels[i]))
         labels, shown, hints = [labels[i] for i in order], [shown[i] for i in order], tuple(hints[i] for i in order)
     data_fields = list(dict.fromkeys(obj.field for obj in inputs))

@@ -14,7 +14,6 @@ from label_studio_sdk import LabelStudio
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.tasks import annotation_results
 from backend.labelstudio.taskshape import field
-from backend.labelstudio.labelconfig import choice_from_result
 from backend.review.source import REF_FIELD, SourceProject
 from backend.review.store import ROUND_REVIEW, Answer, ReviewProject, ReviewStore
 
@@ -41,14 +40,13 @@ def _project_answers(
             own = [a for a in annotations if a[1] == project.expert_user_id]
             annotations = [(own or annotations)[-1]]
         for ann_id, user_id, result in annotations:
-            raw = choice_from_result(result, control=source.control)
             if project.round == ROUND_REVIEW:
                 expert = project.expert
             else:
                 expert = emails.get(user_id or -1, f"user:{user_id}")
             out.append(
                 Answer(assignment.ref, assignment.task_id, project.round, expert, int(ann_id or 0),
-                       source.spec.normalize_label(raw))
+                       source.spec.task_family.read_result(source.spec, result))
             )
     return out
 

@@ -28,9 +28,11 @@ How to add a family
 2. Add ``name: "backend.task.<module>"`` to :data:`FAMILY_MODULES` (the module is imported on first use).
 3. Override what differs: :meth:`check_spec`, :meth:`questions`/:meth:`question_original`/:meth:`assemble`
    (several questions per item), :meth:`read_result`/:meth:`write_result` (Label Studio JSON), the
-   review and gold methods, :meth:`report_parts`. A Label Studio label config reaches it through
-   :func:`backend.labelstudio.projectspec.spec_from_label_config`, which asks each family in turn
-   (:meth:`TaskFamily.claims_control`).
+   review and gold methods (:meth:`gold`, :meth:`reconciled`, :meth:`disputed`, :meth:`show_answer`), what the
+   report shows (:meth:`report_parts`, :attr:`report_skips`) and the class attributes.
+4. A family read from a Label Studio control other than ``<Choices>`` (spans: ``<Labels>``) adds its reader
+   to :func:`backend.labelstudio.projectspec.spec_from_label_config` (today: ``<Choices>`` single or
+   multiple) and, when its review needs another control, to :mod:`backend.labelstudio.expertview`.
 """
 
 from __future__ import annotations
@@ -84,6 +86,16 @@ class TaskFamily:
     agreement_level: ClassVar[str] = "nominal"
     #: Several labels per item (a set): the report adds its set statistics.
     multi_valued: ClassVar[bool] = False
+    #: Labels are ordered grades: closeness counts (median of annotators, Pearson r, "who is closer").
+    ordered: ClassVar[bool] = False
+    #: Exactly two classes, one of them positive (positive agreement, ROC AUC of models).
+    two_class: ClassVar[bool] = False
+    #: A project may be judged with a built-in spec's prompts when its fields and labels fit one.
+    builtin_specs: ClassVar[bool] = False
+    #: Edges of the report's confidence bands for flagged items (from the default threshold up).
+    confidence_bands: ClassVar[tuple[float, ...]] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+    #: Report sections (by key) that do not apply to this family, with the reason the report prints.
+    report_skips: ClassVar[Mapping[str, str]] = {}
 
     # -- the spec --------------------------------------------------------------------------------------
     def check_spec(self, spec: "TaskSpec") -> None:
@@ -170,6 +182,14 @@ class TaskFamily:
     def reconciled(self, spec: "TaskSpec", round1: Sequence[str], round2: str) -> str:
         """The resolution after round 2 from the round-1 answers and the round-2 agreed answer."""
         return round2
+
+    def flipped(self, spec: "TaskSpec", result: Any, threshold: float) -> str | None:
+        """The label a training set gets when `sync-gold --mode flip` flips an unreviewed flagged item."""
+        return result.prediction
+
+    def export(self, spec: "TaskSpec", value: str) -> Any:
+        """A label value as a JSON file carries it (single-choice: the label; multi-label: a list)."""
+        return value
 
     def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:
         """The gold value of an item the ensemble disputes: single-choice, the experts' resolution."""

@@ -49,6 +49,17 @@ class MultiLabelFamily(TaskFamily):
 
     name = "multilabel"
     multi_valued = True
+    report_skips = {
+        key: f"{why}; the per-label view is in 'Label sets, per label'" for key, why in {
+            "classes": "a confusion of single labels does not fit sets",
+            "ensemble": "members answer one yes/no question per label, not one distribution per item",
+            "ensemble_gold": "members answer one yes/no question per label, not one distribution per item",
+            "judges": "members answer one yes/no question per label, not one distribution per item",
+            "crowd": "crowd aggregation of sets is per label (the original set is their per-label majority)",
+            "stratified": "p_d of sets is not defined here",
+            "probes": "the probes plant a single label",
+        }.items()
+    }
 
     # -- the spec --------------------------------------------------------------------------------------
     def check_spec(self, spec: "TaskSpec") -> None:
@@ -125,12 +136,12 @@ class MultiLabelFamily(TaskFamily):
             f"An item may carry several of the labels {others}. "
             f'Does the label "{shown}"{meaning} apply to this item?'
         )
+        # Every template names the label: in the options and definitions too (not every template shows the question).
         return generic_spec(
             labels=[YES, NO], fields=dict(spec.fields), family="binary", name=f"{spec.name}{QUESTION_SEP}{label}",
-            guidelines=text.guidelines, shown=["Yes", "No"],
-            hints=[f'the label "{shown}" applies', f'the label "{shown}" does not apply'],
-            titles=dict(text.titles), question=question, negative_label=NO, label_field=spec.label_field,
-            id_field=spec.id_field,
+            guidelines=text.guidelines, shown=[f'Yes, "{shown}" applies', f'No, "{shown}" does not apply'],
+            hints=[hint, ""], titles=dict(text.titles), question=question, negative_label=NO,
+            label_field=spec.label_field, id_field=spec.id_field,
         )
 
     def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"]) -> "ItemResult":
@@ -210,6 +221,19 @@ class MultiLabelFamily(TaskFamily):
         """Per label: the original where the ensemble agrees with it, else the experts' resolution."""
         orig, pred, res = self.split(spec, original), self.split(spec, prediction), self.split(spec, resolution)
         return self.encode(spec, {lab: orig[lab] if orig[lab] == pred[lab] else res[lab] for lab in spec.labels})
+
+    def flipped(self, spec: "TaskSpec", result: Any, threshold: float) -> str | None:
+        """Only the labels flagged at ``threshold`` or above take the prediction; the rest keep the original."""
+        if result.original is None or not result.questions:
+            return result.prediction
+        parts = self.split(spec, result.original)
+        for q in result.questions:
+            if q.flagged and q.prediction is not None and (q.confidence or 0.0) >= threshold:
+                parts[q.id] = q.prediction
+        return self.encode(spec, parts)
+
+    def export(self, spec: "TaskSpec", value: str) -> Any:
+        return sorted(self.decode(spec, value), key=spec.labels.index)
 
     def disputed(self, spec: "TaskSpec", answers: Sequence[str]) -> tuple[str, ...]:
         """The labels the experts' answers split on (what round 2 settles)."""

@@ -125,6 +125,8 @@ class BinaryFamily(SingleChoiceFamily):
     """Two labels; any difference disagrees."""
 
     name = "binary"
+    two_class = True
+    builtin_specs = True
 
     def check_spec(self, spec: "TaskSpec") -> None:
         if len(spec.labels) != 2:
@@ -148,6 +150,9 @@ class OrdinalFamily(SingleChoiceFamily):
     name = "ordinal"
     default_threshold = 0.2
     agreement_level = "ordinal"
+    ordered = True
+    builtin_specs = True
+    confidence_bands = (0.2, 0.4, 0.6, 0.8, 1.0)
 
     def original_label(self, spec: "TaskSpec", labels: Iterable[str | None]) -> str | None:
         return median_label(labels, order=spec.labels, negative=spec.negative_label or None)

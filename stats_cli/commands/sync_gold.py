@@ -60,7 +60,7 @@ def sync_gold_command(
     for row in rows:
         actions[row.action] = actions.get(row.action, 0) + 1
     if out is not None:
-        written = write_gold_file(rows, out)
+        written = write_gold_file(rows, out, spec=data.spec)
         typer.echo(f"{written} rows written to {out} ({', '.join(f'{k}: {v}' for k, v in sorted(actions.items()))})")
     if to_labelstudio:
         with label_studio_errors(project):

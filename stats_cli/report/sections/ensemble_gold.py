@@ -58,7 +58,7 @@ def quality_by_size(data: AuditData, probs: np.ndarray, *, seed: int = 0) -> lis
     idx = np.array([i for i, _ in rows])
     gold_idx = np.array([labels.index(g) for _, g in rows])
     sub = probs[idx]
-    ordinal = data.spec.family == "ordinal"
+    ordinal = data.spec.task_family.ordered
     positive = labels.index(data.spec.positive_label) if not ordinal and data.spec.positive_label in labels else -1
     rng = random.Random(seed)
     out = []
@@ -79,7 +79,7 @@ def quality_by_size(data: AuditData, probs: np.ndarray, *, seed: int = 0) -> lis
 def model_who_is_right(data: AuditData, ids: list[str], probs: np.ndarray, *, seed: int = 0):
     """Per model: confidence bins over the reviewed items where that model disagrees with the original."""
     labels = list(data.spec.labels)
-    ordinal = data.spec.family == "ordinal"
+    ordinal = data.spec.task_family.ordered
     position = {str(it.id): i for i, it in enumerate(data.items)}
     reviewed = [(position[str(it.id)], it, gold) for it, gold in data.reviewed() if it.original is not None]
     models: dict[str, list[int]] = {}
@@ -111,7 +111,7 @@ def ensemble_gold_section(data: AuditData, *, seed: int = 0) -> Section:
     sizes = {"members": len(ids), "items with gold": settled, "reviewed by experts": len(data.reviewed())}
     if not ids or not settled:
         return pending(KEY, TITLE, "needs member probabilities and settled gold labels", sizes=sizes)
-    ordinal = data.spec.family == "ordinal"
+    ordinal = data.spec.task_family.ordered
     metric = "Pearson r" if ordinal else "ROC AUC"
     tables, figures, notes = [], [], []
     curve = quality_by_size(data, probs, seed=seed)

@@ -120,10 +120,14 @@ def test_nominal_labels_normalise_case_and_numbers_stay_strict():
 
 
 @pytest.mark.parametrize(("xml", "reason"), [
-    ("<View><Text name='t' value='$t'/><Choices name='c' toName='t' choice='multiple'><Choice value='a'/>"
-     "<Choice value='b'/></Choices></View>", "multi-label is not supported, because"),
+    ("<View><Text name='t' value='$t'/><Choices name='c' toName='t' choice='multiple' allowNested='true'>"
+     "<Choice value='a'><Choice value='a1'/></Choice><Choice value='b'/></Choices></View>", "allows nested choices"),
+    ("<View><Text name='t' value='$t'/><Choices name='c' toName='t' choice='multiple'>"
+     "<Choice value='a'><Choice value='a1'/></Choice><Choice value='b'/></Choices></View>", "nests <Choice> inside"),
+    ("<View><Text name='t' value='$t'/><Choices name='c' toName='t' choice='multiple' perRegion='true'>"
+     "<Choice value='a'/><Choice value='b'/></Choices></View>", "is per region"),
     ("<View><Text name='t' value='$t'/><Labels name='ner' toName='t'><Label value='PER'/></Labels></View>",
-     "only one label per item"),
+     "only per-item labels"),
     ("<View><Image name='i' value='$image'/><Choices name='c' toName='i'><Choice value='cat'/>"
      "<Choice value='dog'/></Choices></View>", "found <Image>: the judges are text models"),
 ])

@@ -58,10 +58,12 @@ def test_numeric_choices_make_an_ascending_ordinal_spec():
     assert dict(spec.fields) == {"source": "source", "summary": "summary"}
 
 
-def test_single_radio_is_a_single_choice_but_multiple_is_refused():
+def test_single_radio_is_a_single_choice_and_multiple_is_multi_label():
     assert spec_from_label_config(LIKERT.replace("single-radio", "single")).labels[0] == "1"
-    with pytest.raises(ValueError, match="several choices"):
-        spec_from_label_config(LIKERT.replace("single-radio", "multiple"))
+    multi = spec_from_label_config(LIKERT.replace("single-radio", "multiple"))
+    assert multi.family == "multilabel" and set(multi.labels) == {"1", "2", "3", "4", "5"}
+    with pytest.raises(ValueError, match="allows several choices .multi-label.: family 'ordinal' does not fit"):
+        spec_from_label_config(LIKERT.replace("single-radio", "multiple"), family="ordinal")
 
 
 @pytest.mark.parametrize(
