@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from backend.spans.model import NOT_AN_ENTITY
 
@@ -84,13 +84,19 @@ def span_control(xml: str, *, control: str | None = None) -> SpanControl:
                        hints=tuple(hints))
 
 
-def review_span_config(xml: str, *, control: str | None = None) -> str:
-    """The blind review config: the text and the entity types, nothing else (no hint, no pre-selection)."""
+def review_span_config(xml: str, *, control: str | None = None, answer_fields: Sequence[str] = ()) -> str:
+    """The blind review config: the text and the entity types, nothing else (no hint, no pre-selection).
+
+    ``answer_fields`` (round 2) adds each expert's round-1 spans, as text, above the entities to agree on.
+    """
     ctrl = span_control(xml, control=control)
     view = ET.Element("View")
-    ET.SubElement(view, "Labels", {"name": ctrl.name, "toName": ctrl.to_name})
-    labels = view.find("Labels")
-    assert labels is not None
+    if answer_fields:
+        ET.SubElement(view, "Header", {"value": "Round 1 answers", "size": "5"})
+        for name in answer_fields:
+            ET.SubElement(view, "Text", {"name": name, "value": f"${name}"})
+        ET.SubElement(view, "Header", {"value": "Agreed entities", "size": "5"})
+    labels = ET.SubElement(view, "Labels", {"name": ctrl.name, "toName": ctrl.to_name})
     for value, stored in zip(ctrl.shown, ctrl.labels):
         attrs = {"value": value, **({"alias": stored} if stored != value else {})}
         ET.SubElement(labels, "Label", attrs)

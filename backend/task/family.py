@@ -175,6 +175,11 @@ class TaskFamily:
         """A label value as an expert reads it in a reconciliation task ("Expert A: ...")."""
         return value
 
+    def review_config(self, spec: "TaskSpec", label_config: str, *, answer_fields: Sequence[str] = ()) -> str | None:
+        """A review config of the family's own (spans: a ``<Labels>`` view); None: the choices view of
+        :func:`backend.labelstudio.expertview.expert_label_config`."""
+        return None
+
     def disputed(self, spec: "TaskSpec", answers: Sequence[str]) -> tuple[str, ...]:
         """The question keys the experts' answers split on (what round 2 settles)."""
         return ("",) if len(set(answers)) > 1 else ()

@@ -99,12 +99,16 @@ class SpanFamily(TaskFamily):
         return SpanEngine(spec, members, **options)
 
     def disagrees(self, spec: "TaskSpec", prediction: str, original: str | None, *, delta: int | None = None) -> bool:
+        """The predicted spans differ from the original; a span the prediction keeps only to mark it "not an
+        entity" counts as removed."""
+        from backend.spans.engine import predicted_from_value
         from backend.spans.value import decode_spans
 
         if original is None:
             return False
-        strip = lambda v: {(s.start, s.end, s.label) for s in decode_spans(v)}  # noqa: E731
-        return strip(prediction) != strip(original)
+        predicted = {(p.span.start, p.span.end, p.span.label) for p in predicted_from_value(prediction)
+                     if p.kind != "not_an_entity"}
+        return predicted != {(s.start, s.end, s.label) for s in decode_spans(original)}
 
     def describe_flag_rule(self, spec: "TaskSpec", *, delta: int | None = None) -> str:
         return ("per span: the ensemble confidently picks another type or 'not an entity', confirms a proposed "
@@ -142,6 +146,46 @@ class SpanFamily(TaskFamily):
         control = span_control_of(spec)
         return prediction_result(predicted_from_value(str(result.prediction)), control=control.name,
                                  to_name=control.to_name, model_version=model_version)
+
+    def review_config(self, spec: "TaskSpec", label_config: str, *, answer_fields: Sequence[str] = ()) -> str | None:
+        """Blind review: the text and the entity types only; round 2 adds each expert's spans above them."""
+        from backend.spans.config import review_span_config
+
+        return review_span_config(label_config, control=span_control_of(spec).name, answer_fields=answer_fields)
+
+    def disputed(self, spec: "TaskSpec", answers: Sequence[str]) -> tuple[str, ...]:
+        """The extents (``start-end``) some expert marked differently from another."""
+        from backend.spans.value import decode_spans
+
+        sets = [set(decode_spans(a)) for a in answers]
+        split = set().union(*sets) - set.intersection(*sets) if sets else set()
+        return tuple(sorted({f"{s.start}-{s.end}" for s in split}, key=lambda k: tuple(map(int, k.split("-")))))
+
+    def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:
+        """Per question: the original where the ensemble agrees, else the experts' spans (by offsets)."""
+        from backend.spans.engine import predicted_from_value
+        from backend.spans.gold import item_gold
+        from backend.spans.value import decode_spans, encode_spans
+
+        return encode_spans(item_gold(decode_spans(original), predicted_from_value(prediction),
+                                      decode_spans(resolution)))
+
+    def flipped(self, spec: "TaskSpec", result: Any, threshold: float) -> str | None:
+        """The prediction with its confident corrections applied (a flagged "not an entity" span removed)."""
+        from backend.spans.engine import predicted_from_value
+        from backend.spans.value import encode_spans
+
+        if result.prediction is None:
+            return None
+        kept = [p.span for p in predicted_from_value(result.prediction)
+                if not (p.kind == "not_an_entity" and p.confidence > threshold)]
+        return encode_spans(kept)
+
+    def export(self, spec: "TaskSpec", value: str) -> Any:
+        """Spans as JSON objects with code-point offsets."""
+        from backend.spans.value import decode_spans
+
+        return [s.to_dict() for s in decode_spans(value)]
 
     def show_answer(self, spec: "TaskSpec", value: str) -> str:
         from backend.spans.value import decode_spans
