@@ -110,3 +110,23 @@ def build_questions(original: Sequence[Span], proposals: Sequence[Span]) -> list
 def count_by_kind(questions: Sequence[SpanQuestion]) -> dict[str, int]:
     """Questions per kind (the closing note's "questions per item")."""
     return {kind: sum(q.kind == kind for q in questions) for kind in KINDS}
+
+
+def parse_qid(qid: str) -> SpanQuestion:
+    """The question a question id names (span texts unknown: empty); ValueError for anything else."""
+    kind, _, rest = qid.partition(":")
+
+    def extent(text: str) -> tuple[int, int]:
+        start, _, end = text.partition("-")
+        return int(start), int(end)
+
+    if kind == "type":
+        where, _, label = rest.partition(":")
+        return SpanQuestion("type", Span(*extent(where), label), label)
+    if kind == "missed":
+        return SpanQuestion("missed", Span(*extent(rest), NOT_AN_ENTITY), NOT_AN_ENTITY)
+    if kind == "boundary":
+        human, _, other = rest.partition("|")
+        draft = SpanQuestion("boundary", Span(*extent(human), "?"), "", Span(*extent(other), "?"))
+        return SpanQuestion("boundary", draft.span, extent_original(draft), draft.other)
+    raise ValueError(f"not a span question id: {qid!r}")

@@ -94,6 +94,8 @@ class TaskFamily:
     builtin_specs: ClassVar[bool] = False
     #: Edges of the report's confidence bands for flagged items (from the default threshold up).
     confidence_bands: ClassVar[tuple[float, ...]] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+    #: The label value is a list of text spans (NER): the report adds its span section.
+    span_valued: ClassVar[bool] = False
     #: Report sections (by key) that do not apply to this family, with the reason the report prints.
     report_skips: ClassVar[Mapping[str, str]] = {}
 

@@ -39,7 +39,18 @@ class SpanFamily(TaskFamily):
     """Typed spans of one text; questions per span (see the module docstring)."""
 
     name = "spans"
-    multi_valued = True
+    span_valued = True
+    report_skips = {
+        key: f"{why}; the span view is in 'Spans, by error kind'" for key, why in {
+            "classes": "a confusion of single labels does not fit span lists",
+            "ensemble": "members answer one question per span, not one distribution per item",
+            "ensemble_gold": "members answer one question per span, not one distribution per item",
+            "judges": "members answer one question per span, not one distribution per item",
+            "crowd": "the original spans are the annotators' per-span majority",
+            "stratified": "p_d of span lists is not defined here",
+            "probes": "the probes plant a single label",
+        }.items()
+    }
 
     def check_spec(self, spec: "TaskSpec") -> None:
         if spec.labels[-1] != NOT_AN_ENTITY:

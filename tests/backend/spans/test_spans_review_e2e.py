@@ -25,6 +25,8 @@ from backend.ledger import Ledger
 from backend.results import ItemResult
 from backend.review.source import REF_FIELD
 from backend.review.store import ROUND_REVIEW, ReviewStore
+from backend.spans.engine import predicted_from_value
+from backend.spans.gold import asked_questions
 from backend.spans.lsresult import read_spans, span_region
 from backend.spans.model import Span
 from backend.spans.value import encode_spans
@@ -69,9 +71,12 @@ def verdict(task_id: int, text: str, original, predicted) -> ItemResult:
     pred = [Span(*place(text, w, n), lab, w) for w, n, lab, _, _ in predicted]
     extras = [{"c": c, "k": k} for _, _, _, c, k in predicted]
     flagged = [c for *_, c, k in predicted if k]
-    return ItemResult(id=str(task_id), original=encode_spans(spans(text, original)),
-                      prediction=encode_spans(pred, extras=extras), confidence=max(flagged) if flagged else 0.9,
-                      probs={}, flagged=bool(flagged))
+    prediction = encode_spans(pred, extras=extras)
+    asked, flagged_ids = asked_questions(spans(text, original), predicted_from_value(prediction))
+    parts = tuple(ItemResult(id=q.qid, original=q.original, prediction=q.original, confidence=0.9, probs={},
+                             flagged=q.qid in flagged_ids) for q in asked)
+    return ItemResult(id=str(task_id), original=encode_spans(spans(text, original)), prediction=prediction,
+                      confidence=max(flagged) if flagged else 0.9, probs={}, flagged=bool(flagged), questions=parts)
 
 
 def annotate(ls, project: int, uid: int, marks_for) -> None:
@@ -152,4 +157,18 @@ def test_gold_report_and_sync(label_studio, env, review, tmp_path):
         "--no-progress")
     doc = json.loads(report.read_text())
     assert doc["meta"]["family"] == "spans"
+    section = {s["key"]: s for s in doc["sections"]}["spans"]
+    assert section["status"] == "ok", section
+    errors = section["values"]["errors"]
+    # one planted error of each kind, each flagged and confirmed by the experts' gold
+    assert {k: errors[k]["confirmed"] for k in errors} == {"wrong_type": 1, "not_an_entity": 1, "boundary": 1,
+                                                           "missed": 1}
+    # the unflagged type questions were never sampled: PENDING; every missed/boundary question was flagged and
+    # reviewed, so their design is complete (one stratum, all of it seen)
+    assert errors["wrong_type"]["rate"] is None and errors["not_an_entity"]["rate"] is None
+    assert errors["missed"]["rate"]["rate"] == 1.0 and errors["boundary"]["rate"]["sample"] == 1
+    experts = section["values"]["agreement"]["experts, round 1"]
+    assert experts["pairs"] == 4 and experts["spans"] == 20  # 4 items reviewed by 2 experts, 10 spans each
+    assert experts["exact_f1"] == pytest.approx(18 / 20) and experts["overlap_f1"] == 1.0  # split on one boundary
+    assert section["values"]["asked"] == {"type": 12, "missed": 1, "boundary": 1}
     assert env["LABEL_STUDIO_API_KEY"] not in report.read_text()
