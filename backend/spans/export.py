@@ -36,3 +36,12 @@ def write_span_files(items: Sequence[tuple[str, str, Sequence[Span]]], *, jsonl:
         with atomic_write(conll) as handle:
             handle.write(text)
     return widened
+
+
+def conll_from_rows(rows: Sequence[tuple[str, str | None]], texts: dict[str, str | None], path: Path) -> int:
+    """CoNLL/IOB2 of gold rows ``(task id, span value)``: rows without a label or a text are left out."""
+    from backend.spans.value import decode_spans
+
+    items = [(item_id, str(texts[item_id]), decode_spans(value)) for item_id, value in rows
+             if value is not None and texts.get(item_id)]
+    return write_span_files(items, conll=path)

@@ -67,3 +67,13 @@ def test_span_control_and_blind_config():
     with pytest.raises(ValueError, match="not an entity"):
         span_control('<View><Labels name="l" toName="t"><Label value="not an entity"/></Labels>'
                      '<Text name="t" value="$t"/></View>')
+
+
+def test_conll_from_gold_rows_skips_rows_without_label_or_text(tmp_path):
+    from backend.spans.export import conll_from_rows
+    from backend.spans.value import encode_spans
+
+    rows = [("1", encode_spans([Span(0, 4, "PER", "Anna")])), ("2", None), ("3", encode_spans([]))]
+    widened = conll_from_rows(rows, {"1": "Anna sings", "2": "x", "3": None}, tmp_path / "g.conll")
+    assert widened == 0
+    assert (tmp_path / "g.conll").read_text("utf-8") == "Anna\tB-PER\nsings\tO\n"

@@ -41,3 +41,11 @@ def test_boundary_original_follows_text_order():
     assert [e.text for e in q.extents] == ["Anna Lee", "Lee"] and q.original == "extent 1"
     q = [x for x in build_questions([Span(15, 18, "PER", "Lee")], [wide]) if x.kind == "boundary"][0]
     assert q.original == "extent 2"
+
+
+def test_question_ids_parse_back_to_their_questions():
+    from backend.spans.questions import parse_qid
+
+    for q in build_questions([PARIS1, ANNA], [PARIS2, ANNA_LEE]):
+        back = parse_qid(q.qid)
+        assert (back.kind, back.span.extent, back.original, back.qid) == (q.kind, q.span.extent, q.original, q.qid)

@@ -172,3 +172,15 @@ def test_gold_report_and_sync(label_studio, env, review, tmp_path):
     assert experts["exact_f1"] == pytest.approx(18 / 20) and experts["overlap_f1"] == 1.0  # split on one boundary
     assert section["values"]["asked"] == {"type": 12, "missed": 1, "boundary": 1}
     assert env["LABEL_STUDIO_API_KEY"] not in report.read_text()
+
+
+def test_sync_gold_writes_conll_for_training_sets(env, review, tmp_path):
+    path = tmp_path / "gold.conll"
+    said = cli(audit_stats, env, "sync-gold", "--project", str(review["source"]), "--conll", str(path))
+    assert "CoNLL/IOB2 written" in said
+    blocks = path.read_text("utf-8").strip().split("\n\n")
+    assert len(blocks) == len(CASES)
+    tim = next(b for b in blocks if b.startswith("Apple"))
+    assert "Tim\tB-PER\nCook\tI-PER" in tim  # the corrected boundary
+    first = next(b for b in blocks if b.startswith("Meet"))
+    assert "東\tB-LOC\n京\tI-LOC" in first and "😀\tO" in first
