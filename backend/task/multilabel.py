@@ -35,6 +35,8 @@ YES, NO = "yes", "no"
 #: Qualifies a member id with the label it answered (the ledger keeps one row per item and member id).
 QUESTION_SEP = "#"
 NO_LABEL = "(no label)"
+#: The ledger and review stores keep a label value in a 255-character column (PostgreSQL enforces it).
+MAX_VALUE_CHARS = 255
 
 
 def question_key(member_id: str) -> tuple[str, str | None]:
@@ -65,6 +67,11 @@ class MultiLabelFamily(TaskFamily):
     def check_spec(self, spec: "TaskSpec") -> None:
         if spec.answer_tokens:
             raise ValueError("a multi-label task asks one yes/no question per label: it has no answer_tokens")
+        longest = len(self.encode_set(spec, spec.labels))
+        if longest > MAX_VALUE_CHARS:
+            raise ValueError(f"the set of all {len(spec.labels)} labels takes {longest} characters, more than the "
+                             f"{MAX_VALUE_CHARS} the audit ledger stores per label value: shorten the labels "
+                             "(use aliases) or audit a subset")
 
     def decode(self, spec: "TaskSpec", value: str) -> frozenset[str]:
         """A stored set value -> its labels (ValueError for anything that is not one)."""

@@ -144,3 +144,11 @@ def test_gold_is_per_label_and_round_two_settles_only_the_split_labels():
     assert FAMILY.disputed(SPEC, ['["Tech", "Business"]', '["Tech"]']) == ("Business",)
     sampled = decide_outcome(res, SPEC, experts=["a"], round1={"a": "[]"}, sampled=True)
     assert sampled.gold == "[]"  # a control of the sampling design is settled by the experts whole
+
+
+def test_a_label_set_too_long_for_the_ledger_is_refused_with_the_reason():
+    from backend.generic import generic_spec
+
+    long = [f"a rather long label name number {i}" for i in range(12)]
+    with pytest.raises(ValueError, match="more than the 255 the audit ledger stores"):
+        generic_spec(labels=long, fields=["text"], family="multilabel")

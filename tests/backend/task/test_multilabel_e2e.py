@@ -36,6 +36,7 @@ from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.scoreview import SUSPECTS_TITLE, suspect_marker
 from backend.ledger import Ledger
 from backend.results import ItemResult, MemberResult
+from backend.review.source import REF_FIELD
 from backend.review.store import ROUND_REVIEW, ReviewStore
 from backend.task.multilabel import NO, YES
 from stats_cli.cli import app as audit_stats
@@ -168,7 +169,7 @@ def play(ls, project_id: int, uid: int, decide) -> dict[str, list[str]]:
 
 
 def k_of(text: str) -> int:
-    return int(text.split()[1])
+    return int(text.split()[1].rstrip(":"))
 
 
 @pytest.fixture(scope="module")
@@ -208,7 +209,7 @@ def test_blind_review_uses_the_multi_select_control_and_round_two_shows_the_sets
         assert 'choice="multiple"' in project.label_config and "required" not in project.label_config
         assert "Technology" in project.label_config and 'alias="Tech"' in project.label_config
         for t in iter_tasks(ls.client, project.id, with_annotations=True):
-            assert set(t.data) <= {"text", "label_audit_ref"}, t.data  # inputs only: blind
+            assert set(t.data) <= {"text", REF_FIELD}, t.data  # inputs only: blind
             assert not t.predictions
     (task,) = review["rec_tasks"]
     shown = " | ".join(str(v) for v in task.data.values())
@@ -264,7 +265,7 @@ def test_report_gives_the_set_statistics_and_per_label_gold(env, review, tmp_pat
         added = sum(lab in gold[k] and lab not in set(ORIGINAL.get(k, TRUTH[k])) for k in gold)
         dropped = sum(lab not in gold[k] and lab in set(ORIGINAL.get(k, TRUTH[k])) for k in gold)
         assert (errors[lab]["reviewed"], errors[lab]["added"], errors[lab]["dropped"]) == (len(gold), added, dropped)
-    assert sections["classes"]["status"] == "not_applicable" and "Label sets" in sections["classes"]["reason"]
+    assert sections["classes"]["status"] == "not applicable" and "Label sets" in sections["classes"]["reason"]
     assert sections["errors"]["status"] == "ok"
     html = _report(env, review["source"], tmp_path, "html")
     assert "Label sets, per label" in html and "alpha (MASI)" in html and env["LABEL_STUDIO_API_KEY"] not in html
