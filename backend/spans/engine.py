@@ -22,13 +22,15 @@ from backend.spans.model import Span
 from backend.spans.value import checked_spans, decode_rows, encode_spans
 
 CHUNK = 8
+#: The ledger and review stores keep a label value in a 255-character column (PostgreSQL enforces it).
+MAX_VALUE_CHARS = 255
 _CALL_COUNTS = ("llm_calls", "attempts", "items_with_calls", "early_exit_skipped", "call_seconds")
 
 
 def predicted_value(verdict: SpanVerdict) -> str:
     """The prediction's label value: spans plus each one's confidence and error kind."""
     return encode_spans([p.span for p in verdict.predicted],
-                        extras=[{"c": round(p.confidence, 6), "k": p.kind} for p in verdict.predicted])
+                        extras=[{"c": round(p.confidence, 3), "k": p.kind} for p in verdict.predicted])
 
 
 def predicted_from_value(value: str) -> list[PredictedSpan]:
@@ -39,6 +41,16 @@ def predicted_from_value(value: str) -> list[PredictedSpan]:
         span = Span(int(row[0]), int(row[1]), str(row[2]), str(row[3]) if len(row) > 3 else "")
         out.append(PredictedSpan(span, float(extra.get("c", 0.0)), bool(extra.get("k")), str(extra.get("k") or "")))
     return out
+
+
+def too_long(original: str | None, prediction: str | None) -> str | None:
+    """Why a span list cannot be stored (longer than the ledger's label column), or None."""
+    over = [what for what, value in (("original", original), ("prediction", prediction))
+            if value is not None and len(value) > MAX_VALUE_CHARS]
+    if not over:
+        return None
+    return (f"the {' and '.join(over)} span list takes more than the {MAX_VALUE_CHARS} characters the audit ledger "
+            "stores per label value: split the text into shorter tasks")
 
 
 class SpanEngine:
@@ -107,6 +119,10 @@ class SpanEngine:
                 "span_problems": [*problems, *verdict.proposals.problems]}
         common = dict(id=item.id, original=item.original, members=members, line=item.line, data=data,
                       questions=parts)
+        detail = too_long(item.original, predicted_value(verdict))
+        if detail:
+            return ItemResult(prediction=None, confidence=None, probs=None, flagged=False,
+                              error=ErrorInfo("too_many_spans", False, detail), **common)
         failed = [r for r in verdict.results.values() if r.prediction is None]
         if verdict.error is not None or (failed and len(failed) == len(verdict.results)):
             error = verdict.error or failed[0].error or ErrorInfo("no_member_answered")

@@ -81,3 +81,15 @@ def test_gold_follows_the_rule_and_applies_answers():
     assert question_gold(q, flagged=True, expert=split, reconciled={q.qid: NOT_AN_ENTITY}).answer == NOT_AN_ENTITY
     pending = {q.qid: question_gold(q, flagged=True, expert=split)}
     assert gold_spans(QUESTIONS[:1], pending) == ((PARIS1,), False)
+
+
+def test_a_span_list_too_long_for_the_ledger_is_refused_with_the_reason():
+    from backend.spans.engine import too_long
+    from backend.spans.value import encode_spans
+
+    text = " ".join(f"Name{i:02d}" for i in range(40))
+    long = encode_spans([Span(7 * i, 7 * i + 6, "PER", text[7 * i:7 * i + 6]) for i in range(20)])
+    short = encode_spans([Span(0, 6, "PER", text[:6])])
+    assert len(long) > 255 and too_long(short, short) is None
+    assert "original span list takes more than the 255 characters" in too_long(long, short)
+    assert "original and prediction" in too_long(long, long)
