@@ -10,7 +10,8 @@ from backend.ensemble import DEFAULT_DELTA, DEFAULT_QUORUM
 
 __all__ = [
     "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CONCURRENCY",
-    "DEFAULT_DELTA", "EARLY_EXIT", "HOME", "MAX_ATTEMPTS", "MAX_REQUEST_BYTES", "MEMBER", "QUEUE", "QUORUM_MODELS",
+    "CONFIDENT_FOLDS", "CONFIDENT_MIN_PER_CLASS", "CONFIDENT_SEED",
+    "DEFAULT_DELTA", "EARLY_EXIT", "HOME", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_REQUEST_BYTES", "MEMBER", "QUEUE", "QUORUM_MODELS",
     "QUORUM_SHARE", "REDIS_URL", "SPEC", "TIMEOUT", "TOP",
 ]
 
@@ -29,6 +30,10 @@ BREAKER_AFTER = 5  # consecutive failed calls that mark a provider down
 BREAKER_COOLDOWN = 30.0  # seconds a provider stays marked down
 BATCH_SIZE = 16  # Label Studio tasks per queued job
 QUEUE = "label-audit"  # rq queue name
+IMPORT_WAIT = 2.0  # seconds predictions wait at least in the ledger's outbox, so jobs share import calls
 REDIS_URL = "redis://127.0.0.1:6379/0"
 HOME = ".label-audit"  # folder of the default SQLite store and the report cache
 MAX_REQUEST_BYTES = 32 * 1024 * 1024  # largest request body the ML backend accepts
+CONFIDENT_MIN_PER_CLASS = 20  # confident-learning member: labelled items each class needs before it is fitted
+CONFIDENT_FOLDS = 5  # its cross-validation folds (fewer when the smallest class is smaller)
+CONFIDENT_SEED = 0  # its fold assignment

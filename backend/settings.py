@@ -91,6 +91,7 @@ class Settings:
     home: Path = Path(defaults.HOME)
     redis_url: str = field(default=defaults.REDIS_URL, repr=False)  # may hold a password
     queue: str = defaults.QUEUE
+    import_wait: float = defaults.IMPORT_WAIT  # see backend.worker.importer
     label_studio_url: str | None = None
     label_studio_token: str | None = field(default=None, repr=False)
     auth_user: str | None = None
@@ -128,6 +129,7 @@ class Settings:
             "home": Path(env.get("LABEL_AUDIT_HOME") or defaults.HOME),
             "redis_url": env.get("REDIS_URL") or defaults.REDIS_URL,
             "queue": env.get("LABEL_AUDIT_QUEUE") or defaults.QUEUE,
+            "import_wait": _number(env, "LABEL_AUDIT_IMPORT_WAIT", float, defaults.IMPORT_WAIT),
             "label_studio_url": env.get("LABEL_STUDIO_URL") or None,
             "label_studio_token": env.get("LABEL_STUDIO_API_KEY") or None,
             "auth_user": env.get("BASIC_AUTH_USER") or None,
@@ -143,6 +145,8 @@ class Settings:
         check_ensemble_values(members=self.members, batch_size=self.batch_size, threshold=self.threshold,
                               delta=self.delta)
         self.quorum()  # ValueError on a share outside [0, 1]
+        if not 0.0 <= self.import_wait <= 3600.0:
+            raise ValueError(f"LABEL_AUDIT_IMPORT_WAIT must be within [0, 3600] seconds, got {self.import_wait}")
         if (self.auth_user is None) != (self.auth_password is None):
             raise ValueError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
 

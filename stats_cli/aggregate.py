@@ -24,7 +24,7 @@ from stats_cli.ratings import RatingsTable
 
 __all__ = ["Method", "AggregatedItem", "aggregate"]
 
-Method = Literal["majority", "strict", "median"]
+Method = Literal["majority", "strict", "median", "dawid-skene"]
 
 
 @dataclass(frozen=True)
@@ -59,11 +59,15 @@ def aggregate(table: RatingsTable, *, method: Method = "majority", negative: str
 
     Parameters
     ----------
-    method : ``majority``, ``strict`` (needs ``negative``) or ``median`` (needs numeric labels).
+    method : ``majority``, ``strict`` (needs ``negative``), ``median`` (needs numeric labels) or
+        ``dawid-skene`` (crowd-kit's EM over annotator confusion matrices; p_d stays the share of
+        annotators who gave the chosen label).
     negative : the negative label; decides majority ties and defines ``strict``.
     """
-    if method not in ("majority", "strict", "median"):
-        raise ValueError(f"method must be majority, strict or median, not {method!r}")
+    if method not in ("majority", "strict", "median", "dawid-skene"):
+        raise ValueError(f"method must be majority, strict, median or dawid-skene, not {method!r}")
+    if method == "dawid-skene":
+        return _dawid_skene(table)
     negative = normalize_label(negative) if negative is not None else None
     if method == "strict" and negative is None:
         raise ValueError("strict aggregation needs the negative label (any vote for it wins)")
@@ -127,4 +131,18 @@ def _median(table: RatingsTable) -> list[AggregatedItem]:
             n_ratings=int(n[i]), tie=tie,
             tied_labels=(normalize_label(low), normalize_label(high)) if tie else (),  # type: ignore[arg-type]
         ))
+    return out
+
+
+def _dawid_skene(table: RatingsTable) -> list[AggregatedItem]:
+    from stats_cli.crowd_quality import dawid_skene  # local: crowd-kit is only loaded when asked for
+
+    answers = {item: {table.annotators[j]: table.categories[c] for j, c in enumerate(row) if c >= 0}
+               for item, row in zip(table.items, table.codes)}
+    labels = dawid_skene(answers).labels
+    out = []
+    for item, by in answers.items():
+        label = labels.get(item)
+        votes = sum(v == label for v in by.values())
+        out.append(AggregatedItem(item, label, votes / len(by) if by else None, votes, len(by)))
     return out

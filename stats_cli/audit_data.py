@@ -97,6 +97,8 @@ class AuditData:
         Latest probe results per member, if any were run.
     models : mapping, optional
         Model name -> item id -> score (probability of the positive class, or a label) from ``--models``.
+    ignored_answers : tuple of IgnoredAnswer
+        Review annotations not counted (:class:`backend.review.store.IgnoredAnswer`: who, item, project).
     """
 
     project: str
@@ -112,6 +114,8 @@ class AuditData:
     gold_labels: Mapping[str, ReviewOutcome] | None = None
     sampled: frozenset[str] = frozenset()
     sample: Draw | None = None
+    # Annotations in review projects that did not count (not by the project's own expert): reported only.
+    ignored_answers: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
         if self.sample is not None and not self.sampled:  # the draw names its items

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from backend.labelstudio.tasks import crowd_labels
-from backend.labelstudio.instances import review_client_or
+from backend.labelstudio.expert_instances import review_clients_from_env
 from backend.ledger import Ledger
 from backend.review.gold import refresh_review as refresh_review_outcomes
 from backend.review.source import load_source
@@ -170,8 +170,8 @@ def pull_audit(
     known = {str(it.id) for it in items}
     crowd = source_crowd(tasks, source.spec)
     if refresh_review:  # the review module writes the outcomes; the read below only reads them
-        # The answers live on the review instance (LABEL_AUDIT_REVIEW_URL) when there is one.
-        refresh_review_outcomes(review_client_or(client), ReviewStore(db_engine=ledger.db_engine), source, items)
+        # The answers live on the review instances (LABEL_AUDIT_REVIEW_URL, LABEL_AUDIT_EXPERT_INSTANCES).
+        refresh_review_outcomes(review_clients_from_env(client), ReviewStore(db_engine=ledger.db_engine), source, items)
     review = review_state(ledger, source, items)
     models = None
     if models_file:
@@ -187,6 +187,7 @@ def pull_audit(
         gold_labels=review.gold_labels,
         sampled=review.sampled,
         sample=review.sample,
+        ignored_answers=review.ignored,
         crowd={k: v for k, v in crowd.items() if k in known},
         probes=probe_rows(db_engine=ledger.db_engine),
         models=models,

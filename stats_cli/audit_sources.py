@@ -33,6 +33,7 @@ class ReviewState:
     experts: tuple[str, ...] = ()
     gold_labels: dict[str, ReviewOutcome] | None = None
     sample: Draw | None = None
+    ignored: tuple[Any, ...] = ()  # IgnoredAnswer rows: annotations that did not count
 
     @property
     def sampled(self) -> frozenset[str]:
@@ -63,6 +64,7 @@ def review_state(ledger: Ledger, source: SourceProject, items: list[ItemResult])
         experts=names,
         gold_labels={g.task_id: g for g in store.gold_labels(key)},
         sample=SampleStore(ledger.db_engine).draw(key),
+        ignored=tuple(store.ignored_answers(key)),
     )
 
 

@@ -6,33 +6,25 @@ replacement, and the experts find k_h errors among them. The design-weighted est
 
     rate = Σ W_h · k_h / n_h,   W_h = N_h / N.
 
-Interval: MOVER (method of variance estimates recovery; Zou & Donner 2008, Zou, Huang & Zhang 2009
-for linear combinations of binomial proportions). Each stratum gets its own interval [l_h, u_h]
-— the Clopper-Pearson exact interval with half-widths shrunk by its finite population correction,
-exactly as ``audit-stats bounds`` and Nahum App. G.1 — and they are combined as
-
-    low  = rate − sqrt(Σ W_h² (p̂_h − l_h)²),   high = rate + sqrt(Σ W_h² (u_h − p̂_h)²).
-
-Why this method: a normal (Wald) interval gives a stratum with no error in its sample zero
-variance, so the unflagged stratum — where errors are rare and a sample usually finds none —
-adds no width and the interval under-covers. MOVER borrows each stratum's exact bounds, so a
-0-of-n stratum still contributes its Clopper-Pearson upper end; with one stratum it *is* the
-Clopper-Pearson + FPC interval of ``bounds`` (Nahum Table 2). Its coverage is measured by
-:mod:`stats_cli.estimate_sim` (tests and ``bench/bench_estimate_coverage.py``). The
-combination step is hand-written: no library offers MOVER for stratified proportions.
+Interval: :func:`stats_cli.stratified_interval.stratified_interval` — Fay & Feuer's gamma interval
+over the sampled strata, census strata added as known counts, the exact hypergeometric interval when
+a single stratum is sampled (so a simple random sample of a known N gets the exact finite-population
+interval). Why gamma and not MOVER or Korn–Graubard is measured and said there; coverage at each end is
+checked by :mod:`stats_cli.estimate_sim` (tests and ``bench/bench_estimate_coverage.py``). Each stratum
+also keeps its own exact (hypergeometric) interval for the per-stratum table.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from stats_cli.bounds import fpc_interval
+from stats_cli.bounds import hypergeometric_interval
+from stats_cli.stratified_interval import GAMMA, METHODS, stratified_interval
 
 __all__ = ["METHOD", "StratumCount", "StratumEstimate", "RateEstimate", "estimate_rate", "parse_stratum"]
 
-METHOD = "MOVER over per-stratum Clopper-Pearson intervals with finite population correction"
+METHOD = GAMMA
 
 
 @dataclass(frozen=True)
@@ -56,7 +48,7 @@ class StratumCount:
 
 @dataclass(frozen=True)
 class StratumEstimate:
-    """A stratum's share W_h of the population, its observed rate and its own FPC-adjusted exact interval."""
+    """A stratum's share W_h of the population, its observed rate and its own exact (hypergeometric) interval."""
 
     name: str
     population: int
@@ -106,14 +98,14 @@ class RateEstimate:
 
 
 def _stratum_estimate(count: StratumCount, total: int, confidence: float, index: int) -> StratumEstimate:
-    low, high = fpc_interval(count.errors, count.sample, count.population, confidence=confidence)
+    low, high = hypergeometric_interval(count.errors, count.sample, count.population, confidence=confidence)
     return StratumEstimate(name=count.name or f"stratum {index + 1}", population=count.population,
                            sample=count.sample, errors=count.errors, weight=count.population / total,
                            rate=count.errors / count.sample, low=low, high=high)
 
 
-def estimate_rate(strata: Sequence[StratumCount], *, confidence: float = 0.95) -> RateEstimate:
-    """Design-weighted rate Σ W_h p̂_h with the MOVER interval (see the module docstring for why)."""
+def estimate_rate(strata: Sequence[StratumCount], *, confidence: float = 0.95, method: str = "gamma") -> RateEstimate:
+    """Design-weighted rate Σ W_h p̂_h with its interval (``method``: gamma, korn-graubard or mover; see the docstring)."""
     if not strata:
         raise ValueError("a design needs at least one stratum")
     if not 0.0 < confidence < 1.0:
@@ -121,14 +113,10 @@ def estimate_rate(strata: Sequence[StratumCount], *, confidence: float = 0.95) -
     total = sum(s.population for s in strata)
     parts = tuple(_stratum_estimate(s, total, confidence, i) for i, s in enumerate(strata))
     rate = sum(p.weight * p.rate for p in parts)
-    down = math.sqrt(sum((p.weight * (p.rate - p.low)) ** 2 for p in parts))
-    up = math.sqrt(sum((p.weight * (p.high - p.rate)) ** 2 for p in parts))
-    if len(parts) == 1:  # exactly bounds' arithmetic, without a round trip through sqrt(x²)
-        low, high = parts[0].low, parts[0].high
-    else:
-        low, high = max(0.0, rate - down), min(1.0, rate + up)
-    return RateEstimate(rate=rate, low=low, high=high, confidence=float(confidence), population=total,
-                        sample=sum(s.sample for s in strata), strata=parts)
+    low, high = stratified_interval(strata, confidence=confidence, method=method)
+    return RateEstimate(rate=rate, low=min(low, rate), high=max(high, rate), confidence=float(confidence),
+                        population=total, sample=sum(s.sample for s in strata), strata=parts,
+                        method=METHODS[method])
 
 
 def parse_stratum(text: str) -> StratumCount:

@@ -20,8 +20,9 @@ from typing import Sequence
 from backend.review.sampling import Candidate, FLAGGED_REVIEWED, draw_sample
 from stats_cli.detector import detector_estimates
 from stats_cli.estimate import StratumCount, estimate_rate
+from stats_cli.stratified_interval import stratified_interval
 
-__all__ = ["Scenario", "CoverageResult", "simulate"]
+__all__ = ["Scenario", "CoverageResult", "simulate", "StratumDesign", "EndsResult", "simulate_design"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,9 @@ class Scenario:
     sensitivity: float = 0.7
     false_flag_rate: float = 0.03
     budget: int = 300
+    flags_in_review: bool = True  # False: the flagged items are a sampled stratum too, not a census
+    flag_confidence: float | None = None  # the ensemble's confidence on flagged / unflagged items (Neyman)
+    agree_confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,9 @@ def _project(scenario: Scenario, rng: random.Random) -> tuple[list[Candidate], s
         wrong = rng.random() < scenario.error_rate
         flag_p = scenario.sensitivity if wrong else scenario.false_flag_rate
         flagged = rng.random() < flag_p
-        candidates.append(Candidate(task_id=str(i), flagged=flagged, in_review=flagged))
+        conf = scenario.flag_confidence if flagged else scenario.agree_confidence
+        candidates.append(Candidate(task_id=str(i), flagged=flagged, in_review=flagged and scenario.flags_in_review,
+                                    confidence=conf))
         if wrong:
             errors.add(str(i))
     return candidates, errors
@@ -89,7 +95,8 @@ def simulate(scenario: Scenario, *, design: str, replicates: int = 300, seed: in
     for rep in range(replicates):
         candidates, errors = _project(scenario, rng)
         n_flagged = sum(c.flagged for c in candidates)
-        budget = scenario.budget - n_flagged if design == "stratified" else scenario.budget
+        census = design == "stratified" and scenario.flags_in_review
+        budget = scenario.budget - n_flagged if census else scenario.budget
         draw = draw_sample(candidates, budget=max(budget, 1), design=design, seed=rep)
         strata = _counts(draw.items, errors, draw.strata)
         truth = len(errors) / scenario.population
@@ -98,8 +105,8 @@ def simulate(scenario: Scenario, *, design: str, replicates: int = 300, seed: in
         widths.append(est.high - est.low)
         w_low, w_high = _wald(strata, confidence)
         wald_hits += w_low <= truth <= w_high
-        flagged = [s for s in strata if s.name == FLAGGED_REVIEWED]
-        unflagged = [s for s in strata if s.name != FLAGGED_REVIEWED]
+        flagged = [s for s in strata if s.name.startswith(FLAGGED_REVIEWED)]
+        unflagged = [s for s in strata if not s.name.startswith(FLAGGED_REVIEWED)]
         if design == "stratified" and flagged and unflagged and errors:
             flagged_errors = sum(1 for c in candidates if c.flagged and c.task_id in errors)
             recall = detector_estimates(flagged, unflagged, confidence=confidence).recall
@@ -108,3 +115,62 @@ def simulate(scenario: Scenario, *, design: str, replicates: int = 300, seed: in
     return CoverageResult(design=design, replicates=replicates, coverage=hits / replicates,
                           mean_width=mean(widths), wald_coverage=wald_hits / replicates,
                           recall_coverage=recall_hits / recall_runs if recall_runs else None)
+
+
+@dataclass(frozen=True)
+class StratumDesign:
+    """A fixed stratified design: per stratum its size N_h, draws n_h and true error probability."""
+
+    name: str
+    populations: tuple[int, ...]
+    samples: tuple[int, ...]
+    error_rates: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if not len(self.populations) == len(self.samples) == len(self.error_rates) >= 1:
+            raise ValueError("a design needs the same number (≥ 1) of populations, samples and error rates")
+
+
+@dataclass(frozen=True)
+class EndsResult:
+    """Misses at each end of the interval over replicates, with width and Monte-Carlo s.e."""
+
+    design: str
+    method: str
+    replicates: int
+    lower_miss: float
+    upper_miss: float
+    mean_width: float
+
+    @property
+    def coverage(self) -> float:
+        return 1.0 - self.lower_miss - self.upper_miss
+
+    def se(self, share: float) -> float:
+        return math.sqrt(share * (1 - share) / self.replicates)
+
+
+def simulate_design(design: StratumDesign, *, method: str, replicates: int = 1000, seed: int = 0,
+                    confidence: float = 0.95) -> EndsResult:
+    """Draw each replicate's project (errors ~ Bin(N_h, p_h)) and sample (hypergeometric), count end misses.
+
+    ``lower_miss`` is the share whose lower end lies above the project's true rate — the failure that
+    matters for the headline "at least X % errors".
+    """
+    import numpy as np  # local: the end-to-end simulation above needs no numpy
+
+    rng = np.random.default_rng(seed)
+    pops, samples = np.array(design.populations), np.array(design.samples)
+    low_miss = high_miss = 0
+    widths = []
+    for _ in range(replicates):
+        errors = rng.binomial(pops, design.error_rates)
+        found = rng.hypergeometric(errors, pops - errors, samples)
+        strata = [StratumCount(int(N), int(n), int(k)) for N, n, k in zip(pops, samples, found)]
+        truth = errors.sum() / pops.sum()
+        low, high = stratified_interval(strata, confidence=confidence, method=method)  # estimate_rate's interval
+        low_miss += low > truth
+        high_miss += high < truth
+        widths.append(high - low)
+    return EndsResult(design=design.name, method=method, replicates=replicates, lower_miss=low_miss / replicates,
+                      upper_miss=high_miss / replicates, mean_width=float(np.mean(widths)))

@@ -59,6 +59,7 @@ def stratify(
     positive: str | None = None,
     decimals: int = 2,
     certain_as: float = 0.97,
+    label_set: Sequence[str] | None = None,
 ) -> tuple[list[Stratum], str | None]:
     """Per-stratum accuracy and F1 (scikit-learn) with sample size, positive ratio m and expectation.
 
@@ -67,7 +68,8 @@ def stratify(
     :func:`stats_cli.expected_kclass.expected_macro_f1`).
     The ``all`` row's expected accuracy is the n-weighted mean of the strata's; its expected F1 pools
     the strata's expected TP, FP and FN counts (Elangovan's *All* row), because a mean of F1s is
-    not the F1 of the union.
+    not the F1 of the union. ``label_set`` is the task's labels: with more than two, F1 is macro and its
+    expectation is over all of them, not only the classes a stratum happens to hold.
     """
     if not len(truth) == len(prediction) == len(p_d):
         raise ValueError("truth, prediction and p_d must have the same length")
@@ -79,14 +81,15 @@ def stratify(
     if len(certainty) and (np.isnan(certainty).any() or certainty.min() < 0 or certainty.max() > 1):
         raise ValueError("p_d values must be in [0, 1]")
     labels = sort_labels([x for x in y_true if x is not None] + [x for x in y_pred if x is not None])
-    pos = pick_positive(labels, positive) if len(labels) <= 2 and labels else None
+    k_class = label_set is not None and len(label_set) > 2
+    pos = pick_positive(labels, positive) if len(labels) <= 2 and labels and not k_class else None
     if positive is not None and pos is None:
         raise ValueError(f"positive label given but the data has {len(labels)} labels, not two")
     strata = [
-        _stratum(float(level), y_true[certainty == level], y_pred[certainty == level], pos, certain_as)
+        _stratum(float(level), y_true[certainty == level], y_pred[certainty == level], pos, certain_as, label_set)
         for level in np.unique(certainty)
     ]
-    overall = _stratum(None, y_true, y_pred, pos, certain_as)
+    overall = _stratum(None, y_true, y_pred, pos, certain_as, label_set)
     if strata and pos is not None:
         weights = np.array([s.n for s in strata], dtype=float)
         overall = Stratum(
@@ -115,13 +118,14 @@ def pooled_expected_f1(strata: Sequence[tuple[int, float | None, float]]) -> flo
 
 
 def _stratum(level: float | None, y_true: np.ndarray, y_pred: np.ndarray, pos: str | None,
-             certain_as: float) -> Stratum:
+             certain_as: float, label_set: Sequence[str] | None = None) -> Stratum:
     n = len(y_true)
     accuracy = float(accuracy_score(list(y_true), list(y_pred))) if n else None  # no items: no score, not 0
     if pos is None:
         f1 = float(f1_score(list(y_true), list(y_pred), average="macro", zero_division=0)) if n else None
         expected_accuracy = certain_as if level is not None and level >= 1.0 else level
-        expected_f1 = expected_macro_f1(expected_accuracy, list(y_true)) if expected_accuracy is not None else None
+        expected_f1 = (expected_macro_f1(expected_accuracy, list(y_true), labels=label_set)
+                       if expected_accuracy is not None else None)
         return Stratum(level, n, None, accuracy, f1, expected_accuracy, expected_f1)
     m = float((y_true == pos).mean()) if n else None
     f1 = float(f1_score(list(y_true), list(y_pred), pos_label=pos, average="binary", zero_division=0)) if n else None

@@ -18,7 +18,8 @@ LABELSTUDIO = typer.Option(False, "--labelstudio", help="Run the whole loop in L
 STOP = typer.Option(False, "--stop", help="Stop every process the Label Studio demo started.")
 HOME = typer.Option(None, "--home", help="Demo folder parent (default $LABEL_AUDIT_HOME or ./.label-audit).")
 LS_PORT = typer.Option(None, "--ls-port", help="Label Studio port (default 8080, or the next free one).")
-REVIEW_PORT = typer.Option(None, "--review-port", help="Review Label Studio port (default 8081, or the next free one).")
+REVIEW_PORT = typer.Option(None, "--review-port", help="First expert's review Label Studio port (default 8081; "
+                           "the next expert's follows it, or the next free one).")
 BACKEND_PORT = typer.Option(None, "--backend-port", help="ML backend port (default 9090, or the next free one).")
 REDIS_PORT = typer.Option(None, "--redis-port", help="Redis port (default 6379; started when none answers).")
 
@@ -67,15 +68,27 @@ def print_what_to_open(result: Any, console: Console, *, seconds: float, home: O
     console.print(f"  Source project     {result.ls_url}/projects/{result.project_id}/data   "
                   f"({summary.get('items', 0)} items, {summary.get('flagged', 0)} flagged): tabs \"Default\" (every "
                   "item) and \"Suspected label errors\", highest confidence first")
-    console.print(f"  Review instance    {result.review_url}   (the experts' only accounts; no source data)")
+    console.print("  Review             one Label Studio per expert (their only account; no source data, "
+                  "no other expert; sign-up closed)")
     for email, project_id in result.review_projects.items():
-        console.print(f"  Expert project     {result.review_url}/projects/{project_id}/data   "
+        console.print(f"  Expert project     {result.review_urls[email]}/projects/{project_id}/data   "
                       f"login {email} / {keys['experts'][email]}")
     if not result.review_projects:
         console.print("  Expert projects    none: nothing was flagged, so there is nothing to review")
+    if result.confident:
+        found = next((r for r in result.confident["planted"] if r["who"].startswith("ensemble")), None)
+        console.print(f"  Ticket project     {result.ls_url}/projects/{result.confident['project']}/data   "
+                      "(confident learning: " + ("no result" if found is None else
+                      f"{found['planted_found']} of {found['planted']} planted errors found, "
+                      f"{found['flagged']} flagged") + ")")
     console.print(f"  Report             {result.home.report}")
     console.print(f"  Stop everything    label-audit demo --stop{home_arg}")
     console.print(f"(Passwords and tokens: {result.home.root / 'secrets.json'}, readable by you only. "
                   f"Logs: {result.home.root / 'logs'}.)")
     console.print("\n[bold yellow]Reminder:[/bold yellow] the embedded judge is a tiny model: its flags "
                   "show the plumbing, not real label errors.")
+    if result.review_projects:
+        console.print(f"[bold yellow]The report is a snapshot[/bold yellow], written before any expert answered. "
+                      f"Once the experts have labelled their projects, refresh it: run the demo again "
+                      f"(bash scripts/demo.sh{home_arg}, or label-audit demo --labelstudio{home_arg}): "
+                      "it reuses everything and rewrites the report.")

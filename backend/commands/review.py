@@ -4,7 +4,10 @@ Connection: ``--url`` (default ``LABEL_STUDIO_URL``) and the token from ``LABEL_
 (a token on the command line would show in ``ps``) reach the source instance; ``--review-url`` (default
 ``LABEL_AUDIT_REVIEW_URL``, token from ``LABEL_AUDIT_REVIEW_API_KEY``) the review instance, where the
 experts' accounts and projects live. Without one the review runs on the source instance, which
-``push`` refuses unless ``--allow-same-instance``. Scores come from the audit ledger and review state
+``push`` refuses unless ``--allow-same-instance``. ``--expert-instances`` (default
+``LABEL_AUDIT_EXPERT_INSTANCES``) maps each expert to their own instance (docs/experts.md): ``push``
+refuses two experts on one instance unless ``--allow-shared-review``, and an instance whose sign-up is
+open unless ``--allow-open-signup``. Every command that creates or reads review projects prints their URLs. Scores come from the audit ledger and review state
 goes to the same database (``--db``, default ``DATABASE_URL``).
 """
 
@@ -35,6 +38,11 @@ REVIEW_URL = typer.Option(
     None, "--review-url",
     help="Review Label Studio URL (default LABEL_AUDIT_REVIEW_URL; token from LABEL_AUDIT_REVIEW_API_KEY).",
 )
+EXPERT_INSTANCES = typer.Option(
+    None, "--expert-instances",
+    help="JSON file (mode 600) mapping each expert email to their own instance's url and token "
+         "(default LABEL_AUDIT_EXPERT_INSTANCES; see docs/experts.md).",
+)
 
 
 @dataclass(frozen=True)
@@ -44,16 +52,18 @@ class _Session:
     client: Any
     ledger: Any
     store: Any
-    review: Any  # the review instance's client, or ``client`` itself when none is configured
+    review: Any  # ReviewClients: the shared review instance (or ``client`` itself) and each expert's own
     review_url: Optional[str]
     delta: Optional[int]  # the run settings' flag distance: gold agrees with the workers' flag rule
 
 
 @contextmanager
-def _session(url: Optional[str], db: Optional[str], review_url: Optional[str]) -> Iterator[_Session]:
+def _session(url: Optional[str], db: Optional[str], review_url: Optional[str],
+             experts_file: Optional[str] = None) -> Iterator[_Session]:
     """Open the session; bad input or a Label Studio error inside the block exits 2 with one line."""
     from backend.labelstudio.client import connect
-    from backend.labelstudio.instances import review_client_or, review_connection_from_env
+    from backend.labelstudio.expert_instances import review_clients_from_env
+    from backend.labelstudio.instances import review_connection_from_env, source_url_from_env
     from backend.ledger import Ledger
     from backend.review.store import ReviewStore
     from backend.settings import Settings
@@ -61,9 +71,10 @@ def _session(url: Optional[str], db: Optional[str], review_url: Optional[str]) -
     try:
         client = connect(url)
         ledger = Ledger(db)
-        yield _Session(client, ledger, ReviewStore(db_engine=ledger.db_engine),
-                       review_client_or(client, url=review_url), review_connection_from_env(review_url).url,
-                       Settings.from_env().delta)
+        clients = review_clients_from_env(client, url=review_url, experts_path=experts_file,
+                                          source_url=source_url_from_env(url))
+        yield _Session(client, ledger, ReviewStore(db_engine=ledger.db_engine), clients,
+                       review_connection_from_env(review_url).url, Settings.from_env().delta)
     except client_errors() as exc:
         _fail(describe_error(exc))
 
@@ -75,14 +86,15 @@ def _source(client, ledger, project: int):
     return load_source(client, project, label_field=settings.get("label_field"))
 
 
-def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: Optional[str]):
-    """Collect the experts' answers and recompute gold labels: (store, source project), or exit 2."""
+def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: Optional[str],
+               experts_file: Optional[str] = None):
+    """Collect the experts' answers and recompute gold labels: (store, source project, clients), or exit 2."""
     from backend.review.gold import refresh_review
 
-    with _session(url, db, review_url) as s:
+    with _session(url, db, review_url, experts_file) as s:
         source = _source(s.client, s.ledger, project)
         refresh_review(s.review, s.store, source, s.ledger.results(source.key), delta=s.delta)
-    return s.store, source
+    return s.store, source, s.review
 
 
 def _print_skipped(out: Console, errors: dict[str, str]) -> None:
@@ -117,40 +129,56 @@ def push(
         False, "--initial-passwords",
         help="Sign experts without an account up with a random password, printed once: hand it over privately.",
     ),
+    allow_shared_review: bool = typer.Option(
+        False, "--allow-shared-review",
+        help="Accept experts sharing one review instance, where they see each other's projects (a leak).",
+    ),
+    allow_open_signup: bool = typer.Option(
+        False, "--allow-open-signup",
+        help="Accept a review instance whose sign-up form is open to anyone (a leak).",
+    ),
+    next_n: Optional[int] = typer.Option(None, "--next", min=1, help="Active review: send the next N suspects by "
+                                         "calibrated probability that the label is wrong (needs a settled control "
+                                         "sample: --sample N, then review status)."),
     url: Optional[str] = URL,
     review_url: Optional[str] = REVIEW_URL,
+    expert_instances: Optional[str] = EXPERT_INSTANCES,
     db: Optional[str] = DB,
     json_out: bool = JSON,
 ) -> None:
     """Round 1: flagged items -> one blind review project per expert (inputs + opaque ref only)."""
-    from backend.labelstudio.instances import check_review_instance, source_url_from_env
+    from backend.labelstudio.expert_instances import check_isolation
     from backend.review.push import check_push_options, push_review
     from backend.review.sample_push import SampleRequest
 
     try:
         request = None if sample is None else SampleRequest(
             sample, design=design, seed=seed, bands=tuple(float(b) for b in (bands or "").split(",") if b.strip()))
-        check_push_options(experts.split(","), order=order, budget=budget)
+        emails = check_push_options(experts.split(","), order=order, budget=budget)
     except ValueError as exc:
         _fail(str(exc))
-    with _session(url, db, review_url) as s:
-        check_review_instance(s.client, s.review, source_project=project, source_url=source_url_from_env(url),
-                              review_url=s.review_url, allow_same_instance=allow_same_instance)
+    with _session(url, db, review_url, expert_instances) as s:
+        _check_not_source(s, emails, project=project, url=url, allow_same_instance=allow_same_instance)
+        # Accepting the source instance accepts more than experts seeing each other: it includes that.
+        accepted = check_isolation(s.review, emails, allow_shared=allow_shared_review or allow_same_instance,
+                                   allow_open_signup=allow_open_signup)
         report = push_review(
             s.client, s.store, s.ledger, review_client=s.review, project_id=project, experts=experts.split(","),
             threshold=threshold, budget=budget, order=order, seed=seed, label_field=label_field, sample=request,
-            initial_passwords=initial_passwords,
+            initial_passwords=initial_passwords, next_n=next_n,
         )
+        report.warnings[:0] = accepted
     if json_out:
         _print_json(report.to_json())
         return
-    out = Console()
+    out = Console(soft_wrap=True)
     out.print(f"project {project}: {report.items} items under review ({report.added} added now)")
     if sample is not None:
         drawn = "drawn now" if report.sample_drawn else "drawn before, kept"
         out.print(f"  random sample ({design}, {drawn}): {report.sampled} control items added now")
     for email, pid in report.projects.items():
-        out.print(f"  {email}: review project {pid} (+{report.new_tasks.get(email, 0)} tasks)")
+        out.print(f"  {email}: review project {pid} (+{report.new_tasks.get(email, 0)} tasks) "
+                  f"{report.urls.get(email, '')}".rstrip())
     for email, password in report.passwords.items():
         out.print(f"  {email}: initial password {password} (shown once)")
     for warning in report.warnings:
@@ -164,6 +192,7 @@ def reconcile_cmd(
     partial: bool = typer.Option(False, "--partial", help="Reconcile the items every expert answered so far."),
     url: Optional[str] = URL,
     review_url: Optional[str] = REVIEW_URL,
+    expert_instances: Optional[str] = EXPERT_INSTANCES,
     db: Optional[str] = DB,
     json_out: bool = JSON,
 ) -> None:
@@ -171,28 +200,29 @@ def reconcile_cmd(
     from backend.review.gold import refresh_gold
     from backend.review.reconcile import reconcile
 
-    with _session(url, db, review_url) as s:
+    with _session(url, db, review_url, expert_instances) as s:
         source = _source(s.client, s.ledger, project)
         report = reconcile(s.client, s.store, source, partial=partial, review_client=s.review)
         refresh_gold(s.store, s.ledger.results(source.key), source.spec, source_project=source.key, delta=s.delta)
     if json_out:
         _print_json(report.to_json())
         return
-    out = Console()
+    out = Console(soft_wrap=True)
     out.print(f"round 1: {report.agreed} agreed, {report.disagreements} disagreed, {report.incomplete} incomplete")
     if report.project is not None:
-        out.print(f"reconciliation project {report.project} (+{report.new_tasks} tasks)")
+        out.print(f"reconciliation project {report.project} (+{report.new_tasks} tasks) {report.url or ''}".rstrip())
     _print_skipped(out, report.errors)
 
 
 @review_app.command("status")
 def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Optional[str] = REVIEW_URL,
-               db: Optional[str] = DB, json_out: bool = JSON) -> None:
-    """Progress per expert and round, and where the gold labels stand."""
+               expert_instances: Optional[str] = EXPERT_INSTANCES, db: Optional[str] = DB,
+               json_out: bool = JSON) -> None:
+    """Progress per expert and round (with each project's URL), ignored annotations, the gold labels."""
     from backend.review.status import review_status
 
-    store, source = _refreshed(project, url, db, review_url)
-    status = review_status(store, source.key)
+    store, source, clients = _refreshed(project, url, db, review_url, expert_instances)
+    status = review_status(store, source.key, clients=clients)
     if json_out:
         _print_json(status.to_json())
         return
@@ -202,8 +232,11 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
     for p in status.progress:
         who = p.name if not p.expert else f"{p.name} ({p.expert})"
         table.add_row(str(p.round), who, str(p.project), f"{p.answered}/{p.tasks}")
-    out = Console()
+    out = Console(soft_wrap=True)  # URLs stay whole, on one line
     out.print(table)
+    for p in status.progress:
+        out.print(f"  {p.name}: {p.url or f'project {p.project} (instance URL unknown)'}")
+    _print_ignored(out, status)
     if status.round1:
         out.print("round 1: " + ", ".join(f"{k} {v}" for k, v in status.round1.items()))
     out.print("gold labels: " + (", ".join(f"{k} {v}" for k, v in sorted(status.gold.items())) or "none yet"))
@@ -214,9 +247,10 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
 
 @review_app.command("gold")
 def gold_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Optional[str] = REVIEW_URL,
-             db: Optional[str] = DB, json_out: bool = JSON) -> None:
+             expert_instances: Optional[str] = EXPERT_INSTANCES, db: Optional[str] = DB,
+             json_out: bool = JSON) -> None:
     """Recompute and list the gold labels (original where the ensemble agrees, else the experts')."""
-    store, source = _refreshed(project, url, db, review_url)
+    store, source, _clients = _refreshed(project, url, db, review_url, expert_instances)
     labels = store.gold_labels(source.key)
     if json_out:
         _print_json([g.to_json() for g in labels])
@@ -227,7 +261,34 @@ def gold_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Optio
     for g in labels:
         table.add_row(g.task_id, str(g.original), str(g.prediction), str(g.gold or "-"), str(g.decided_by or "-"),
                       g.status.value)
-    Console().print(table)
+    out = Console(soft_wrap=True)
+    out.print(table)
+    for p in store.projects(source.key):  # where the answers were read
+        out.print(f"  {p.display_name}: {_clients.project_url(p.instance, p.ls_project_id) or p.ls_project_id}")
+
+
+def _print_ignored(out: Console, status: Any) -> None:
+    """Annotations that did not count: who made them, on which item, in which project."""
+    if not status.ignored:
+        return
+    out.print(f"[yellow]{len(status.ignored)} annotation(s) not counted[/yellow] (not by the project's own expert):")
+    for i in status.ignored:
+        where = f"review project {i.ls_project_id}" + (f" on {i.instance}" if i.instance else "")
+        owner = f" of {i.expert}" if i.expert else " (reconciliation)"
+        out.print(f"  {i.annotator}: item {i.task_id}, annotation {i.annotation_id}, {where}{owner}")
+
+
+def _check_not_source(s: _Session, emails: list[str], *, project: int, url: Optional[str],
+                      allow_same_instance: bool) -> None:
+    """Refuse round 1 on the source instance: the shared review instance (when an expert lands there) and
+    each expert's own instance are checked."""
+    from backend.labelstudio.instances import check_review_instance, source_url_from_env
+
+    targets = {s.review.instance_of(e) for e in emails}
+    for instance in targets:
+        client = s.review.for_instance(instance)
+        check_review_instance(s.client, client, source_project=project, source_url=source_url_from_env(url),
+                              review_url=instance or s.review_url, allow_same_instance=allow_same_instance)
 
 
 def register(app: typer.Typer) -> None:

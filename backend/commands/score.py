@@ -28,6 +28,8 @@ from backend.costs.budget import Budget
 from backend.costs.estimate import estimate_run
 from backend.costs.prices import PriceTable, load_prices
 from backend.costs.report import estimate_table
+from backend.confident.fitting import prepare_members
+from backend.confident.report import ConfidentTally, confident_ids, print_block
 from backend.dataset import read_items
 from backend.engine import Engine, EngineConfig
 from backend.task.scoring import make_engine
@@ -65,10 +67,18 @@ def run_scoring(
     where it stopped and the later ones are not written, and rerunning resumes from the cache.
     """
     entries = list(read_items(input_path, spec))
+    try:  # confident-learning members learn from every labelled item of the file: one fit per run
+        prepared = prepare_members(members, entries, spec, delimit=config.delimit)
+    except ValueError as exc:
+        _fail(str(exc))
+    members = prepared.members
+    for note in prepared.notes():
+        console.print(f"[bold yellow]Note:[/bold yellow] {note}")
     engine = make_engine(spec, members, cache=cache, config=config, budget=budget)
     if dry_run:
         return _dry_run(engine, entries, prices=prices, summary_json=summary_json, console=console)
     suspects = SuspectList()
+    confident = ConfidentTally(confident_ids([m.id for m in members]))
     accountant = Accountant(prices, [m.id for m in members])
     stopped: dict[str, Any] | None = None
     show_progress = (sys.stderr.isatty() and len(entries) > 20) if progress is None else progress
@@ -84,6 +94,7 @@ def run_scoring(
                     accountant.add(result)  # its answered calls were made (and paid); cached for the rerun
                     break
                 suspects.add(result)
+                confident.add(result)
                 accountant.add(result)
                 if handle is not None:
                     handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
@@ -107,9 +118,12 @@ def run_scoring(
         accounting=accountant.to_dict(),
     )
     summary["stopped"] = stopped
+    summary["confident_learning"] = confident.block(classes=spec.labels, left_out=prepared.left_out,
+                                                    trained=prepared.trained, top=top)
     if summary_json:
         write_json(summary_json, summary)
     print_summary(summary, console)
+    print_block(summary["confident_learning"], console)
     if stopped is not None:
         Console(stderr=True).print(
             f"--max-cost {budget.cap if budget else ''} reached: stopped before item {stopped['next_id']} "

@@ -54,17 +54,23 @@ def worker(
     queue: list[str] = typer.Option(None, "--queue", "-q", help="Queues to serve (default LABEL_AUDIT_QUEUE)."),
     burst: bool = typer.Option(False, help="Exit when the queues are empty."),
     name: Optional[str] = typer.Option(None, help="Worker name (default: rq's)."),
+    fork: bool = typer.Option(False, "--fork", help="Fork a fresh process per job (rq's model: slower, but a "
+                              "member whose native code crashes takes only that job down)."),
 ) -> None:
-    """Run an rq worker that scores tasks, re-runs abandoned jobs and imports predictions."""
+    """Run an rq worker that scores tasks, re-runs abandoned jobs and imports predictions.
+
+    Jobs run in the worker's own process (modules imported once); see docs/scaling.md to run many.
+    """
     from backend.settings import Settings
     from backend.worker.queueing import redis_connection
-    from backend.worker.recovery import AuditWorker
+    from backend.worker.recovery import AuditWorker, ForkingAuditWorker
     from backend.worker.safety import scoring_queue
 
     settings = Settings.from_env()
     conn = redis_connection(settings.redis_url)
     queues = [scoring_queue(q, conn) for q in (queue or [settings.queue])]
-    AuditWorker(queues, connection=conn, name=name).work(burst=burst, logging_level="INFO")
+    worker_class = ForkingAuditWorker if fork else AuditWorker
+    worker_class(queues, connection=conn, name=name).work(burst=burst, logging_level="INFO")
 
 
 def _prices(prices_file: Optional[Path]):
@@ -146,7 +152,11 @@ def audit(
         task = bar.add_task("scoring", total=len(run.task_ids))
         done = wait_for(ledger, queue, run, timeout=timeout,
                         on_progress=lambda n, total: bar.update(task, completed=n, total=total))
-    imported = import_missing(client, ledger, run, config)
+    from backend.worker.importer import CALL_TIMEOUT
+
+    # the last flush may carry most of a large project: Label Studio's import recounts it all
+    flush_client = connect(settings.label_studio_url, settings.label_studio_token, timeout=CALL_TIMEOUT)
+    imported = import_missing(flush_client, ledger, run, config, queue=queue)
     if imported:
         err.print(f"imported {imported} predictions the workers had not")
     summary = summary_from_ledger(ledger, run, config, prices=prices, quorum=settings.quorum())

@@ -7,7 +7,8 @@
     demo/pids/*.json       the background processes (see backend.demo.processes)
     demo/logs/*.log        their output
     demo/labelstudio/      the source Label Studio's SQLite database and media
-    demo/labelstudio-review/  the review instance's
+    demo/labelstudio-expert-a/, -expert-b/  each expert's own review instance (docs/experts.md)
+    demo/expert-instances.json  0600: expert -> their instance's URL and admin token (for `review push`)
     demo/audit.sqlite      the audit ledger and review store
     demo/report.html       the report
 
@@ -27,6 +28,8 @@ from typing import Any
 from backend.environment import env_value
 
 EXPERTS = ("expert-a@label-audit.demo", "expert-b@label-audit.demo")
+# One review instance per expert (an open-source Label Studio shows every project to every member).
+EXPERT_INSTANCES = {"expert-a": EXPERTS[0], "expert-b": EXPERTS[1]}
 ADMIN = "admin@label-audit.demo"
 BACKEND_USER = "label-studio"
 
@@ -76,26 +79,44 @@ def _write_private(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def _instance_secrets() -> dict[str, str]:
+    return {"password": secrets.token_urlsafe(12), "token": secrets.token_hex(20),
+            "secret_key": secrets.token_urlsafe(40)}
+
+
 def _new_secrets() -> dict[str, Any]:
     return {
-        "source": {"password": secrets.token_urlsafe(12), "token": secrets.token_hex(20),
-                   "secret_key": secrets.token_urlsafe(40)},
-        "review": {"password": secrets.token_urlsafe(12), "token": secrets.token_hex(20),
-                   "secret_key": secrets.token_urlsafe(40)},
+        "source": _instance_secrets(),
+        **{name: _instance_secrets() for name in EXPERT_INSTANCES},
         "backend": {"user": BACKEND_USER, "password": secrets.token_urlsafe(18)},
         "experts": {email: secrets.token_urlsafe(9) for email in EXPERTS},
     }
 
 
 def load_secrets(home: DemoHome) -> dict[str, Any]:
-    """This machine's demo secrets, created on first use (0600; an unreadable file is an error, not replaced)."""
+    """This machine's demo secrets, created on first use (0600; an unreadable file is an error, not replaced).
+
+    A file from an older demo gains the secrets of the instances it lacks (one per expert)."""
     path = home.root / "secrets.json"
     if path.exists():
         os.chmod(path, 0o600)
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
+        missing = [name for name in EXPERT_INSTANCES if name not in data]
+        if missing:
+            data.update({name: _instance_secrets() for name in missing})
+            _write_private(path, data)
+        return data
     data = _new_secrets()
     _write_private(path, data)
     return data
+
+
+def write_expert_instances(home: DemoHome, urls: dict[str, str], keys: dict[str, Any]) -> Path:
+    """The expert -> own instance map `review push` reads (LABEL_AUDIT_EXPERT_INSTANCES), 0600: it holds tokens."""
+    path = home.root / "expert-instances.json"
+    _write_private(path, {email: {"url": urls[name], "token": keys[name]["token"]}
+                          for name, email in EXPERT_INSTANCES.items()})
+    return path
 
 
 def load_state(home: DemoHome) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The demo's Label Studio side: the sample project, its model connection, and the two demo experts.
+"""The demo's Label Studio side: the sample project, its model connection, and the two demo experts (each on their own instance).
 
 The sample project is what a real user has: items with their original annotations and a label config
 written for people (titled inputs, choices that say what they mean, guidelines). Everything is found
@@ -16,7 +16,7 @@ import httpx
 from label_studio_sdk import LabelStudio
 
 from backend.labelstudio.client import create_project, find_user, import_tasks
-from backend.labelstudio.local import signup_user
+from backend.labelstudio.signup import invite_user
 
 SAMPLE = "sample_factual_consistency.jsonl"
 TITLE = "label-audit demo: factual consistency"
@@ -91,13 +91,11 @@ def connect_model(client: LabelStudio, project_id: int, *, url: str, auth: tuple
     return int(created.id)
 
 
-def ensure_experts(url: str, client: LabelStudio, passwords: Mapping[str, str]) -> None:
-    """Sign the demo experts up (so they have a password) and put them in the admin's organization."""
+def ensure_expert(client: LabelStudio, email: str, password: str) -> None:
+    """Sign a demo expert up on their own instance (sign-up is closed: through a one-use invite link)."""
+    if find_user(client, email) is None:
+        invite_user(client, email, password)
+    user = find_user(client, email)
     org = int(client.users.whoami().active_organization)
-    for email, password in passwords.items():
-        user = find_user(client, email)
-        if user is None:
-            signup_user(url, email, password)
-            user = find_user(client, email)
-        if user is not None and user.active_organization != org:
-            client.users.update(user.id, active_organization=org)
+    if user is not None and user.active_organization != org:
+        client.users.update(user.id, active_organization=org)

@@ -19,12 +19,16 @@ from rich.console import Console
 
 from backend.demo import project as demo_project
 from backend.demo import services
-from backend.demo.home import DemoHome, load_secrets, load_state, save_state
+from backend.demo.home import EXPERT_INSTANCES, DemoHome, load_secrets, load_state, save_state, write_expert_instances
 from backend.demo.processes import ProcessTable
 
-DEFAULT_PORTS = {"source": 8080, "review": 8081, "backend": 9090, "redis": 6379}
-# Stop order: consumers first, Redis last.
-SERVICES = ("worker", "backend", "labelstudio-review", "labelstudio-source", "redis")
+DEFAULT_PORTS = {"source": 8080, "expert-a": 8081, "expert-b": 8082, "backend": 9090, "redis": 6379}
+# Stop order: consumers first, Redis last ("labelstudio-review": the shared instance of older demos).
+SERVICES = ("worker", "worker-confident", "backend", *(f"labelstudio-{n}" for n in EXPERT_INSTANCES),
+            "labelstudio-review", "labelstudio-source", "redis")
+# How the report is refreshed once the experts have answered: the demo writes it before any answer.
+REFRESH = ("run the demo again with the same options (bash scripts/demo.sh, or label-audit demo --labelstudio): "
+           "it reuses everything and rewrites this report")
 
 
 @dataclass
@@ -33,18 +37,28 @@ class DemoResult:
 
     home: DemoHome
     ls_url: str
-    review_url: str
+    review_urls: dict[str, str]  # expert email -> their own instance
     project_id: int
     review_projects: dict[str, int] = field(default_factory=dict)
     summary: dict[str, Any] = field(default_factory=dict)
+    confident: dict[str, Any] = field(default_factory=dict)  # the tickets project (confident learning)
 
 
 def resolve_ports(state: dict[str, Any], wanted: dict[str, int | None]) -> dict[str, int]:
-    """Explicit ports win, then those of an earlier run, then the defaults (moved up when busy)."""
+    """Explicit ports win, then those of an earlier run, then the defaults (moved up when busy).
+
+    ``wanted["review"]`` (``--review-port``) is the first expert instance's port; the next ones follow it.
+    """
     ports: dict[str, int] = {}
     known = state.get("ports", {})
     for name, default in DEFAULT_PORTS.items():
-        if wanted.get(name):
+        base = wanted.get("review")
+        if name in EXPERT_INSTANCES and base and name not in known and not wanted.get(name):
+            port = int(base) + list(EXPERT_INSTANCES).index(name)
+            while port in ports.values() or (port != int(base) and services.port_open(port)):
+                port += 1
+            ports[name] = port
+        elif wanted.get(name):
             ports[name] = int(wanted[name])
         elif name in known:
             ports[name] = int(known[name])
@@ -66,17 +80,18 @@ def _step(console: Console, text: str) -> None:
 
 def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any], keys: dict[str, Any],
                    console: Console) -> tuple[dict[str, Any], dict[str, str]]:
-    """Redis, the two Label Studio instances, the backend and a worker: (instances, worker env).
+    """Redis, the Label Studio instances (source, one per expert), the backend and a worker: (instances, env).
 
-    The review gets its own instance: every user of an open-source Label Studio can open every project,
-    so experts with accounts on the source instance could read the original labels and scores.
+    Every user of an open-source Label Studio can open every project of it: experts with accounts on the
+    source instance could read the original labels and scores, and two experts on one review instance
+    each other's answers. So each expert gets an instance of their own (sign-up closed on all).
     """
     table = ProcessTable(home.pids)
     say = lambda text: _step(console, text)  # noqa: E731
     binary = services.label_studio_binary(say=say)
     redis_url = services.ensure_redis(home, table, port=ports["redis"])
     instances = {n: services.label_studio(home, instance=n, port=ports[n], secrets=keys, binary=binary)
-                 for n in ("source", "review")}
+                 for n in ("source", *EXPERT_INSTANCES)}
     services.ensure_label_studios(table, instances, say=say)
     source = instances["source"]
     common = {"DATABASE_URL": home.database_url, "LABEL_AUDIT_HOME": str(home.root), "REDIS_URL": redis_url,
@@ -87,12 +102,14 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
     backend_env = {**worker_env, "BASIC_AUTH_USER": auth[0], "BASIC_AUTH_PASS": auth[1]}
     state["backend_url"] = services.ensure_backend(home, table, port=ports["backend"], env=backend_env, auth=auth)
     services.ensure_worker(home, table, env=worker_env)
-    _step(console, f"Services up: Label Studio {source.url} (source) and {instances['review'].url} (review), "
+    experts = ", ".join(f"{instances[n].url} ({n})" for n in EXPERT_INSTANCES)
+    _step(console, f"Services up: Label Studio {source.url} (source) and {experts}, "
                    f"Redis {redis_url}, backend {state['backend_url']}, one worker (logs in {home.root / 'logs'})")
     return instances, worker_env
 
 
-def score(client, project_id: int, env: dict[str, str], table: ProcessTable, console: Console) -> dict[str, Any]:
+def score(client, project_id: int, env: dict[str, str], table: ProcessTable, console: Console, *,
+          label: str = "scoring with the embedded judge", worker: str = "worker") -> dict[str, Any]:
     """Score every task through the queue (only those not scored yet), with a progress bar."""
     from redis import Redis
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -111,14 +128,14 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
 
     def progress(done: int, total: int) -> None:
         bar.update(task, completed=done, total=total)
-        if done < total and table.get("worker") is None:
+        if done < total and table.get(worker) is None:
             raise RuntimeError(f"the worker stopped; see {env['LABEL_AUDIT_HOME']}/logs/worker.log")
 
-    with Progress(TextColumn("scoring with the embedded judge"), BarColumn(), MofNCompleteColumn(),
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True) as bar:
         task = bar.add_task("scoring", total=len(run.task_ids))
         done = wait_for(ledger, queue, run, timeout=3600, on_progress=progress)
-    import_missing(client, ledger, run, config)
+    import_missing(client, ledger, run, config, queue=queue)
     summary = summary_from_ledger(ledger, run, config, quorum=settings.quorum())
     if not done:
         raise RuntimeError("not every task was scored; see the worker log and run the demo again")
@@ -142,7 +159,6 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console) 
     save_state(home, state)
     instances, env = start_services(home, state["ports"], state, keys, console)
     source = instances["source"]
-    review = instances["review"]
     client = _client(source)
     state["project"], created = demo_project.ensure_project(client, known_id=state.get("project"))
     save_state(home, state)
@@ -153,18 +169,46 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console) 
     summary = score(client, state["project"], env, ProcessTable(home.pids), console)
     _step(console, f"Scored {summary['scored']} of {summary['items']} items; {summary['flagged']} flagged "
                    "(the ensemble contradicts the original label)")
-    demo_project.ensure_experts(review.url, _client(review), keys["experts"])
+    review_env = _expert_instances(home, instances, keys, env)
     pushed = json.loads(run_cli(["backend.cli", "review", "push", "--project", str(state["project"]),
                                  "--experts", ",".join(keys["experts"]), "--json"],
-                                _review_env(env, review), what="label-audit review push"))
-    _step(console, f"Blind review: {pushed['items']} suspects in one project per expert "
-                   f"({pushed['added']} added now)")
+                                review_env, what="label-audit review push"))
+    _step(console, f"Blind review: {pushed['items']} suspects in one project per expert, each on the "
+                   f"expert's own Label Studio ({pushed['added']} added now)")
     run_cli(["stats_cli.cli", "report", "--project", str(state["project"]), "--format", "html",
-             "--out", str(home.report), "--no-progress"], _review_env(env, review), what="audit-stats report")
+             "--out", str(home.report), "--no-progress", "--refresh-with", REFRESH], review_env,
+            what="audit-stats report")
     state["review_projects"] = pushed["projects"]
     save_state(home, state)
-    return DemoResult(home=home, ls_url=source.url, review_url=review.url, project_id=state["project"],
-                      review_projects={k: int(v) for k, v in pushed["projects"].items()}, summary=summary)
+    found = confident_step(client, env, state, home, console)
+    urls = {email: instances[name].url for name, email in EXPERT_INSTANCES.items()}
+    return DemoResult(home=home, ls_url=source.url, review_urls=urls, project_id=state["project"],
+                      review_projects={k: int(v) for k, v in pushed["projects"].items()}, summary=summary,
+                      confident=found)
+
+
+def confident_step(client, env: dict[str, str], state: dict[str, Any], home: DemoHome,
+                   console: Console) -> dict[str, Any]:
+    """The tickets project, audited by the confident-learning member through a worker of its own."""
+    from backend.demo import confident
+    from backend.demo.planted_report import describe
+    from backend.ledger import Ledger
+
+    state["tickets_project"], created = confident.ensure_tickets_project(client, known_id=state.get("tickets_project"))
+    save_state(home, state)
+    _step(console, f"Ticket project {state['tickets_project']} " + ("created" if created else "found")
+          + " (150 support tickets, 15 queues planted wrong)")
+    worker_env = confident.worker_env(env, f"{state['queue']}-confident")
+    table = ProcessTable(home.pids)
+    if table.get("worker-confident") is None:
+        table.spawn("worker-confident", [sys.executable, "-m", "backend.cli", "worker"], env=worker_env,
+                    log=home.log("worker-confident"), cwd=home.root)
+    summary = score(client, state["tickets_project"], worker_env, table, console,
+                    label=f"scoring with {confident.MEMBER}", worker="worker-confident")
+    rows = confident.planted_found(Ledger(env["DATABASE_URL"]), state["tickets_project"])
+    _step(console, f"Confident learning on the tickets: {summary['flagged']} of {summary['items']} flagged")
+    describe(rows, console.print)
+    return {"project": state["tickets_project"], "summary": summary, "planted": rows}
 
 
 def _client(ls):
@@ -173,11 +217,15 @@ def _client(ls):
     return connect(ls.url, ls.token)
 
 
-def _review_env(env: dict[str, str], review) -> dict[str, str]:
-    """The command environment, naming the review instance (the experts' only accounts are there)."""
-    from backend.labelstudio.instances import REVIEW_KEY_ENV, REVIEW_URL_ENV
+def _expert_instances(home: DemoHome, instances: dict[str, Any], keys: dict[str, Any],
+                      env: dict[str, str]) -> dict[str, str]:
+    """Sign each expert up on their own instance; the command environment naming the expert -> instance map."""
+    from backend.labelstudio.expert_instances import EXPERT_INSTANCES_ENV
 
-    return {**env, REVIEW_URL_ENV: review.url, REVIEW_KEY_ENV: review.token}
+    for name, email in EXPERT_INSTANCES.items():
+        demo_project.ensure_expert(_client(instances[name]), email, keys["experts"][email])
+    path = write_expert_instances(home, {n: instances[n].url for n in EXPERT_INSTANCES}, keys)
+    return {**env, EXPERT_INSTANCES_ENV: str(path)}
 
 
 def stop_demo(*, home: DemoHome, say: Callable[[str], None]) -> list[str]:

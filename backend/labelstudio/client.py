@@ -97,15 +97,16 @@ def sign_up_user(client: LabelStudio, email: str, *, org_id: int) -> str | None:
     """Create a user who can log in: sign them up with a fresh random password; returns that password.
 
     The API can create users but not give them a password (that needs ``label-studio reset_password`` on
-    the server); Label Studio's own sign-up form does both, over HTTP. Returns None when the user exists
-    already (their password is theirs). Raises ValueError when the form refuses (sign-up disabled).
+    the server); Label Studio's own sign-up form does both, over HTTP, through a one-use invite link
+    (:func:`backend.labelstudio.signup.invite_user`), so it works where sign-up is closed. Returns None
+    when the user exists already (their password is theirs). Raises ValueError when the form refuses.
     """
-    from backend.labelstudio.local import signup_user
+    from backend.labelstudio.signup import invite_user
 
     if find_user(client, email) is not None:
         return None
     password = secrets.token_urlsafe(12)
-    signup_user(client._client_wrapper.get_base_url(), email.strip().lower(), password)
+    invite_user(client, email.strip().lower(), password)
     ensure_user(client, email, org_id=org_id)
     return password
 

@@ -73,7 +73,7 @@ def review_client_or(source_client: Any, *, url: str | None = None) -> Any:
     return connect_review(conn) if conn.configured else source_client
 
 
-def _origin(url: str | None) -> tuple[str, int] | None:
+def origin(url: str | None) -> tuple[str, int] | None:
     if not url:
         return None
     parts = urlsplit(url if "://" in url else f"http://{url}")
@@ -102,7 +102,7 @@ def same_instance(source: Any, review: Any, *, source_project: int,
     """
     if source is review:
         return True
-    if _origin(source_url) is not None and _origin(source_url) == _origin(review_url):
+    if origin(source_url) is not None and origin(source_url) == origin(review_url):
         return True
     stamp = _project_stamp(source, source_project)
     return stamp is not None and stamp == _project_stamp(review, source_project)

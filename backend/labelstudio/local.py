@@ -83,6 +83,9 @@ class LocalLabelStudio:
     token: str = field(default_factory=lambda: secrets.token_hex(20), repr=False)
     # Django's signing key: keep one per data dir (the demo stores it) so logins survive a restart.
     secret_key: str = field(default_factory=lambda: secrets.token_urlsafe(32), repr=False)
+    # Sign-up only through the organization's invite link (backend.labelstudio.signup): an open form lets
+    # anyone who reaches the port read every project. False only to test that `review push` refuses it.
+    signup_closed: bool = True
     _proc: subprocess.Popen | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -130,6 +133,9 @@ class LocalLabelStudio:
                 # No error reports to Label Studio's Sentry (offline machines; local data stays local).
                 "SENTRY_DSN": "",
                 "FRONTEND_SENTRY_DSN": "",
+                # 1.23.2 reads both names (see signup_closed).
+                "DISABLE_SIGNUP_WITHOUT_LINK": str(self.signup_closed).lower(),
+                "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": str(self.signup_closed).lower(),
             }
         )
         if self.postgres is not None:
@@ -206,25 +212,3 @@ class LocalLabelStudio:
     def __exit__(self, *exc) -> None:
         self.stop()
 
-
-def signup_user(url: str, email: str, password: str) -> str:
-    """Register a user through Label Studio's sign-up form and return their API token.
-
-    The API cannot set a password nor read another user's token in open-source Label Studio; the
-    sign-up form does both (the new user joins the first organization), which is what a real expert
-    would do. Raises ValueError when the form refuses (e.g. the email already exists).
-    """
-    with httpx.Client(base_url=url, timeout=30.0) as session:
-        session.get("/user/signup/")
-        csrf = session.cookies.get("csrftoken", "")
-        resp = session.post(
-            "/user/signup/",
-            data={"email": email, "password": password, "csrfmiddlewaretoken": csrf},
-            headers={"Referer": f"{url}/user/signup/"},
-        )
-        if resp.status_code != 302:
-            raise ValueError(f"Label Studio refused to sign up {email} (HTTP {resp.status_code})")
-        token = session.get("/api/current-user/token")
-        if token.status_code != 200:
-            raise ValueError(f"no token for {email} after sign-up (HTTP {token.status_code})")
-        return str(token.json()["token"])

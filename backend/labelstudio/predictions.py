@@ -42,7 +42,7 @@ def prediction_requests(results: Iterable[ItemResult], spec: TaskSpec, model_ver
     return out
 
 
-def ls_client(settings: Settings):
+def ls_client(settings: Settings, *, timeout: float = 60):
     """A Label Studio SDK client from the settings' ``label_studio_url``/``label_studio_token``.
 
     Returns None when either is missing (results then stay in the ledger only, and a later
@@ -53,7 +53,7 @@ def ls_client(settings: Settings):
     if not settings.label_studio_url or not settings.label_studio_token:
         return None
     try:
-        return connect(settings.label_studio_url, settings.label_studio_token, timeout=60)
+        return connect(settings.label_studio_url, settings.label_studio_token, timeout=timeout)
     except ValueError:
         return None
 
@@ -68,3 +68,20 @@ def import_predictions(client: Any, project: str, requests: list[dict[str, Any]]
     if requests:
         show_scores(client, int(project), str(requests[0]["model_version"]))
     return len(requests)
+
+
+def already_imported(client: Any, project: str, task_ids: list[str], model_version: str) -> set[str]:
+    """The tasks among ``task_ids`` that already hold a prediction of ``model_version`` in Label Studio.
+
+    Asked only after an import call failed without an answer (a timeout): Label Studio may have stored
+    that page anyway, and sending it again would duplicate every prediction in it.
+    """
+    from backend.labelstudio.client import iter_tasks
+    from backend.labelstudio.taskshape import field
+
+    numeric = [int(t) for t in task_ids if str(t).isdigit()]
+    found = set()
+    for task in iter_tasks(client, int(project), with_annotations=True, task_ids=numeric):
+        if any(field(p, "model_version", None) == model_version for p in (field(task, "predictions", None) or [])):
+            found.add(str(field(task, "id")))
+    return found

@@ -32,6 +32,13 @@ HIDDEN_COLUMNS = [
     "tasks:avg_lead_time", "tasks:draft_exists", "tasks:cancelled_annotations", "tasks:completed_at",
     "tasks:annotations_results", "tasks:predictions_results",  # raw JSON a reader cannot use in a list
 ]
+# The suspects tab shows them anyway, beside the score: "Annotation results" holds the original label,
+# "Prediction results" the ensemble's (Label Studio prints each as its result's JSON, label included).
+LABEL_COLUMNS = ("tasks:annotations_results", "tasks:predictions_results")
+SUSPECTS_HIDDEN = [c for c in HIDDEN_COLUMNS if c not in LABEL_COLUMNS]
+# Wide enough that the label is on screen: a cell shows three lines, and the label comes after the
+# region's names (measured in Chromium at 1400 px: at the default width it was cut off).
+LABEL_WIDTH = 330
 
 
 def suspect_marker(model_version: str) -> str:
@@ -58,7 +65,8 @@ def suspects_view_data(model_version: str) -> dict[str, Any]:
             ],
         },
         "ordering": [f"-{SCORE_COLUMN}"],
-        "hiddenColumns": {"explore": list(HIDDEN_COLUMNS), "labeling": list(HIDDEN_COLUMNS)},
+        "hiddenColumns": {"explore": list(SUSPECTS_HIDDEN), "labeling": list(HIDDEN_COLUMNS)},
+        "columnsWidth": {column: LABEL_WIDTH for column in LABEL_COLUMNS},
     }
 
 
@@ -115,11 +123,12 @@ def ensure_suspects_view(client: Any, project_id: int, model_version: str) -> in
     for view in views:
         data = view.get("data") or {}
         if data.get("title") == SUSPECTS_TITLE:
-            if data.get("filters") != wanted["filters"] or data.get("ordering") != wanted["ordering"]:
+            if any(data.get(k) != wanted[k] for k in ("filters", "ordering", "hiddenColumns", "columnsWidth")):
                 _save_view(client, project_id, int(view["id"]), {**data, **wanted})
             return int(view["id"])
     if not views:
-        default = {"title": "Default", "ordering": wanted["ordering"], "hiddenColumns": wanted["hiddenColumns"]}
+        hidden = {"explore": list(HIDDEN_COLUMNS), "labeling": list(HIDDEN_COLUMNS)}
+        default = {"title": "Default", "ordering": wanted["ordering"], "hiddenColumns": hidden}
         _request(client, "POST", "api/dm/views", json={"project": int(project_id), "data": default})
     _request(client, "POST", "api/dm/views", json={"project": int(project_id), "data": wanted})
     return _dedupe(client, project_id)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from sqlalchemy import Engine, Integer, and_, func, select
 
@@ -103,6 +103,43 @@ class Ledger:
         with self.db_engine.connect() as conn:
             return [ItemResult.from_json(json.loads(row[0])) for row in conn.execute(query)]
 
+    def iter_results(self, project: str, model_version: str, *, page: int = 2000) -> Iterator[ItemResult]:
+        """Every result of a project for ``model_version``, read in pages (memory does not grow with the
+        project: a 100k-task audit's summary reads it once, page by page, in insertion order)."""
+        cols = schema.results.c
+        last = 0
+        while True:
+            query = (select(cols.id, cols.result_json)
+                     .where(cols.project == str(project), cols.model_version == model_version, cols.id > last)
+                     .order_by(cols.id).limit(int(page)))
+            with self.db_engine.connect() as conn:
+                rows = conn.execute(query).all()
+            for _, payload in rows:
+                yield ItemResult.from_json(json.loads(payload))
+            if len(rows) < page:
+                return
+            last = rows[-1][0]
+
+    def without_result(self, project: str, task_ids: Sequence[str], model_version: str) -> list[str]:
+        """The task ids (in the given order) with no stored row for ``model_version``, reading ids only
+        (:meth:`pending` parses every stored result: too much to hold for a whole large project)."""
+        ids = [str(t) for t in task_ids]
+        cols = schema.results.c
+        done: set[str] = set()
+        with self.db_engine.connect() as conn:
+            for chunk in _chunks(ids, 500):
+                done.update(conn.execute(select(cols.task_id).where(
+                    cols.project == str(project), cols.model_version == model_version,
+                    cols.task_id.in_(chunk))).scalars())
+        return [t for t in ids if t not in done]
+
+    def count_done(self, project: str, model_version: str) -> int:
+        """How many tasks of a project have a result for ``model_version`` (one indexed count)."""
+        cols = schema.results.c
+        query = select(func.count()).where(cols.project == str(project), cols.model_version == model_version)
+        with self.db_engine.connect() as conn:
+            return int(conn.execute(query).scalar_one())
+
     def results_for(self, project: str, task_ids: Sequence[str], model_version: str, *,
                     input_hashes: Mapping[str, str] | None = None) -> dict[str, ItemResult]:
         """Results of the given tasks that exist for ``model_version``, by task id.
@@ -150,13 +187,16 @@ class Ledger:
         with self.db_engine.connect() as conn:
             return [ItemResult.from_json(json.loads(row[0])) for row in conn.execute(query)]
 
-    def unimported(self, project: str, model_version: str) -> list[ItemResult]:
-        """Results with a prediction that has not been imported into Label Studio yet."""
+    def unimported(self, project: str, model_version: str, *, limit: int | None = None) -> list[ItemResult]:
+        """Results with a prediction that has not been imported into Label Studio yet (the outbox of
+        :mod:`backend.worker.importer`), oldest first; at most ``limit`` of them."""
         cols = schema.results.c
         query = select(cols.result_json).where(
             cols.project == str(project), cols.model_version == model_version,
             cols.imported_at.is_(None), cols.prediction.is_not(None),
         ).order_by(cols.id)
+        if limit is not None:
+            query = query.limit(int(limit))
         with self.db_engine.connect() as conn:
             return [ItemResult.from_json(json.loads(row[0])) for row in conn.execute(query)]
 

@@ -1,67 +1,80 @@
 """Read the experts' answers back from the review projects (one paged listing per project).
 
-Round 1: each project belongs to one expert, so its answer is that expert's annotation (if someone
-else — say the lead typing in a paper form — annotated instead, the latest annotation counts for
-the project's expert). Round 2: every annotation counts, attributed to its annotator.
+Attribution is strict, because Nahum's experts label independently and an answer typed by someone else
+is not that expert's judgement: in round 1 only annotations completed by the project's own expert
+count (their latest one); in round 2 only annotations by one of the review's experts. Anything else —
+the lead trying the form, a colleague the expert invited, an account made on the instance — is not
+counted and is recorded as an :class:`~backend.review.store.IgnoredAnswer` (who, which item, which
+project) for ``review status`` and the report. Each project is read on its own instance
+(:class:`~backend.labelstudio.expert_instances.ReviewClients`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from label_studio_sdk import LabelStudio
-
 from backend.labelstudio.client import iter_tasks
+from backend.labelstudio.expert_instances import ReviewClients, as_review_clients
 from backend.labelstudio.tasks import annotation_results
 from backend.labelstudio.taskshape import field
 from backend.review.source import REF_FIELD, SourceProject
-from backend.review.store import ROUND_REVIEW, Answer, ReviewProject, ReviewStore
+from backend.review.store import ROUND_REVIEW, Answer, IgnoredAnswer, ReviewProject, ReviewStore
 
 
-def _emails_by_id(client: LabelStudio) -> dict[int, str]:
+def _emails_by_id(client: Any) -> dict[int, str]:
     return {int(u.id): (u.email or "").lower() for u in client.users.list()}
 
 
+def _counts(project: ReviewProject, user_id: int | None, emails: dict[int, str], experts: set[str]) -> bool:
+    """Whether an annotation by ``user_id`` is an answer of this project's expert(s)."""
+    if project.round == ROUND_REVIEW:
+        return user_id is not None and user_id == project.expert_user_id
+    return emails.get(user_id if user_id is not None else -1, "") in experts
+
+
 def _project_answers(
-    client: LabelStudio,
-    source: SourceProject,
-    project: ReviewProject,
-    refs: dict[str, Any],
-    emails: dict[int, str],
-) -> list[Answer]:
+    client: Any, source: SourceProject, project: ReviewProject, refs: dict[str, Any], experts: set[str],
+) -> tuple[list[Answer], list[IgnoredAnswer]]:
+    emails = _emails_by_id(client)
     out: list[Answer] = []
+    ignored: list[IgnoredAnswer] = []
     for task in iter_tasks(client, project.ls_project_id, with_annotations=True):
-        ref = (field(task, "data", None) or {}).get(REF_FIELD)
-        assignment = refs.get(ref)
-        if assignment is None:
-            continue  # a task this tool did not create: ignore it
+        assignment = refs.get((field(task, "data", None) or {}).get(REF_FIELD))
+        if assignment is None or (assignment.round, assignment.expert) != (project.round, project.expert):
+            continue  # a task this tool did not create for this project: ignore it
         annotations = sorted(annotation_results(task), key=lambda a: a[0] or 0)
-        if project.round == ROUND_REVIEW and annotations:
-            own = [a for a in annotations if a[1] == project.expert_user_id]
-            annotations = [(own or annotations)[-1]]
+        counted = []
         for ann_id, user_id, result in annotations:
-            if project.round == ROUND_REVIEW:
-                expert = project.expert
-            else:
-                expert = emails.get(user_id or -1, f"user:{user_id}")
-            out.append(
-                Answer(assignment.ref, assignment.task_id, project.round, expert, int(ann_id or 0),
-                       source.spec.task_family.read_result(source.spec, result))
-            )
-    return out
+            if _counts(project, user_id, emails, experts):
+                counted.append((ann_id, user_id, result))
+                continue
+            who = emails.get(user_id if user_id is not None else -1) or f"user:{user_id}"
+            ignored.append(IgnoredAnswer(project.round, project.expert, assignment.task_id, who, int(ann_id or 0),
+                                         project.ls_project_id, project.instance))
+        if project.round == ROUND_REVIEW:
+            counted = counted[-1:]  # the expert's latest answer
+        for ann_id, user_id, result in counted:
+            expert = project.expert if project.round == ROUND_REVIEW else emails[int(user_id)]
+            out.append(Answer(assignment.ref, assignment.task_id, project.round, expert, int(ann_id or 0),
+                              source.spec.task_family.read_result(source.spec, result)))
+    return out, ignored
 
 
-def collect_answers(client: LabelStudio, store: ReviewStore, source: SourceProject) -> dict[str, int]:
-    """Refresh every stored answer of the source project's review projects; returns answers per project."""
+def collect_answers(clients: ReviewClients | Any, store: ReviewStore, source: SourceProject) -> dict[str, int]:
+    """Refresh every stored answer of the source project's review projects; returns answers per project.
+
+    ``clients`` is a :class:`ReviewClients` (each project read on its own instance) or one SDK client
+    holding every review project.
+    """
+    clients = as_review_clients(clients)
     projects = store.projects(source.key)
     if not projects:
         return {}
     refs = {a.ref: a for a in store.assignments(source.key)}
-    emails = _emails_by_id(client)
+    experts = set(store.experts(source.key))
     counts: dict[str, int] = {}
     for project in projects:
-        answers = _project_answers(client, source, project, refs, emails)
-        counts[project.display_name] = store.replace_answers(
-            project.ls_project_id, answers, source_project=source.key
-        )
+        client = clients.for_instance(project.instance)
+        answers, ignored = _project_answers(client, source, project, refs, experts)
+        counts[project.display_name] = store.replace_answers(project, answers, ignored=ignored)
     return counts

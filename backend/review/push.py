@@ -30,6 +30,7 @@ from backend.labelstudio.client import (
     iter_tasks,
     organization_id,
 )
+from backend.labelstudio.expert_instances import ReviewClients, as_review_clients
 from backend.labelstudio.expertview import Guidelines, check_guidelines
 from backend.labelstudio.labelconfig import expert_name
 from backend.results import ItemResult
@@ -56,6 +57,7 @@ class PushReport:
 
     source_project: int
     projects: dict[str, int] = field(default_factory=dict)
+    urls: dict[str, str] = field(default_factory=dict)  # where the lead opens each expert's project
     new_tasks: dict[str, int] = field(default_factory=dict)
     items: int = 0
     added: int = 0
@@ -71,6 +73,7 @@ class PushReport:
             "source_project": self.source_project,
             "round": ROUND_REVIEW,
             "projects": dict(self.projects),
+            "urls": dict(self.urls),
             "new_tasks": dict(self.new_tasks),
             "items": self.items,
             "added": self.added,
@@ -126,10 +129,10 @@ def _pick_items(
 
 
 def _expert_project(
-    client: LabelStudio, store: ReviewStore, source: SourceProject, email: str, index: int, org_id: int,
-    guidelines: Guidelines,
+    client: LabelStudio, store: ReviewStore, source: SourceProject, email: str, index: int,
+    guidelines: Guidelines, instance: str | None,
 ) -> ReviewProject:
-    user_id = ensure_user(client, email, org_id=org_id)
+    user_id = ensure_user(client, email, org_id=organization_id(client))
     project_id = create_project(
         client,
         title=f"Review {expert_name(index)} · {email}"[:TITLE_MAX],
@@ -137,7 +140,7 @@ def _expert_project(
         description="Label each item from its content alone.",
         **{**BLIND_SETTINGS, "expert_instruction": guidelines.html, "show_instruction": bool(guidelines.html)},
     )
-    project = ReviewProject(source.key, ROUND_REVIEW, email, index, user_id, project_id)
+    project = ReviewProject(source.key, ROUND_REVIEW, email, index, user_id, project_id, instance)
     store.add_project(project)
     return project
 
@@ -185,7 +188,7 @@ def push_review(
     store: ReviewStore,
     ledger: Any,
     *,
-    review_client: LabelStudio | None = None,
+    review_client: LabelStudio | ReviewClients | None = None,
     project_id: int,
     experts: Sequence[str],
     threshold: float | None = None,
@@ -195,16 +198,21 @@ def push_review(
     label_field: str | None = None,
     sample: SampleRequest | None = None,
     initial_passwords: bool = False,
+    next_n: int | None = None,
 ) -> PushReport:
     """Send the flagged items of ``project_id`` (highest confidence first, up to ``budget``) to the experts.
 
     ``ledger`` is an :class:`backend.ledger.Ledger` (``flagged``, ``latest_version``, ``project``).
-    ``review_client`` is the review instance (default: ``client`` itself, the documented leak).
+    ``review_client`` is the review side: one instance, or :class:`ReviewClients` (each expert's own
+    instance; default: ``client`` itself, the documented leak). Isolation is checked by the command
+    before (:func:`backend.labelstudio.expert_instances.check_isolation`).
     ``initial_passwords`` signs new experts up with a random password each (in ``report.passwords``).
     ``order="shuffled"`` shuffles each expert's tasks (seeded by ``seed`` and the expert), as in the
     paper; the default keeps confidence order so a partial review covers the strongest suspects first.
     ``sample`` adds a random control sample (:mod:`backend.review.sample_push`); once a project has
     one, every expert's tasks follow a keyed-hash order that cannot reveal suspect from control.
+    ``next_n`` (active review) sends the next N suspects by calibrated probability that the label is wrong,
+    learnt from the settled control sample (:mod:`backend.review.active`); ValueError while it is too small.
     """
     experts = check_push_options(experts, order=order, budget=budget)
     settings = ledger.project(str(project_id)) or {}
@@ -219,6 +227,8 @@ def push_review(
     candidates = [r for r in ledger.flagged(source.key, threshold=threshold) if str(r.id) not in have]
     candidates = [r for r in candidates if r.prediction is not None]
     room = None if budget is None else max(budget - len(existing), 0)
+    if next_n is not None:
+        candidates, room = _next_by_calibration(store, ledger, source.key, candidates, have), next_n
     chosen, inputs, report.errors = _pick_items(client, source, candidates, room)
     if sample is not None:
         in_review = have | {str(r.id) for r in chosen}
@@ -243,8 +253,8 @@ def push_review(
         got, bad = fetch_inputs(client, source, missing_inputs)
         inputs.update(got)
         report.errors.update(bad)
-    review = review_client if review_client is not None else client
-    if review is not client:
+    review = as_review_clients(review_client if review_client is not None else client)
+    if review.shared is not client or review.experts:
         report.warnings.extend(source_accounts(client, experts))
     guidelines = check_guidelines(source.guidelines, items=inputs)
     if guidelines.refused:
@@ -257,12 +267,28 @@ def push_review(
     return report
 
 
-def _sign_up_new_experts(review: LabelStudio, report: PushReport, experts: Sequence[str]) -> None:
-    """Give each expert who has no account yet one with a random password (a refusal is a warning)."""
-    org_id = organization_id(review)
+def _next_by_calibration(store: ReviewStore, ledger: Any, key: str, candidates: Sequence[ItemResult],
+                         have: set[str]) -> list[ItemResult]:
+    """``candidates`` ordered by calibrated probability of a wrong label (the control sample's fit)."""
+    from backend.review.active import control_sample, rank_suspects
+    from backend.review.sample_store import SampleStore
+
+    results = ledger.results(key)
+    outcomes = {o.task_id: o for o in store.gold_labels(key)}
+    ranking = rank_suspects(results, control_sample(results, SampleStore(store.db_engine).draw(key), outcomes),
+                            reviewed=have)
+    if ranking.calibration is None:
+        raise ValueError(f"--next needs a calibration: {ranking.reason} (review push --sample N, then review status)")
+    by_id = {str(r.id): r for r in candidates}
+    return [by_id[i] for i, _ in ranking.ranked if i in by_id]
+
+
+def _sign_up_new_experts(review: ReviewClients, report: PushReport, experts: Sequence[str]) -> None:
+    """Give each expert who has no account yet (on their instance) one with a random password (a refusal is a warning)."""
     for email in experts:
+        client = review.for_expert(email)[1]
         try:
-            password = sign_up_user(review, email, org_id=org_id)
+            password = sign_up_user(client, email, org_id=organization_id(client))
         except ValueError as exc:
             report.warnings.append(f"{exc}: set a password with `label-studio reset_password`")
             continue
@@ -271,20 +297,21 @@ def _sign_up_new_experts(review: LabelStudio, report: PushReport, experts: Seque
 
 
 def _fill_expert_projects(
-    review: LabelStudio, store: ReviewStore, source: SourceProject, report: PushReport, *,
+    review: ReviewClients, store: ReviewStore, source: SourceProject, report: PushReport, *,
     experts: Sequence[str], items: Sequence[ReviewItem], inputs: dict[str, dict[str, Any]],
     guidelines: Guidelines, order: str, seed: int,
 ) -> None:
     """Create each missing expert project on the review instance and import what it lacks."""
     projects = {p.expert: p for p in store.projects(source.key, round=ROUND_REVIEW)}
-    org_id = organization_id(review)
     for email in experts:
         if email not in projects:
-            projects[email] = _expert_project(review, store, source, email, len(projects), org_id, guidelines)
+            instance, client = review.for_expert(email)
+            projects[email] = _expert_project(client, store, source, email, len(projects), guidelines, instance)
     for email in experts:
         project = projects[email]
+        client = review.for_instance(project.instance)
         assigned = store.assignments(source.key, round=ROUND_REVIEW, expert=email)
-        recover_task_ids(review, store, project.ls_project_id, [a for a in assigned if a.ls_task_id is None])
+        recover_task_ids(client, store, project.ls_project_id, [a for a in assigned if a.ls_task_id is None])
         assigned = store.assignments(source.key, round=ROUND_REVIEW, expert=email)
         unconfirmed = [a for a in assigned if a.ls_task_id is None]
         todo = [i.task_id for i in items if i.task_id in inputs]
@@ -292,5 +319,8 @@ def _fill_expert_projects(
             random.Random(f"{seed}:{email}").shuffle(todo)
         todo = review_order(todo, engine=store.db_engine, source_key=source.key, expert=email) or todo
         fresh = store.assign(source.key, todo, round=ROUND_REVIEW, expert=email, ls_project_id=project.ls_project_id)
-        report.new_tasks[email] = import_assignments(review, store, project.ls_project_id, unconfirmed + fresh, inputs)
+        report.new_tasks[email] = import_assignments(client, store, project.ls_project_id, unconfirmed + fresh, inputs)
         report.projects[email] = project.ls_project_id
+        url = review.project_url(project.instance, project.ls_project_id)
+        if url:
+            report.urls[email] = url

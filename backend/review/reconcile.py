@@ -13,7 +13,8 @@ from typing import Any
 
 from label_studio_sdk import LabelStudio
 
-from backend.labelstudio.client import create_project
+from backend.labelstudio.client import create_project, ensure_user, organization_id
+from backend.labelstudio.expert_instances import ReviewClients, as_review_clients
 from backend.labelstudio.labelconfig import expert_field, expert_name
 from backend.review.collect import collect_answers
 from backend.review.push import BLIND_SETTINGS, TITLE_MAX, import_assignments, recover_task_ids
@@ -34,10 +35,11 @@ class ReconcileReport:
     incomplete: int = 0
     new_tasks: int = 0
     errors: dict[str, str] = field(default_factory=dict)
+    url: str | None = None  # where the lead opens the reconciliation project
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "source_project": self.source_project, "round": ROUND_RECONCILE, "project": self.project,
+            "source_project": self.source_project, "round": ROUND_RECONCILE, "project": self.project, "url": self.url,
             "disagreements": self.disagreements, "agreed": self.agreed, "incomplete": self.incomplete,
             "new_tasks": self.new_tasks, "errors": dict(self.errors),
         }
@@ -78,11 +80,13 @@ def _reconcile_project(client: LabelStudio, store: ReviewStore, source: SourcePr
 
 def reconcile(
     client: LabelStudio, store: ReviewStore, source: SourceProject, *, partial: bool = False,
-    review_client: LabelStudio | None = None,
+    review_client: LabelStudio | ReviewClients | None = None,
 ) -> ReconcileReport:
     """Collect round-1 answers and put every disagreement into the reconciliation project.
 
-    ``client`` reads the source items' inputs; ``review_client`` (default ``client``) holds the review.
+    ``client`` reads the source items' inputs; ``review_client`` (default ``client``) holds the review:
+    round 1 is read on each expert's instance, the reconciliation project goes to the shared one, where
+    every expert gets an account (both experts' answers are meant to be shown there).
 
     Raises
     ------
@@ -96,8 +100,9 @@ def reconcile(
         raise ValueError(f"project {source.project_id} has no review yet: run `label-audit review push` first")
     if len(experts) < 2:
         raise ValueError("reconciliation needs at least two experts")
-    review = review_client if review_client is not None else client
-    collect_answers(review, store, source)
+    clients = as_review_clients(review_client if review_client is not None else client)
+    review = clients.shared
+    collect_answers(clients, store, source)
     disagreed, agreed, incomplete = split_round1(store, source.key)
     report = ReconcileReport(source.project_id, None, len(disagreed), len(agreed), len(incomplete))
     if incomplete and not partial:
@@ -108,7 +113,11 @@ def reconcile(
     if not disagreed:
         return report
     project = _reconcile_project(review, store, source, len(experts))
+    org_id = organization_id(review)
+    for email in experts:
+        ensure_user(review, email, org_id=org_id)
     report.project = project.ls_project_id
+    report.url = clients.project_url(None, project.ls_project_id)
     assigned = store.assignments(source.key, round=ROUND_RECONCILE)
     recover_task_ids(review, store, project.ls_project_id, [a for a in assigned if a.ls_task_id is None])
     unconfirmed = [a for a in store.assignments(source.key, round=ROUND_RECONCILE) if a.ls_task_id is None]

@@ -8,7 +8,10 @@ for Table 2). ``review push --sample N`` therefore adds a seeded random draw:
 * ``stratified``: the flagged items already in review form a census stratum (inclusion probability
   1); the flagged items left out of the review (a budget) and the unflagged items are the sampled
   strata, the unflagged ones optionally split into bands of the ensemble's confidence; N is spread
-  over the sampled strata in proportion to their sizes (largest remainders).
+  over the sampled strata by :func:`allocate`: every sampled stratum gets at least two draws (one
+  draw gives no spread, none leaves its rate unknown for ever), the rest in proportion to N_h·S_h
+  (Neyman) where S_h = sqrt(p_h(1 − p_h)) comes from the ensemble's confidence (a flagged item is an
+  error with probability ≈ its confidence, an unflagged one ≈ 1 − confidence), else to N_h.
 
 Strata, sizes and inclusion probabilities are fixed when the draw is made and stored with it, so
 the estimate later rests on the design that was actually run. Order inside each expert's project
@@ -23,7 +26,7 @@ import random
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-__all__ = ["DESIGNS", "Candidate", "Draw", "DrawnItem", "allocate", "assign_strata", "blind_order", "draw_sample"]
+__all__ = ["DESIGNS", "Candidate", "Draw", "DrawnItem", "allocate", "anticipated_spread", "assign_strata", "blind_order", "draw_sample"]
 
 DESIGNS = ("random", "stratified")
 FLAGGED_REVIEWED, FLAGGED_OTHER, UNFLAGGED, ALL = "flagged", "flagged, not in review", "unflagged", "all"
@@ -91,20 +94,67 @@ def assign_strata(candidates: Sequence[Candidate], *, design: str,
     return strata
 
 
-def allocate(budget: int, sizes: Mapping[str, int]) -> dict[str, int]:
-    """Split ``budget`` draws over strata in proportion to size (largest remainders), never above a size."""
+MIN_DRAWS = 2
+_ANTICIPATED_FLOOR = 0.01  # a stratum the ensemble calls error-free still gets Neyman weight
+
+
+def _fixed_point(budget: int, sizes: Mapping[str, int], weight: Mapping[str, float],
+                 minimum: int) -> dict[str, float]:
+    """Real-valued shares ∝ weight, each clamped to [min(minimum, N_h), N_h], summing to ``budget``."""
+    fixed: dict[str, float] = {}
+    while True:
+        free = [h for h in sizes if h not in fixed]
+        left = budget - sum(fixed.values())
+        total = sum(weight[h] for h in free)
+        share = {h: left * weight[h] / total if total > 0 else left / max(len(free), 1) for h in free}
+        clamp = {h: float(min(max(x, min(minimum, sizes[h])), sizes[h])) for h, x in share.items()}
+        moved = {h for h in free if clamp[h] != share[h]}
+        if not moved:
+            return {**fixed, **share}
+        worst = max(moved, key=lambda h: abs(clamp[h] - share[h]))
+        fixed[worst] = clamp[worst]
+
+
+def allocate(budget: int, sizes: Mapping[str, int], *, spread: Mapping[str, float] | None = None,
+             minimum: int = MIN_DRAWS) -> dict[str, int]:
+    """Split ``budget`` draws over strata: at least ``minimum`` each, the rest ∝ N_h (or N_h·S_h given ``spread``).
+
+    Largest remainders round the shares; no stratum gets more than its size. When the budget cannot
+    give every stratum ``minimum`` draws, the largest strata are served first.
+    """
     if budget < 0:
         raise ValueError("the sample size must be >= 0")
     total = sum(sizes.values())
     budget = min(budget, total)
     if total == 0:
         return {name: 0 for name in sizes}
-    exact = {name: budget * size / total for name, size in sizes.items()}
-    share = {name: int(x) for name, x in exact.items()}
-    by_remainder = sorted(sizes, key=lambda name: (share[name] - exact[name], name))
-    for name in by_remainder[: budget - sum(share.values())]:
+    live = {h: n for h, n in sizes.items() if n > 0}
+    if sum(min(minimum, n) for n in live.values()) > budget:
+        plan = {name: 0 for name in sizes}
+        for h in sorted(live, key=lambda h: (-live[h], h)):
+            plan[h] = min(minimum, live[h], budget - sum(plan.values()))
+        return plan
+    weight = {h: n * (spread.get(h, 1.0) if spread else 1.0) for h, n in live.items()}
+    exact = _fixed_point(budget, live, weight, minimum)
+    share = {name: int(exact.get(name, 0) + 1e-9) for name in sizes}
+    by_remainder = sorted(live, key=lambda name: (share[name] - exact[name], name))
+    for name in [h for h in by_remainder if share[h] < live[h]][: budget - sum(share.values())]:
         share[name] += 1
     return share
+
+
+def anticipated_spread(candidates: Sequence[Candidate], strata: Mapping[str, Sequence[str]]) -> dict[str, float] | None:
+    """S_h = sqrt(p̄_h(1 − p̄_h)) per stratum from the ensemble's confidence; None when no confidence is known."""
+    by_id = {c.task_id: c for c in candidates}
+    out: dict[str, float] = {}
+    for name, ids in strata.items():
+        probs = [(c.confidence if c.flagged else 1.0 - c.confidence) for c in (by_id[i] for i in ids)
+                 if c.confidence is not None]
+        if not probs:
+            return None
+        p = min(max(sum(probs) / len(probs), _ANTICIPATED_FLOOR), 1.0 - _ANTICIPATED_FLOOR)
+        out[name] = (p * (1.0 - p)) ** 0.5
+    return out
 
 
 def draw_sample(candidates: Sequence[Candidate], *, budget: int, design: str, seed: int,
@@ -113,7 +163,8 @@ def draw_sample(candidates: Sequence[Candidate], *, budget: int, design: str, se
     strata = assign_strata(candidates, design=design, bands=bands)
     sizes = {name: len(ids) for name, ids in strata.items()}
     sampled_sizes = {name: n for name, n in sizes.items() if name != FLAGGED_REVIEWED}
-    plan = allocate(budget, sampled_sizes)
+    spread = anticipated_spread(candidates, {h: strata[h] for h in sampled_sizes}) if design == "stratified" else None
+    plan = allocate(budget, sampled_sizes, spread=spread)
     if FLAGGED_REVIEWED in sizes:
         plan[FLAGGED_REVIEWED] = sizes[FLAGGED_REVIEWED]
     items: list[DrawnItem] = []

@@ -25,6 +25,9 @@ projects = Table(
     Column("expert_user_id", Integer),
     Column("ls_project_id", Integer, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # The instance's URL when it is an expert's own (NULL: the shared review instance). Fresh instances
+    # all number their first project 1, so a project id means nothing without it.
+    Column("instance", String(1024)),
     UniqueConstraint("source_project", "round", "expert", name="uq_review_projects_key"),
 )
 
@@ -73,6 +76,23 @@ answers = Table(
     Column("label", String(KEY)),  # None when the annotation chose no valid label
     Column("updated_at", DateTime(timezone=True), nullable=False),
     UniqueConstraint("ref", "annotation_id", name="uq_review_answers_key"),
+)
+
+# Annotations found in a review project but not counted: not by the project's own expert (round 1) or
+# not by one of the review's experts (round 2). Replaced on each collection; reported, never counted.
+ignored = Table(
+    "review_ignored_answers",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("source_project", String(KEY), nullable=False, index=True),
+    Column("round", Integer, nullable=False),
+    Column("expert", String(KEY), nullable=False),  # the project's expert ("" for reconciliation)
+    Column("task_id", String(KEY), nullable=False),
+    Column("annotator", String(KEY), nullable=False),  # email, or "user:<id>"
+    Column("annotation_id", Integer, nullable=False),
+    Column("ls_project_id", Integer, nullable=False),
+    Column("instance", String(1024)),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
 )
 
 # The gold label of every scored item, and where it came from.

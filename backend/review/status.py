@@ -14,7 +14,7 @@ from backend.review.outcome import ReviewOutcome
 from backend.review.reconcile import split_round1
 from backend.review.sample_store import SampleStore
 from backend.review.sampling import Draw
-from backend.review.store import ROUND_RECONCILE, ReviewStore
+from backend.review.store import ROUND_RECONCILE, IgnoredAnswer, ReviewStore
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,7 @@ class ExpertProgress:
     project: int
     tasks: int
     answered: int
+    url: str | None = None  # where the lead opens the project (None: its instance's URL is unknown)
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class ReviewStatus:
     gold: dict[str, int] = field(default_factory=dict)
     design: str | None = None  # the control sample's design, None when no sample was drawn
     sample: list[StratumProgress] = field(default_factory=list)
+    ignored: list[IgnoredAnswer] = field(default_factory=list)  # annotations that did not count
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -65,13 +67,17 @@ class ReviewStatus:
             "round1": dict(self.round1),
             "round2_answers": dict(self.round2_answers),
             "gold": dict(self.gold),
+            "ignored": [i.__dict__ for i in self.ignored],
             "sample": None if self.design is None else {
                 "design": self.design, "strata": [p.__dict__ for p in self.sample]},
         }
 
 
-def review_status(store: ReviewStore, source_key: str) -> ReviewStatus:
-    """Summarise the stored review (collect answers first for fresh numbers)."""
+def review_status(store: ReviewStore, source_key: str, *, clients: Any = None) -> ReviewStatus:
+    """Summarise the stored review (collect answers first for fresh numbers).
+
+    ``clients`` (:class:`~backend.labelstudio.expert_instances.ReviewClients`) gives each project's URL.
+    """
     status = ReviewStatus(source_project=source_key, items=len(store.items(source_key)))
     answered_refs = {a.ref for a in store.answers(source_key) if a.label is not None}
     for project in store.projects(source_key):
@@ -82,6 +88,7 @@ def review_status(store: ReviewStore, source_key: str) -> ReviewStatus:
                 name=project.display_name, expert=project.expert, round=project.round,
                 project=project.ls_project_id, tasks=len(assigned),
                 answered=sum(1 for a in assigned if a.ref in answered_refs),
+                url=None if clients is None else clients.project_url(project.instance, project.ls_project_id),
             )
         )
     if status.items:
@@ -92,6 +99,7 @@ def review_status(store: ReviewStore, source_key: str) -> ReviewStatus:
             if label is not None:
                 status.round2_answers[expert] = status.round2_answers.get(expert, 0) + 1
     status.gold = store.gold_counts(source_key)
+    status.ignored = store.ignored_answers(source_key)
     draw = SampleStore(store.db_engine).draw(source_key)
     if draw is not None:
         status.design = draw.design

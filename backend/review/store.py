@@ -44,11 +44,25 @@ class ReviewProject:
     expert_index: int | None
     expert_user_id: int | None
     ls_project_id: int
+    instance: str | None = None  # URL of the expert's own instance; None: the shared review instance
 
     @property
     def display_name(self) -> str:
         """"Expert A"... for round-1 projects, "Reconciliation" for the shared one."""
         return "Reconciliation" if self.expert_index is None else expert_name(self.expert_index)
+
+
+@dataclass(frozen=True)
+class IgnoredAnswer:
+    """An annotation in a review project that does not count: who made it, on which item, in which project."""
+
+    round: int
+    expert: str  # the project's expert ("" for the reconciliation project)
+    task_id: str
+    annotator: str
+    annotation_id: int
+    ls_project_id: int
+    instance: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +111,7 @@ class ReviewStore:
             raise ValueError("give either url or db_engine, not both")
         self.db_engine: Engine = db_engine if db_engine is not None else make_db_engine(url)
         schema.metadata.create_all(self.db_engine)
+        _add_instance_column(self.db_engine)
 
     def _rows(self, table: Table, source_project: str, order_by: Sequence[str], **equal: Any) -> list[Row]:
         """Rows of one source project, filtered on the ``equal`` columns that are not None."""
@@ -113,7 +128,8 @@ class ReviewStore:
         """Review projects of a source project, round-1 experts in letter order first."""
         rows = self._rows(schema.projects, source_project, ("round", "expert_index", "id"), round=round)
         return [
-            ReviewProject(r.source_project, r.round, r.expert, r.expert_index, r.expert_user_id, r.ls_project_id)
+            ReviewProject(r.source_project, r.round, r.expert, r.expert_index, r.expert_user_id, r.ls_project_id,
+                          r.instance)
             for r in rows
         ]
 
@@ -121,7 +137,7 @@ class ReviewStore:
         row = {
             "source_project": str(project.source_project), "round": project.round, "expert": project.expert,
             "expert_index": project.expert_index, "expert_user_id": project.expert_user_id,
-            "ls_project_id": project.ls_project_id, "created_at": _now(),
+            "ls_project_id": project.ls_project_id, "created_at": _now(), "instance": project.instance,
         }
         with self.db_engine.begin() as conn:
             upsert(conn, schema.projects, [row], keys=("source_project", "round", "expert"))
@@ -187,20 +203,40 @@ class ReviewStore:
                 conn.execute(update(schema.assignments).where(cols.ref == ref).values(ls_task_id=int(task)))
 
     # ---- answers ---------------------------------------------------------------------------
-    def replace_answers(self, ls_project_id: int, answers: Iterable[Answer], *, source_project: str) -> int:
-        """Make the stored answers of one review project exactly ``answers`` (deleted annotations vanish)."""
-        refs = select(schema.assignments.c.ref).where(schema.assignments.c.ls_project_id == int(ls_project_id))
+    def replace_answers(self, project: ReviewProject, answers: Iterable[Answer], *,
+                        ignored: Iterable[IgnoredAnswer] = ()) -> int:
+        """Make the stored answers (and ignored annotations) of one review project exactly these.
+
+        The project is named by its source project, round and expert, never by its Label Studio id
+        alone: two experts' instances both have a project 1. Deleted annotations vanish.
+        """
+        cols = schema.assignments.c
+        refs = select(cols.ref).where(cols.source_project == str(project.source_project),
+                                      cols.round == project.round, cols.expert == project.expert)
         now = _now()
+        key = str(project.source_project)
         rows = [
-            {"ref": a.ref, "source_project": str(source_project), "task_id": a.task_id, "round": a.round,
+            {"ref": a.ref, "source_project": key, "task_id": a.task_id, "round": a.round,
              "expert": a.expert, "annotation_id": int(a.annotation_id), "label": a.label, "updated_at": now}
             for a in answers
         ]
+        skipped = [{**i.__dict__, "source_project": key, "updated_at": now} for i in ignored]
+        ign = schema.ignored.c
         with self.db_engine.begin() as conn:
             conn.execute(delete(schema.answers).where(schema.answers.c.ref.in_(refs)))
+            conn.execute(delete(schema.ignored).where(ign.source_project == key, ign.round == project.round,
+                                                      ign.expert == project.expert))
             if rows:
                 conn.execute(schema.answers.insert(), rows)
+            if skipped:
+                conn.execute(schema.ignored.insert(), skipped)
         return len(rows)
+
+    def ignored_answers(self, source_project: str) -> list[IgnoredAnswer]:
+        """Annotations found in the review projects that were not counted (see :class:`IgnoredAnswer`)."""
+        rows = self._rows(schema.ignored, source_project, ("round", "expert", "task_id", "annotation_id"))
+        return [IgnoredAnswer(r.round, r.expert, r.task_id, r.annotator, r.annotation_id, r.ls_project_id,
+                              r.instance) for r in rows]
 
     def answers(self, source_project: str, *, round: int | None = None) -> list[Answer]:
         rows = self._rows(schema.answers, source_project, ("task_id", "annotation_id"), round=round)
@@ -259,3 +295,12 @@ class ReviewStore:
         for outcome in self.gold_labels(source_project):
             out[outcome.status.value] = out.get(outcome.status.value, 0) + 1
         return out
+
+
+def _add_instance_column(db_engine: Engine) -> None:
+    """Databases made before review projects recorded their instance get the (nullable) column."""
+    from sqlalchemy import inspect, text
+
+    if "instance" not in {c["name"] for c in inspect(db_engine).get_columns(schema.projects.name)}:
+        with db_engine.begin() as conn:
+            conn.execute(text(f"ALTER TABLE {schema.projects.name} ADD COLUMN instance VARCHAR(1024)"))

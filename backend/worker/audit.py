@@ -9,6 +9,7 @@ the scoring happened in the workers.
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -24,9 +25,12 @@ from backend.results import ItemResult
 from backend.run_stats import EngineStats, tally
 from backend.summary import SuspectList, build_summary
 from backend.worker.config import EnsembleConfig
-from backend.labelstudio.predictions import import_predictions, prediction_requests
+from backend.worker.importer import drain, flush_now
 from backend.worker.queueing import enqueue_scoring
 from backend.worker.safety import SERIALIZER
+
+
+ENQUEUE_BATCHES = 64  # jobs enqueued per listed chunk of tasks
 
 
 @dataclass(frozen=True)
@@ -41,16 +45,36 @@ class AuditRun:
 
 
 def start_audit(client: Any, project: int, *, queue: Queue, ledger: Ledger, config: EnsembleConfig) -> AuditRun:
-    """Read the project's config, guidelines and tasks (paged), then enqueue the tasks not yet in the ledger."""
+    """Read the project's config, guidelines and tasks (paged), then enqueue the tasks not yet in the ledger.
+
+    Tasks are enqueued as they are listed, ``ENQUEUE_BATCHES`` jobs at a time (memory does not grow with
+    the project; workers start on the first jobs while the rest is still being listed).
+    """
     info = client.projects.get(id=project)
     label_config = attach_guidelines(info.label_config, getattr(info, "expert_instruction", None))
     spec = config.spec(label_config)
     version = config.model_version(spec)
     ledger.set_project(str(project), label_config=label_config, label_field=config.label_field)
-    tasks = [job_task(t) for t in iter_tasks(client, project, with_annotations=True)]
-    jobs = enqueue_scoring(queue, ledger, str(project), tasks, label_config=label_config, config=config,
-                           model_version=version)
-    return AuditRun(str(project), version, [str(t["id"]) for t in tasks], jobs, label_config)
+    task_ids: list[str] = []
+    jobs: list[str] = []
+    chunk: list[dict] = []
+    for task in iter_tasks(client, project, with_annotations=True):
+        chunk.append(job_task(task))
+        if len(chunk) >= ENQUEUE_BATCHES * config.batch_size:
+            _enqueue(queue, ledger, project, chunk, task_ids, jobs, label_config, config, version)
+            chunk = []
+    _enqueue(queue, ledger, project, chunk, task_ids, jobs, label_config, config, version)
+    return AuditRun(str(project), version, task_ids, jobs, label_config)
+
+
+def _enqueue(queue: Queue, ledger: Ledger, project: int, chunk: list[dict], task_ids: list[str], jobs: list[str],
+             label_config: str, config: EnsembleConfig, version: str) -> None:
+    """Enqueue one listed chunk: the audit holds a chunk of task data at a time, not the project's."""
+    if not chunk:
+        return
+    task_ids.extend(str(t["id"]) for t in chunk)
+    jobs.extend(enqueue_scoring(queue, ledger, str(project), chunk, label_config=label_config, config=config,
+                                model_version=version))
 
 
 def wait_for(ledger: Ledger, queue: Queue, run: AuditRun, *, timeout: float, poll: float = 1.0,
@@ -58,16 +82,20 @@ def wait_for(ledger: Ledger, queue: Queue, run: AuditRun, *, timeout: float, pol
     """Poll until every job is over (rq's view: finished, or failed with no retry left) or ``timeout``.
 
     Returns True when every task then has a result. Waiting for the jobs, not only for the results,
-    lets their bulk prediction import finish before :func:`import_missing` looks for leftovers.
+    lets them hand their results to the importer before :func:`import_missing` flushes the rest.
+    Each poll costs one count and, amortised, one job lookup (the jobs are checked oldest first and
+    only until the first one still running): polling a 100k-task audit must not read the project.
     """
     deadline = time.monotonic() + timeout
     total = len(run.task_ids)
+    open_jobs = deque(run.jobs)
     while True:
-        left = len(ledger.pending(run.project, run.task_ids, run.model_version))
         if on_progress is not None:
-            on_progress(total - left, total)
-        if all(_over(queue, j) for j in run.jobs):
-            return not ledger.pending(run.project, run.task_ids, run.model_version)
+            on_progress(min(ledger.count_done(run.project, run.model_version), total), total)
+        while open_jobs and _over(queue, open_jobs[0]):
+            open_jobs.popleft()
+        if not open_jobs:
+            return not ledger.without_result(run.project, run.task_ids, run.model_version)
         if time.monotonic() >= deadline:
             return False
         time.sleep(poll)
@@ -82,43 +110,51 @@ def _over(queue: Queue, job_id: str) -> bool:
                                             JobStatus.STOPPED)
 
 
-def import_missing(client: Any, ledger: Ledger, run: AuditRun, config: EnsembleConfig) -> int:
-    """Import predictions the workers could not (e.g. started without Label Studio credentials)."""
-    results = ledger.unimported(run.project, run.model_version)
-    if not results:
-        return 0
+def import_missing(client: Any, ledger: Ledger, run: AuditRun, config: EnsembleConfig, *,
+                   queue: Queue | None = None) -> int:
+    """Flush the predictions outbox now (what the workers' importer has not sent yet, or all of it when
+    the workers run without Label Studio credentials); returns how many were sent.
+
+    With ``queue``, under the importer's lock, so it never sends a page an importer job is sending.
+    """
     spec = config.spec(run.label_config)
-    sent = import_predictions(client, run.project, prediction_requests(results, spec, run.model_version))
-    ledger.mark_imported(run.project, run.model_version, [r.id for r in results])
-    return sent
+    if queue is None:
+        return drain(client, ledger, project=run.project, model_version=run.model_version, spec=spec)[0]
+    return flush_now(queue.connection, queue.name, client, ledger, project=run.project,
+                     model_version=run.model_version, spec=spec)[0]
 
 
 def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *, prices: Any = None,
                         quorum: Any = None) -> dict[str, Any]:
     """The ``label-audit score`` summary, computed from the ledger's results for this run.
 
+    The results are read page by page and folded as they come (memory stays flat as the project grows).
     ``quorum`` is the workers' (:meth:`backend.settings.Settings.quorum`), reported as `score` reports its own.
     """
-    wanted = set(run.task_ids)
-    results = [r for r in ledger.results(run.project, model_version=run.model_version) if str(r.id) in wanted]
-    stats = stats_from_results(results)
-    suspects = SuspectList()
     from backend.costs.accounting import Accountant
-
-    accountant = Accountant(prices)
-    for res in results:
-        suspects.add(res)
-        accountant.add(res)
-    spec = config.spec(run.label_config)
-    members = sorted({m.member_id for r in results for m in r.members}) or [
-        f"{m.provider}:{m.model}" for m in config.members
-    ]
     from backend.ensemble import describe_flag_rule, resolve_threshold
 
+    wanted = set(run.task_ids)
+    stats, suspects, accountant, members = EngineStats(), SuspectList(), Accountant(prices), set()
+    for res in ledger.iter_results(run.project, run.model_version):
+        if str(res.id) not in wanted:
+            continue
+        stats.add_result(res)
+        stats.llm_calls += _calls(res)
+        suspects.add(res)
+        accountant.add(res)
+        members.update(m.member_id for m in res.members)
+    spec = config.spec(run.label_config)
+    member_ids = sorted(members) or [f"{m.provider}:{m.model}" for m in config.members]
     rule = describe_flag_rule(spec, delta=config.delta)
-    return build_summary(stats, task=spec.name, members=members, model_version=run.model_version,
+    return build_summary(stats, task=spec.name, members=member_ids, model_version=run.model_version,
                          threshold=resolve_threshold(spec, config.threshold), delta=config.delta,
                          suspects=suspects, flag_rule=rule, quorum=quorum, accounting=accountant.to_dict())
+
+
+def _calls(result: ItemResult) -> int:
+    """The ledger does not know the calls themselves: a member answer that was not cached counts as one."""
+    return sum(1 for m in result.members if not m.cached and m.error is None)
 
 
 def stats_from_results(results: list[ItemResult]) -> EngineStats:
@@ -127,5 +163,5 @@ def stats_from_results(results: list[ItemResult]) -> EngineStats:
     The ledger does not know the calls themselves: a member answer that was not cached counts as one call.
     """
     stats = tally(results)
-    stats.llm_calls = sum(1 for res in results for m in res.members if not m.cached and m.error is None)
+    stats.llm_calls = sum(_calls(res) for res in results)
     return stats

@@ -1,7 +1,8 @@
 """The RQ job: score a batch of Label Studio tasks, record them in the ledger, import predictions.
 
 Safe to run twice: tasks already in the ledger for this ``model_version`` are skipped, every write
-is an upsert, and predictions are imported only for results not yet marked imported. A worker
+is an upsert, and predictions leave through the ledger's outbox (:mod:`backend.worker.importer`: one
+importer job per project imports what is not marked imported yet, in a few large calls). A worker
 killed mid-job therefore loses at most the batch's unsaved tail; the retried job (rq ``Retry``,
 also applied to abandoned jobs) scores only what is missing and stores no duplicate.
 
@@ -15,15 +16,17 @@ from __future__ import annotations
 import logging
 from typing import Any, Mapping, Sequence
 
-from backend.cache import CallCache
 from backend.task.scoring import make_engine
+from rq import get_current_job
+
+from backend.confident.project import prepare_for_project, share_fits
 from backend.labelstudio.tasks import error_result, tasks_to_items
-from backend.ledger import Ledger
 from backend.results import ItemResult, input_hash
 from backend.settings import Settings
 from backend.worker.config import EnsembleConfig
-from backend.worker.safety import RefusedJob
-from backend.labelstudio.predictions import import_predictions, ls_client, prediction_requests
+from backend.worker.importer import request_flush
+from backend.worker.safety import RefusedJob, scoring_queue
+from backend.worker import resources
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +57,7 @@ def score_tasks(
     log, raised as :class:`backend.worker.safety.RefusedJob`): it was queued for another ensemble.
     """
     settings = Settings.from_env()
-    ledger = Ledger(settings.database_url)
+    ledger = resources.ledger(settings.database_url)
     cfg = EnsembleConfig.from_settings(settings)
     attempt = ledger.jobs.started(job_key, project=project, model_version=model_version, n_tasks=len(tasks))
     try:
@@ -81,9 +84,18 @@ def score_tasks(
 
     counts = {"scored": 0, "errors": len(converted.errors), "deferred": 0, "imported": 0}
     if items:
-        engine = make_engine(spec, cfg.build(spec), cache=CallCache(settings.database_url),
-                        config=settings.engine_config(),
+        cache = resources.call_cache(settings.database_url)
+        members = resources.members(model_version, lambda: cfg.build(spec))
+        try:  # confident-learning members learn from the whole project (one fit per project version)
+            prepared, trained_on = prepare_for_project(
+                members, connect=lambda: ls_client(settings), project=project, spec=spec,
+                label_field=cfg.label_field, delimit=settings.engine_config().delimit)
+        except ValueError as exc:
+            ledger.jobs.finish(job_key, status="failed", n_errors=len(items), error=str(exc))
+            raise
+        engine = make_engine(spec, prepared.members, cache=cache, config=settings.engine_config(),
                         secrets=settings.secrets())
+        share_fits(engine, trained_on, cache)
         buffer: list[ItemResult] = []
         for result in engine.score(items):
             if is_transient(result):
@@ -96,8 +108,7 @@ def score_tasks(
                 buffer = []
         ledger.record_many(project, model_version, buffer)
 
-    counts["imported"] = _import(settings, ledger, project, spec, model_version, [str(t.get("id")) for t in tasks
-                                                                         if isinstance(t, Mapping)])
+    _request_import(settings, project, model_version, label_config)
     if counts["deferred"]:
         ledger.jobs.finish(job_key, status="retrying", n_scored=counts["scored"], n_errors=counts["errors"],
                            error=f"{counts['deferred']} items deferred: LLM provider unavailable")
@@ -106,17 +117,17 @@ def score_tasks(
     return counts
 
 
-def _import(settings: Settings, ledger: Ledger, project: str, spec, model_version: str, task_ids: list[str]) -> int:
-    """Import this batch's not-yet-imported predictions in one bulk call, then mark them."""
-    wanted = set(task_ids)
-    results = [r for r in ledger.unimported(project, model_version) if str(r.id) in wanted]
-    if not results:
-        return 0
-    client = ls_client(settings)
-    if client is None:
+def _request_import(settings: Settings, project: str, model_version: str, label_config: str) -> None:
+    """Ask for this project's importer (the results are committed): predictions leave in a few big calls.
+
+    ``counts["imported"]`` stays 0: the importer job, not this one, imports (and counts) them.
+    """
+    if not settings.label_studio_url or not settings.label_studio_token:
         log.warning("LABEL_STUDIO_URL/LABEL_STUDIO_API_KEY not set: predictions stay in the ledger")
-        return 0
-    requests = prediction_requests(results, spec, model_version)
-    import_predictions(client, project, requests)
-    ledger.mark_imported(project, model_version, [str(r.id) for r in results])
-    return len(requests)
+        return
+    job = get_current_job()
+    if job is None:  # called outside a worker (a direct call): nobody could run the importer later
+        log.warning("not running in an rq worker: predictions stay in the ledger until the next flush")
+        return
+    request_flush(scoring_queue(job.origin, job.connection), project=project, model_version=model_version,
+                  label_config=label_config, min_wait=settings.import_wait)

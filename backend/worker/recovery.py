@@ -14,7 +14,9 @@ heartbeat expiry. The job itself is idempotent (see :mod:`backend.worker.jobs`),
 stores no duplicate.
 
 Run it with ``label-audit worker`` or
-``rq worker --with-scheduler -w backend.worker.recovery.AuditWorker QUEUE``.
+``rq worker --with-scheduler -w backend.worker.recovery.AuditWorker QUEUE``. It runs jobs in its own
+process (no fork per job) and its scheduler dies with it (see :mod:`backend.worker.inprocess`);
+:class:`ForkingAuditWorker` (``label-audit worker --fork``) forks a work horse per job as rq does.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from rq.job import Job, JobStatus
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 from rq.utils import as_text
 
+from backend.worker.inprocess import ForkingWorker, InProcessWorker, preload
 from backend.worker.safety import SERIALIZER, ScoringJob, scoring_queue
 
 log = logging.getLogger(__name__)
@@ -104,8 +107,8 @@ def release_dead_scheduler_lock(queue: Queue) -> bool:
     return True
 
 
-class AuditWorker(Worker):
-    """An rq ``Worker`` that runs maintenance every 15 s and re-runs jobs of workers that died here."""
+class RecoveryMixin:
+    """Maintenance every 15 s that re-runs the jobs of workers that died here; JSON scoring jobs only."""
 
     def __init__(self, queues, *args, **kwargs):
         # Only JSON jobs, only our job function (see backend.worker.safety), whatever the rq CLI passed.
@@ -139,4 +142,15 @@ class AuditWorker(Worker):
                 release_dead_scheduler_lock(queue)
             except Exception:
                 log.exception("scheduler lock check failed on %s", queue.name)
+        missing = preload()
+        if missing:
+            log.info("not installed (members needing them will fail): %s", ", ".join(missing))
         return super().work(*args, **kwargs)
+
+
+class AuditWorker(RecoveryMixin, InProcessWorker):
+    """The label-audit worker: jobs run in this process, modules imported once, recovery as above."""
+
+
+class ForkingAuditWorker(RecoveryMixin, ForkingWorker):
+    """The same, with one forked work horse per job (isolates a member whose native code may crash)."""

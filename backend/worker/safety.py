@@ -3,7 +3,8 @@
 Anyone who can write to Redis can put a job on the queue. rq's default serializer is pickle (loading a
 job can run code) and a job names any importable function. Workers therefore use rq's JSON serializer
 (a pickled job fails to load and is never unpickled) and :class:`ScoringJob`, whose ``func`` is
-:func:`backend.worker.jobs.score_tasks` or nothing: any other function, positional arguments, unknown
+:func:`backend.worker.jobs.score_tasks`, the predictions importer
+:func:`backend.worker.importer.flush_predictions`, or nothing: any other function, positional arguments, unknown
 keyword arguments, a bound instance or a callback make the job fail with a logged reason. What the job
 may ask for is also limited to data: the worker scores with its own settings (see
 :mod:`backend.worker.jobs`).
@@ -24,6 +25,9 @@ log = logging.getLogger(__name__)
 
 JOB_FUNC = "backend.worker.jobs.score_tasks"
 JOB_KWARGS = frozenset({"project", "tasks", "label_config", "model_version", "job_key"})
+FLUSH_FUNC = "backend.worker.importer.flush_predictions"  # = backend.worker.importer.FLUSH_FUNC
+#: every function a worker runs, with the exact keyword arguments it takes
+ALLOWED = {JOB_FUNC: JOB_KWARGS, FLUSH_FUNC: frozenset({"project", "model_version", "label_config"})}
 SERIALIZER = JSONSerializer
 
 
@@ -37,12 +41,12 @@ def refusal(job: Job) -> str | None:
         func_name = job.func_name
     except DeserializationError:
         return "job data is not JSON (a pickled job is never loaded)"
-    if func_name != JOB_FUNC:
-        return f"job function {func_name!r} is not {JOB_FUNC!r}"
+    if func_name not in ALLOWED:
+        return f"job function {func_name!r} is not {JOB_FUNC!r} nor {FLUSH_FUNC!r}"
     if job.instance is not None or job.args:
         return "a scoring job takes keyword arguments only"
-    unknown = set(job.kwargs) - JOB_KWARGS
-    missing = JOB_KWARGS - set(job.kwargs)
+    unknown = set(job.kwargs) - ALLOWED[func_name]
+    missing = ALLOWED[func_name] - set(job.kwargs)
     if unknown or missing:
         return f"job arguments differ from a scoring job's (unknown {sorted(unknown)}, missing {sorted(missing)})"
     if job._success_callback_name or job._failure_callback_name or job._stopped_callback_name:
@@ -56,7 +60,7 @@ def scoring_queue(name: str, connection: Redis) -> Queue:
 
 
 class ScoringJob(Job):
-    """An rq ``Job`` that can only ever run :func:`backend.worker.jobs.score_tasks`."""
+    """An rq ``Job`` that can only ever run the scoring job or the predictions importer."""
 
     @property
     def func(self) -> Any:
@@ -64,6 +68,10 @@ class ScoringJob(Job):
         if reason is not None:
             log.error("refused job %s: %s", self.id, reason)
             raise RefusedJob(f"refused: {reason}")
+        if self.func_name == FLUSH_FUNC:
+            from backend.worker.importer import flush_predictions
+
+            return flush_predictions
         from backend.worker.jobs import score_tasks
 
         return score_tasks

@@ -69,7 +69,7 @@ def agreement(
 
 def aggregate(
     file: FileArg,
-    method: Annotated[str, typer.Option(help="majority, strict or median.")] = "majority",
+    method: Annotated[str, typer.Option(help="majority, strict, median or dawid-skene.")] = "majority",
     negative: Annotated[Optional[str], typer.Option(help="Negative label (strict; majority ties).")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Write item,label,p_d,… to this CSV/TSV/JSONL file.")] = None,
     wide: WideOpt = False, item_col: ItemCol = "item", annotator_col: AnnotatorCol = "annotator",
@@ -119,11 +119,11 @@ def _write_records(path: Path, records: list[dict[str, Any]]) -> None:
 def bounds(
     errors: Annotated[int, typer.Option(help="Errors found (k).")],
     sample: Annotated[int, typer.Option(help="Items reviewed (n).")],
-    population: Annotated[Optional[int], typer.Option(help="Dataset size (N) for the finite population correction.")] = None,
+    population: Annotated[Optional[int], typer.Option(help="Dataset size (N): exact finite-population bounds, and Nahum's CP+FPC.")] = None,
     confidence: Annotated[float, typer.Option(help="Confidence level.")] = 0.95,
     json_out: JsonOpt = False,
 ) -> None:
-    """Error rate with its exact Clopper-Pearson interval and, given a population, the FPC interval."""
+    """Error rate with its exact Clopper-Pearson interval and, given a population, the exact finite-population one."""
     try:
         result = error_rate_bounds(errors, sample, population=population, confidence=confidence)
     except ValueError as exc:
@@ -134,7 +134,10 @@ def bounds(
     rows = [["rate (k/n)", result.rate, None, None],
             ["Clopper-Pearson", None, result.cp_low, result.cp_high]]
     if result.population is not None:
-        rows.append([f"with FPC (N = {result.population})", None, result.fpc_low, result.fpc_high])
+        rows.append([f"exact, finite population (hypergeometric, N = {result.population})", None,
+                     result.exact_low, result.exact_high])
+        rows.append([f"CP + FPC as in Nahum Table 2 (N = {result.population}; not exact)", None, result.fpc_low,
+                     result.fpc_high])
     print_table(f"Error rate: {errors} of {sample} ({confidence:.0%} interval)", ["", "rate", "low", "high"],
                 [[r[0], *(("" if v is None else v) for v in r[1:])] for r in rows])
 
@@ -151,7 +154,7 @@ def expected(
     if (n is None) != (at_least is None):
         raise fail("--n and --at-least go together")
     try:
-        labeller = expected_scores(pd, positive_ratio)
+        labeller = expected_scores(pd, positive_ratio, n_classes=classes)
         rand = random_labeller(positive_ratio, n_classes=classes)
         tail = {"n": n, "at_least": at_least, "p_labeller": prob_at_least(n, at_least, pd),
                 "p_random": prob_at_least(n, at_least, rand.p_d)} if n is not None else None

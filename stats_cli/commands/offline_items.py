@@ -98,13 +98,15 @@ def confidence_bins(
     prediction_col: Annotated[str, typer.Option(help="LLM prediction column.")] = "prediction",
     confidence_col: Annotated[str, typer.Option(help="LLM confidence column.")] = "confidence",
     gold_col: GoldCol = "gold",
-    bins: Annotated[int, typer.Option(help="Number of equal-size bins.")] = 5,
-    resamples: Annotated[int, typer.Option(help="Bootstrap resamples per share.")] = 1000,
-    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    bins: Annotated[int, typer.Option(help="Number of quantile bins (bins under --min-n items are merged).")] = 5,
+    min_n: Annotated[int, typer.Option(help="Fewest items a bin may hold.")] = 10,
+    interval: Annotated[str, typer.Option(help="clopper-pearson (exact) or bootstrap (Nahum's percentile).")] = "clopper-pearson",
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples per share (--interval bootstrap).")] = 1000,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed (--interval bootstrap).")] = 0,
     all_items: Annotated[bool, typer.Option("--all-items", help="Keep items where the LLM agrees with the original.")] = False,
     format: FormatOpt = None, json_out: JsonOpt = False,
 ) -> None:
-    """Per confidence bin: share of expert verdicts siding with the LLM, the original, or neither (bootstrap 95 % CIs)."""
+    """Per confidence bin: share of expert verdicts siding with the LLM, the original, or neither (95 % CIs)."""
     rows, errors = load_rows(file, format)
     columns, _ = extract(rows, {
         "original": (original_col, as_label), "prediction": (prediction_col, as_label),
@@ -112,7 +114,8 @@ def confidence_bins(
     }, errors)
     try:
         result = make_bins(columns["original"], columns["prediction"], columns["confidence"], columns["gold"],
-                           bins=bins, resamples=resamples, seed=seed, disagreements_only=not all_items)
+                           bins=bins, resamples=resamples, seed=seed, disagreements_only=not all_items,
+                           min_n=min_n, interval=interval)
     except ValueError as exc:
         raise fail(str(exc)) from None
 
@@ -123,13 +126,15 @@ def confidence_bins(
 
     print_result(errors, json_out=json_out,
                  payload=lambda: {"n_items": sum(b.n for b in result), "seed": seed, "resamples": resamples,
+                                  "interval": interval, "min_n": min_n,
                                   "bins": [b.to_json() for b in result]},
                  tables=lambda: print_table(
                      f"Expert verdicts by LLM confidence — {file.name}",
                      ["bin", "confidence", "n", *(f"sides with {o}" for o in OUTCOMES)],
                      [[b.index, f"{b.conf_min:.3f}–{b.conf_max:.3f}", b.n, *(cell(b.shares[o]) for o in OUTCOMES)]
                       for b in result],
-                     caption=f"share [95% bootstrap CI], {resamples} resamples, seed {seed}"))
+                     caption=(f"share [95% bootstrap CI], {resamples} resamples, seed {seed}" if interval == "bootstrap"
+                              else f"share [95% Clopper-Pearson CI]; bins of fewer than {min_n} items merged")))
 
 
 def rerank(

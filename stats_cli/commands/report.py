@@ -15,6 +15,7 @@ import typer
 
 from backend.atomic_write import atomic_write
 from stats_cli.commands.source_options import DB, PROJECT, TOKEN, URL, connect_source, pull_source, task_cache
+from stats_cli.report.snapshot import DEFAULT_REFRESH, snapshot_note
 
 
 def report_command(
@@ -29,6 +30,7 @@ def report_command(
     cache: bool = typer.Option(True, "--cache/--no-cache", help="Reuse unchanged tasks from the last pull."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr."),
     prices: Optional[Path] = typer.Option(None, "--prices", help="Price file for the judges' cost per 10k labels (see examples/prices.example.yaml)."),
+    refresh_with: str = typer.Option(DEFAULT_REFRESH, "--refresh-with", help="How a reader regenerates this report, said at its top while expert answers are still open."),
 ) -> None:
     """Audit report: errors with bounds, expert agreement, who is right by confidence, the ensemble, crowd."""
     from stats_cli.report.build import build_report
@@ -52,7 +54,8 @@ def report_command(
                       models_file=str(models) if models else None)
     report = build_report(data, target_precision=target_precision, prices=price_table,
                           meta={"tasks_in_project": stats.tasks, "tasks_fetched": stats.fetched,
-                                "tasks_from_cache": stats.from_cache, "pull_notes": stats.notes})
+                                "tasks_from_cache": stats.from_cache, "pull_notes": stats.notes,
+                                "snapshot": snapshot_note(data, refresh=refresh_with)})
     text = render(report, fmt=fmt)
     if out is None:
         typer.echo(text)

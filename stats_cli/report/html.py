@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 from html import escape
 
-from .fmt import data_notes, format_cell, sizes_line, status_line
+from .fmt import data_notes, format_row, sizes_line, status_line
 from .model import Report, Section, Status
 from .plots import figure_png
 
@@ -46,7 +46,7 @@ def _section(sec: Section) -> str:
         return "".join(parts)
     for table in sec.tables:
         head = "".join(f"<th>{escape(c)}</th>" for c in table.columns)
-        rows = "".join("<tr>" + "".join(f"<td>{escape(format_cell(c))}</td>" for c in row) + "</tr>"
+        rows = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in format_row(table, row)) + "</tr>"
                        for row in table.rows)
         parts.append(f"<table><caption>{escape(table.title)}</caption><tr>{head}</tr>{rows}</table>")
     for note in sec.notes:

@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # headless: the CLI never opens a window
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 
 from .model import Figure, Series  # noqa: E402
@@ -27,6 +28,13 @@ def figure_png(figure: Figure, *, dpi: int = 110) -> bytes:
         ax.set_xlabel(figure.xlabel)
         ax.set_ylabel(figure.ylabel)
         ax.grid(axis="y", alpha=0.3)
+        if figure.kind == "line" and _whole_numbers(figure.series):  # "2.5 members" is not a thing
+            xs = sorted({int(x) for s in figure.series for x in s.x if x is not None})
+            if len(xs) <= 20:
+                ax.set_xticks(xs)
+                ax.set_xlim(xs[0] - 0.5, xs[-1] + 0.5)
+            else:
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         if len(figure.series) > 1:
             ax.legend(fontsize=8)
         fig.tight_layout()
@@ -35,6 +43,11 @@ def figure_png(figure: Figure, *, dpi: int = 110) -> bytes:
         return buf.getvalue()
     finally:
         plt.close(fig)
+
+
+def _whole_numbers(series: tuple[Series, ...]) -> bool:
+    xs = [x for s in series for x in s.x if x is not None]
+    return bool(xs) and all(isinstance(x, (int, float)) and float(x).is_integer() for x in xs)
 
 
 def _num(values) -> np.ndarray:

@@ -10,7 +10,7 @@ from rich.console import Console
 from backend.terminal_text import plain
 from rich.table import Table as RichTable
 
-from .fmt import data_notes, format_cell, sizes_line, status_line
+from .fmt import data_notes, format_row, sizes_line, status_line
 from .model import Report, Status
 
 FORMATS = ("table", "json", "md", "html")
@@ -55,7 +55,7 @@ def render_table(report: Report, *, width: int = 120) -> str:
             for col in table.columns:
                 grid.add_column(plain(col))
             for row in table.rows:
-                grid.add_row(*(plain(format_cell(c)) for c in row))
+                grid.add_row(*(plain(c) for c in format_row(table, row)))
             console.print(grid)
         for note in sec.notes:
             console.print(f"note: {plain(note)}", highlight=False)
@@ -75,7 +75,7 @@ def render_markdown(report: Report) -> str:
         for table in sec.tables:
             out += [f"**{_md(table.title)}**", "", "| " + " | ".join(_md(c) for c in table.columns) + " |",
                     "|" + "---|" * len(table.columns)]
-            out += ["| " + " | ".join(_md(format_cell(c)) for c in row) + " |" for row in table.rows]
+            out += ["| " + " | ".join(_md(c) for c in format_row(table, row)) + " |" for row in table.rows]
             out.append("")
         out += [f"> {note}" for note in sec.notes]
         if sec.notes:

@@ -52,3 +52,20 @@ def test_table_without_any_rating_aggregates_to_nothing() -> None:
     empty = RatingsTable.from_codes([[-1, -1], [-1, -1]], categories=[])
     for method in ("majority", "median"):
         assert [(a.label, a.p_d) for a in aggregate(empty, method=method)] == [(None, None), (None, None)]
+
+
+def test_dawid_skene_trusts_the_reliable_annotators_over_a_careless_majority() -> None:
+    # a0 and a1 agree with each other on every item; a2, a3, a4 answer at random and outvote them on
+    # item 0. Dawid–Skene learns who is reliable and follows a0/a1 there; majority follows the three.
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 2, 60)
+    noisy = rng.integers(0, 2, (60, 3))
+    noisy[0] = 1 - truth[0]
+    codes = np.column_stack([truth, truth, noisy])
+    table = RatingsTable.from_codes(codes, categories=["0", "1"])
+    ds = aggregate(table, method="dawid-skene")
+    assert [a.label for a in ds] == [str(t) for t in truth]
+    assert aggregate(table, method="majority")[0].label == str(1 - truth[0])
+    assert ds[0].p_d == pytest.approx(2 / 5) and ds[0].votes == 2

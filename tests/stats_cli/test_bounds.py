@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import beta
 
-from stats_cli.bounds import clopper_pearson, error_rate_bounds, fpc_factor, fpc_interval
+from stats_cli.bounds import clopper_pearson, error_rate_bounds, fpc_factor, nahum_table2_interval
 
 # Nahum et al. 2024, Table 2: error % on the 160-item evaluation sample and, in parentheses, the
 # lower bound for the whole dataset. Population = dataset size in TRUE (Honovich et al. 2022).
@@ -47,7 +47,7 @@ def test_invalid_inputs_raise() -> None:
     with pytest.raises(ValueError):
         clopper_pearson(1, 0)
     with pytest.raises(ValueError):
-        fpc_interval(1, 10, 5)
+        nahum_table2_interval(1, 10, 5)
     with pytest.raises(ValueError):
         clopper_pearson(1, 10, confidence=1.5)
 
@@ -63,18 +63,18 @@ def test_intervals_contain_rate_and_fpc_is_inside_cp(case: tuple[int, int, int])
     k, n, population = case
     rate = k / n
     low, high = clopper_pearson(k, n)
-    f_low, f_high = fpc_interval(k, n, population)
+    f_low, f_high = nahum_table2_interval(k, n, population)
     assert low <= rate <= high
     assert low - 1e-12 <= f_low <= rate <= f_high <= high + 1e-12
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 60).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
-def test_fpc_interval_shrinks_to_rate_as_sample_reaches_population(case: tuple[int, int]) -> None:
+def test_nahum_table2_interval_shrinks_to_rate_as_sample_reaches_population(case: tuple[int, int]) -> None:
     k, n = case
-    widths = [fpc_interval(k, n, population)[1] - fpc_interval(k, n, population)[0] for population in (10 * n, 2 * n, n + 1, n)]
+    widths = [nahum_table2_interval(k, n, population)[1] - nahum_table2_interval(k, n, population)[0] for population in (10 * n, 2 * n, n + 1, n)]
     assert all(a >= b - 1e-12 for a, b in zip(widths, widths[1:]))
-    assert fpc_interval(k, n, n) == pytest.approx((k / n, k / n))
+    assert nahum_table2_interval(k, n, n) == pytest.approx((k / n, k / n))
     assert fpc_factor(n, n) == 0.0
 
 
@@ -83,7 +83,7 @@ def test_fpc_width_falls_to_zero_as_sample_grows_to_population(rate: float) -> N
     population = 1000
     widths = []
     for n in range(100, population + 1, 100):
-        low, high = fpc_interval(round(rate * n), n, population)
+        low, high = nahum_table2_interval(round(rate * n), n, population)
         assert low <= round(rate * n) / n <= high
         widths.append(high - low)
     assert all(a > b for a, b in zip(widths, widths[1:]))

@@ -38,3 +38,14 @@ def test_stratified_is_narrower_than_random_for_the_same_budget() -> None:
     random_design = simulate(scenario, design="random", replicates=REPS, seed=5)
     stratified = simulate(scenario, design="stratified", replicates=REPS, seed=5)
     assert stratified.mean_width < 0.9 * random_design.mean_width, (stratified, random_design)
+
+
+def test_neyman_stratified_with_sampled_flags_is_narrower_than_random_and_covers() -> None:
+    # issue 22: with the flags sampled too (not a census), the stratified design must beat a simple
+    # random sample of the same size; Neyman allocation from the ensemble's confidence does at 3 % errors.
+    scenario = Scenario(population=3000, error_rate=0.03, sensitivity=0.6, false_flag_rate=0.03, budget=300,
+                        flags_in_review=False, flag_confidence=0.65, agree_confidence=0.95)
+    random_design = simulate(scenario, design="random", replicates=150, seed=2)
+    stratified = simulate(scenario, design="stratified", replicates=150, seed=2)
+    assert stratified.mean_width < random_design.mean_width, (stratified, random_design)
+    assert stratified.coverage >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 150)

@@ -67,3 +67,11 @@ def test_random_labeller_is_one_over_l() -> None:
 def test_balanced_classes_give_precision_p_d(p_d: float, m: float) -> None:
     assert expected_scores(p_d, 0.5).precision == pytest.approx(p_d)
     assert 0.0 <= expected_scores(p_d, m).f1 <= 1.0
+
+
+def test_random_baseline_over_l_classes_has_precision_m() -> None:
+    # issue 22, finding 6: without the /(L−1) term a uniform labeller over 4 classes got precision 0.10
+    rand = random_labeller(0.25, n_classes=4)
+    assert rand.precision == pytest.approx(0.25) and rand.recall == pytest.approx(0.25)
+    assert random_labeller(0.4, n_classes=3).precision == pytest.approx(0.4)  # uniform: precision = m
+    assert expected_scores(0.8, 0.3, n_classes=2).precision == pytest.approx(0.24 / (0.24 + 0.7 * 0.2))

@@ -95,3 +95,16 @@ def test_stratify_gives_a_k_class_expected_f1():
     strata, pos = stratify(truth, truth, [0.67] * 6 + [1.0] * 6)
     assert pos is None
     assert all(s.expected_f1 is not None for s in strata[:-1])
+
+
+def test_expected_macro_f1_is_over_the_tasks_label_set_not_the_classes_present():
+    # issue 22, finding 6: a stratum holding 2 of the task's 4 labels; the labeller's wrong answers go to
+    # any of the other 3 task labels, so absent labels get predictions too (F1 0 in sklearn's macro).
+    rng = np.random.default_rng(1)
+    task, p = ["a", "b", "c", "d"], 0.6
+    y = rng.choice(2, size=200_000, p=[0.7, 0.3])
+    pred = np.where(rng.random(y.size) < p, y, (y + rng.integers(1, 4, y.size)) % 4)
+    simulated = f1_score(y, pred, average="macro")
+    truth = [task[i] for i in y]
+    assert expected_macro_f1(p, truth, labels=task) == pytest.approx(simulated, abs=0.01)
+    assert abs(expected_macro_f1(p, truth) - simulated) > 0.1  # k from the classes present: the old figure

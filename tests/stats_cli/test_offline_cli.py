@@ -87,6 +87,7 @@ def test_aggregate_strict_writes_out_file(tmp_path: Path) -> None:
 def test_bounds_and_expected() -> None:
     out = run_json("bounds", "--errors", "34", "--sample", "160", "--population", "836")
     assert round(out["fpc_low"] * 100, 1) == 15.8 and out["cp_low"] < out["fpc_low"] < out["rate"]
+    assert out["cp_low"] < out["exact_low"] < out["rate"] < out["exact_high"] < out["cp_high"]  # N = 836 narrows it
     assert "fpc_low" not in run_json("bounds", "--errors", "3", "--sample", "10")
     exp = run_json("expected", "--pd", "0.6", "--positive-ratio", "0.1", "--n", "10", "--at-least", "5")
     assert round(exp["labeller"]["f1"], 2) == 0.23 and round(exp["random"]["f1"], 2) == 0.17
@@ -150,7 +151,7 @@ def test_confidence_bins_reads_item_result_json(tmp_path: Path) -> None:
         lines.append(json.dumps({**item.to_json(), "gold": "1" if i % 2 else "0"}))
     path = tmp_path / "scored.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    out = run_json("confidence-bins", str(path), "--bins", "2", "--resamples", "100")
+    out = run_json("confidence-bins", str(path), "--bins", "2", "--min-n", "3")
     assert [b["n"] for b in out["bins"]] == [3, 3] and out["n_skipped"] == 0
     assert out["bins"][0]["llm"]["share"] == pytest.approx(1 / 3)
 

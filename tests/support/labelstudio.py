@@ -22,7 +22,8 @@ from typing import Any, Iterator, Mapping, Sequence
 import pytest
 
 from backend.labelstudio.client import create_project, ensure_user, import_tasks
-from backend.labelstudio.local import LocalLabelStudio, PostgresSettings, find_label_studio_bin, signup_user
+from backend.labelstudio.local import LocalLabelStudio, PostgresSettings, find_label_studio_bin
+from backend.labelstudio.signup import invite_user
 from tests.support.services import PG_ADMIN_URL, free_port, missing_service, port_open
 
 
@@ -71,15 +72,16 @@ class LabelStudioServer:
         """An org member with a working API token (signed up like a real expert would).
 
         The API can neither set a password nor read another user's token, so users made with
-        ``users.create`` cannot act themselves; sign-up gives both. Asking again for an email this
-        session already signed up returns the same user.
+        ``users.create`` cannot act themselves; sign-up gives both (through a one-use invite link: sign-up
+        is closed on every instance the tool starts). Asking again for an email this session already
+        signed up returns the same user.
         """
         from label_studio_sdk import LabelStudio
 
         email = (email or unique_email("user")).lower()
         if email in self._users:
             return self._users[email]
-        token = signup_user(self.url, email, secrets.token_urlsafe(16))
+        token = invite_user(self.client, email, secrets.token_urlsafe(16))
         client = LabelStudio(base_url=self.url, api_key=token)
         me = client.users.whoami()
         if me.active_organization != self.org_id:

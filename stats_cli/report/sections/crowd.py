@@ -1,7 +1,8 @@
 """Crowd annotations (Nahum App. B) and stratification by annotator certainty p_d (Elangovan et al.).
 
 Only for sources with several original annotations per task. Majority and strict aggregation are
-:func:`stats_cli.aggregate.aggregate`; this module compares them with the gold labels.
+:func:`stats_cli.aggregate.aggregate`, Dawid–Skene is :func:`stats_cli.crowd_quality.dawid_skene`;
+this module compares them with the gold labels and shows each annotator's quality.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from sklearn.metrics import f1_score
 
 from backend.labels import median_label
 from stats_cli.aggregate import aggregate
+from stats_cli.crowd_quality import annotator_quality, dawid_skene
 from stats_cli.stratify import stratify
 
 from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement, ratings_table
@@ -33,6 +35,9 @@ def crowd_labels(data: AuditData, *, method: str) -> dict[str, tuple[str | None,
     (:func:`backend.labels.median_label`, its tie rule included), so both sides name the same label;
     p_d is the share of annotators who gave it.
     """
+    if method == "dawid-skene":
+        ds = dawid_skene(multi_annotated(data))
+        return {i: (lab, ds.posterior.get(i)) for i, lab in ds.labels.items()}
     if method == "median":
         out: dict[str, tuple[str | None, float | None]] = {}
         for item, answers in multi_annotated(data).items():
@@ -46,16 +51,16 @@ def crowd_labels(data: AuditData, *, method: str) -> dict[str, tuple[str | None,
 
 
 def aggregation_methods(data: AuditData) -> tuple[list[str], str | None]:
-    """Majority always; strict when the task names a negative class; median for ordinal scales.
+    """Majority and Dawid–Skene always; strict when the task names a negative class; median for ordinal scales.
 
     Returns the methods and, when strict is left out, the NOT APPLICABLE note saying why.
     """
     negative = data.spec.negative_label
     if data.spec.task_family.ordered:
-        return ["majority", "median"], None
+        return ["majority", "median", "dawid-skene"], None
     if negative:
-        return ["majority", "strict"], None
-    return ["majority"], ("Strict aggregation: NOT APPLICABLE - it needs a negative class (any vote for it wins) "
+        return ["majority", "strict", "dawid-skene"], None
+    return ["majority", "dawid-skene"], ("Strict aggregation: NOT APPLICABLE - it needs a negative class (any vote for it wins) "
                           "and this task's labels name none; name one (LABEL_AUDIT_NEGATIVE_LABEL) to compute it.")
 
 
@@ -83,7 +88,8 @@ def crowd_section(data: AuditData) -> Section:
         vs_gold = [(gold[i], lab) for i, (lab, _) in labels.items() if gold.get(i) is not None and lab is not None]
         vs_orig = [(by_id[i].original, lab) for i, (lab, _) in labels.items()
                    if i in by_id and by_id[i].original is not None and lab is not None]
-        rows.append((f"crowd {method}", *_compare(vs_gold), *_compare(vs_orig)))
+        shown = {"dawid-skene": "Dawid–Skene"}.get(method, method)
+        rows.append((f"crowd {shown}", *_compare(vs_gold), *_compare(vs_orig)))
     ens_gold = [(gold[i], by_id[i].prediction) for i in multi
                 if gold.get(i) is not None and i in by_id and by_id[i].prediction is not None]
     ens_orig = [(by_id[i].original, by_id[i].prediction) for i in multi
@@ -93,13 +99,31 @@ def crowd_section(data: AuditData) -> Section:
                           ("annotation", "n gold", "accuracy vs gold", "weighted F1 vs gold",
                            "n original", "accuracy vs original", "weighted F1 vs original"), rows)
     agree = Table.build("Crowd agreement", AGREEMENT_COLUMNS, [agreement.cells()])
+    quality = _quality_table(multi, gold)
     notes = [n for n in (paradox_note(agreement), skipped) if n]
     if not any(r[1] for r in rows):
         notes.append("No crowd-annotated item has a gold label yet: the gold columns are pending.")
+    by_rule = sum(1 for i in gold if gold[i] is not None and not data.outcome(by_id[i]).status.by_experts)
+    if by_rule:
+        notes.append(f"The gold columns rest on {sum(g is not None for g in gold.values())} items, {by_rule} of them "
+                     "with gold taken from the original label because the ensemble agrees (Nahum's rule): "
+                     "there gold is not independent of the original, which flatters whatever it was built from.")
     return Section(KEY, TITLE, Status.OK, sizes={"items with ≥2 annotations": len(multi),
                                                   "annotators": agreement.n_raters,
                                                   "with gold": sum(g is not None for g in gold.values())},
-                   tables=(agree, compare), notes=tuple(notes), values={"agreement": agreement.values()})
+                   tables=(agree, compare, quality), notes=tuple(notes), values={"agreement": agreement.values()})
+
+
+def _quality_table(multi: dict[str, dict[str, str]], gold: dict[str, str | None]) -> Table:
+    """Each annotator: accuracy against gold with a Wilson interval and its n, confusion, D–S's estimate."""
+    ds = dawid_skene(multi)
+    rows = []
+    for q in annotator_quality(multi, gold, ds=ds):
+        rows.append((q.annotator, q.answered, q.with_gold, q.accuracy, q.low, q.high, q.confusion_text() or "none",
+                     q.ds_accuracy))
+    return Table.build("Each annotator against gold (95% Wilson interval) and Dawid–Skene's estimate without gold",
+                       ("annotator", "items answered", "n with gold", "accuracy vs gold", "low", "high",
+                        "confusion (said→gold)", "Dawid–Skene accuracy"), rows)
 
 
 def stratified_section(data: AuditData) -> Section:
@@ -121,7 +145,8 @@ def stratified_section(data: AuditData) -> Section:
                 if i in by_id and lab is not None and p_d is not None and pick(by_id[i]) is not None]
         if not rows:
             continue
-        strata, pos = stratify([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], positive=positive)
+        strata, pos = stratify([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], positive=positive,
+                               label_set=list(data.spec.labels))
         tables.append(Table.build(f"{name} vs crowd majority, by p_d (expected = a majority-follower)",
                                   ("p_d", "n", "positive ratio m", "accuracy", "expected accuracy", "F1",
                                    "expected F1"),

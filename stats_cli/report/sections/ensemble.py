@@ -17,6 +17,8 @@ from sklearn.metrics import f1_score
 from backend.ensemble import TIE_TOLERANCE, check_distribution, disagrees, resolve_threshold
 
 from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement
+from ..control import NO_CONTROL, control_items
+from ..fmt import plural
 from ..inputs import AuditData
 from ..model import Figure, Section, Series, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
@@ -93,34 +95,42 @@ def ensemble_section(data: AuditData, *, seed: int = 0) -> Section:
         tables.append(Table.build("Agreement among ensemble members (Nahum Table 3)", AGREEMENT_COLUMNS, rows))
     gold = [data.gold(it)[0] for it in data.items]
     original = [it.original for it in data.items]
+    control = control_items(data)
     acc_rows = []
     for j, mid in enumerate(ids):
         pred = _labels_of(probs[:, j], labels)
         on_orig = [(p, o) for p, o in zip(pred, original) if p is not None and o is not None]
-        on_gold = [(p, g) for p, g in zip(pred, gold) if p is not None and g is not None]
-        acc_rows.append((mid, len(on_orig), _acc(on_orig), len(on_gold), _acc(on_gold)))
+        on_control = [(pred[c.index] == c.gold, c.weight) for c in control if pred[c.index] is not None]
+        acc = float(np.average([r for r, _ in on_control], weights=[w for _, w in on_control])) if on_control else None
+        acc_rows.append((mid, len(on_orig), _acc(on_orig), len(on_control), acc))
     tables.append(Table.build("Each member's accuracy", ("member", "n (original)", "accuracy vs original",
-                                                          "n (gold)", "accuracy vs gold"), acc_rows))
+                                                          "n (control sample)", "accuracy vs gold (design-weighted)"),
+                              acc_rows))
+    if not control:
+        notes.append("Accuracy against gold: " + NO_CONTROL + ".")
     figures, values = [], {"members": len(ids), "models": len(models)}
     curve = size_curve(data, probs, seed=seed)
     stopped = sum(bool(getattr(it, "stopped_early", False)) for it in data.items)
     if stopped:
-        notes.append(f"{stopped} of {len(data.items)} items stopped early (early exit: their last members were "
+        notes.append(f"{stopped} of {plural(len(data.items), 'item')} stopped early (early exit: their last members were "
                      f"not asked): κ among members and accuracy rest on the members called, the F1-by-size curve "
                      f"on the {len(data.items) - stopped} items every member answered.")
     if curve is None:
-        notes.append("Detection F1 by ensemble size: pending — needs items with a settled expert decision.")
+        notes.append("Detection F1 by ensemble size: not shown — " + NO_CONTROL + ".")
     else:
         sizes, mean, low, high = curve
-        tables.append(Table.build("Error detection F1 by ensemble size (Nahum Fig. 3)",
+        notes.append(f"F1 by ensemble size rests on the {len(control)} settled items of the random control sample, "
+                     "each weighted by 1/its inclusion probability (a design-weighted estimate of the project's F1).")
+        tables.append(Table.build("Error detection F1 by ensemble size, control sample (Nahum Fig. 3)",
                                   ("members", "mean F1", "min F1", "max F1"),
                                   list(zip(sizes, mean, low, high))))
         figures.append(Figure("ensemble_size", "Error-detection F1 vs ensemble size (Fig. 3)", "line",
                               (Series("F1 (min–max band)", tuple(sizes), tuple(mean), tuple(low), tuple(high)),),
-                              xlabel="members in the ensemble", ylabel="F1 on settled items"))
+                              xlabel="members in the ensemble", ylabel="F1 (control sample, design-weighted)"))
         values["f1_by_size"] = dict(zip(sizes, mean))
     return Section(KEY, TITLE, Status.OK, sizes={"members": len(ids), "models": len(models), "items": len(data.items),
-                                                  "items with gold": sum(g is not None for g in gold)},
+                                                  "items with gold": sum(g is not None for g in gold),
+                                                  "control sample settled": len(control)},
                    tables=tuple(tables), figures=tuple(figures), notes=tuple(notes), values=values)
 
 
@@ -129,22 +139,20 @@ def _acc(pairs: list[tuple[str, str]]) -> float | None:
 
 
 def size_curve(data: AuditData, probs: np.ndarray, *, seed: int = 0):
-    """Mean/min/max F1 of flags vs confirmed errors over member subsets of each size, on settled items."""
-    if not data.reviewed():
-        return None
+    """Mean/min/max design-weighted F1 of flags vs confirmed errors over member subsets, on the control sample."""
     labels = list(data.spec.labels)
     threshold = resolve_threshold(data.spec, data.threshold)
-    rows = [(i, it, data.gold(it)[0]) for i, it in enumerate(data.items)]
     # early exit left some members unasked on these items: a subset's F1 needs every member's answer
-    rows = [(i, it, g) for i, it, g in rows if g is not None and it.original is not None
-            and not getattr(it, "stopped_early", False)]
+    rows = [c for c in control_items(data) if c.item.original is not None
+            and not getattr(c.item, "stopped_early", False)]
     if not rows:
         return None
-    idx = np.array([i for i, _, _ in rows])
-    truth = np.array([g != it.original for _, it, g in rows])
+    idx = np.array([c.index for c in rows])
+    weight = np.array([c.weight for c in rows])
+    truth = np.array([c.gold != c.item.original for c in rows])
     if not truth.any():
         return None
-    orig_idx = np.array([labels.index(it.original) if it.original in labels else -1 for _, it, _ in rows])
+    orig_idx = np.array([labels.index(c.item.original) if c.item.original in labels else -1 for c in rows])
     sub = probs[idx]
     n_members = sub.shape[1]
     # the task's own flag rule (backend.ensemble.disagrees), tabulated once: prediction x original
@@ -157,7 +165,9 @@ def size_curve(data: AuditData, probs: np.ndarray, *, seed: int = 0):
             combos = rng.sample(combos, MAX_SUBSETS)
         scores = []
         for combo in combos:
-            avg = np.nanmean(sub[:, list(combo)], axis=1)
+            with warnings.catch_warnings():  # an item none of the subset answered stays NaN
+                warnings.simplefilter("ignore", RuntimeWarning)
+                avg = np.nanmean(sub[:, list(combo)], axis=1)
             known = ~np.isnan(avg).any(axis=1)
             pred = np.where(known, np.nanargmax(np.nan_to_num(avg, nan=-1.0), axis=1), -1)
             conf = np.where(known, np.nan_to_num(avg).max(axis=1), 0.0)
@@ -165,7 +175,7 @@ def size_curve(data: AuditData, probs: np.ndarray, *, seed: int = 0):
             top_two = np.sort(np.nan_to_num(avg), axis=1)[:, -2:]
             tie = (top_two[:, 1] - top_two[:, 0]) <= TIE_TOLERANCE  # a tie is never a confident flag
             flag = known & disagree & ~tie & (conf > threshold) & (orig_idx >= 0) & (pred >= 0)
-            scores.append(f1_score(truth, flag, zero_division=0.0))
+            scores.append(f1_score(truth, flag, sample_weight=weight, zero_division=0.0))
         sizes.append(size)
         mean.append(float(np.mean(scores)))
         low.append(float(np.min(scores)))

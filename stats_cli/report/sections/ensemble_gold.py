@@ -8,8 +8,9 @@
   with the original label, cut into equal-size bins of its own confidence (the paper adjusts bin edges
   per model): how often the experts side with the model vs the original (ordinal: who is closer).
 
-Items the ensemble agrees with have the original as gold (Nahum's rule), which flatters every subset
-equally; the note says so.
+Fig. 3 (left) rests on the random control sample only, design-weighted (:mod:`stats_cli.report.control`):
+items the ensemble agrees with have the original as gold (Nahum's rule), which flatters the full
+ensemble most — not every subset alike — so without a control sample the figure is not shown.
 """
 
 from __future__ import annotations
@@ -19,44 +20,52 @@ import random
 import warnings
 
 import numpy as np
-from scipy.stats import pearsonr
 from sklearn.metrics import roc_auc_score
 
-from stats_cli.confidence_bins import confidence_bins
+from stats_cli.confidence_bins import MIN_BIN, confidence_bins
 
+from ..control import NO_CONTROL, control_items
 from ..inputs import AuditData
 from ..model import Figure, Section, Series, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
+from .confidence import bin_range
 from .ensemble import MAX_SUBSETS, member_tensor, split_member
 
 KEY, TITLE = "ensemble_gold", "The ensemble against gold"
 BINS = 5
 
 
-def _score(avg: np.ndarray, gold_idx: np.ndarray, labels: list[str], ordinal: bool, positive: int) -> float | None:
+def _wpearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """Weighted Pearson r (numpy's weighted covariance; scipy's pearsonr takes no weights)."""
+    cov = np.cov(x, y, aweights=w)
+    return float(cov[0, 1] / np.sqrt(cov[0, 0] * cov[1, 1]))
+
+
+def _score(avg: np.ndarray, gold_idx: np.ndarray, weight: np.ndarray, ordinal: bool, positive: int) -> float | None:
     known = ~np.isnan(avg).any(axis=1)
     if known.sum() < 2:
         return None
-    avg, gold_idx = avg[known], gold_idx[known]
+    avg, gold_idx, weight = avg[known], gold_idx[known], weight[known]
     if ordinal:
         pred = np.argmax(avg, axis=1)
         if np.ptp(pred) == 0 or np.ptp(gold_idx) == 0:
             return None  # a constant column has no correlation
-        return float(pearsonr(pred, gold_idx).statistic)
+        return _wpearson(pred.astype(float), gold_idx.astype(float), weight)
     truth = gold_idx == positive
     if truth.all() or not truth.any():
         return None
-    return float(roc_auc_score(truth, avg[:, positive]))
+    return float(roc_auc_score(truth, avg[:, positive], sample_weight=weight))
 
 
 def quality_by_size(data: AuditData, probs: np.ndarray, *, seed: int = 0) -> list[tuple[int, int, float, float, float]]:
-    """(size, subsets, mean, min, max) of ROC AUC (binary) or Pearson r (ordinal) against gold."""
+    """(size, subsets, mean, min, max) of design-weighted ROC AUC (binary) or Pearson r (ordinal) on the control sample."""
     labels = list(data.spec.labels)
-    rows = [(i, g) for i, it in enumerate(data.items) for g, _ in [data.gold(it)] if g in labels]
+    rows = [c for c in control_items(data) if c.gold in labels]
     if len(rows) < 2:
         return []
-    idx = np.array([i for i, _ in rows])
-    gold_idx = np.array([labels.index(g) for _, g in rows])
+    idx = np.array([c.index for c in rows])
+    gold_idx = np.array([labels.index(c.gold) for c in rows])
+    weight = np.array([c.weight for c in rows])
     sub = probs[idx]
     ordinal = data.spec.task_family.ordered
     positive = labels.index(data.spec.positive_label) if not ordinal and data.spec.positive_label in labels else -1
@@ -69,7 +78,7 @@ def quality_by_size(data: AuditData, probs: np.ndarray, *, seed: int = 0) -> lis
         with warnings.catch_warnings():  # items no member of a subset answered stay NaN
             warnings.simplefilter("ignore", RuntimeWarning)
             scores = [s for c in combos
-                      if (s := _score(np.nanmean(sub[:, list(c)], axis=1), gold_idx, labels, ordinal, positive))
+                      if (s := _score(np.nanmean(sub[:, list(c)], axis=1), gold_idx, weight, ordinal, positive))
                       is not None]
         if scores:
             out.append((size, len(scores), float(np.mean(scores)), float(np.min(scores)), float(np.max(scores))))
@@ -108,7 +117,8 @@ def ensemble_gold_section(data: AuditData, *, seed: int = 0) -> Section:
     """Fig. 3 (left) and Fig. 13 tables and plots; pending until items have gold labels."""
     ids, probs = member_tensor(data)
     settled = sum(1 for it in data.items if data.gold(it)[0] is not None)
-    sizes = {"members": len(ids), "items with gold": settled, "reviewed by experts": len(data.reviewed())}
+    sizes = {"members": len(ids), "items with gold": settled, "reviewed by experts": len(data.reviewed()),
+             "control sample settled": len(control_items(data))}
     if not ids or not settled:
         return pending(KEY, TITLE, "needs member probabilities and settled gold labels", sizes=sizes)
     ordinal = data.spec.task_family.ordered
@@ -122,22 +132,35 @@ def ensemble_gold_section(data: AuditData, *, seed: int = 0) -> Section:
                               (Series(f"{metric} (min–max band)", tuple(c[0] for c in curve), tuple(c[2] for c in curve),
                                       tuple(c[3] for c in curve), tuple(c[4] for c in curve)),),
                               xlabel="members in the ensemble", ylabel=f"{metric} vs gold"))
-        notes.append(f"{metric} rests on the {settled} items with a gold label; items the ensemble agrees with "
-                     "keep their original label as gold (Nahum's rule), which favours every subset alike.")
+        notes.append(f"{metric} rests on the {len(control_items(data))} settled items of the random control sample, "
+                     "each weighted by 1/its inclusion probability.")
+    elif not control_items(data):
+        notes.append(f"{metric} by ensemble size: not shown — {NO_CONTROL}.")
     else:
-        notes.append(f"{metric} by ensemble size: not computable yet (gold labels of one class only).")
+        notes.append(f"{metric} by ensemble size: not computable yet (control-sample gold labels of one class only).")
     per_model = model_who_is_right(data, ids, probs, seed=seed)
     third = "equal" if ordinal else "neither"
-    rows = [(model, b.index, f"{b.conf_min:.2f}–{b.conf_max:.2f}", b.n, b.shares["llm"].value,
+    rows = [(model, b.index, bin_range(b), b.n, b.shares["llm"].value,
              b.shares["original"].value, b.shares[third].value) for model, bins in per_model.items() for b in bins]
+    small = {m: sum(b.n for b in bins) for m, bins in per_model.items() if sum(b.n for b in bins) < MIN_BIN}
+    if small:
+        notes.append("Who-is-right plot: " + "; ".join(f"{m} left out — {n} reviewed disagreement{'s' if n != 1 else ''}"
+                                                        for m, n in small.items())
+                     + f", fewer than the {MIN_BIN} a bin needs (the table still lists them).")
     if rows:
         head = ("LLM closer", "original closer", "equally close") if ordinal else ("LLM right", "original right", "neither")
         tables.append(Table.build("Who is right, per model, by its own confidence bins (Nahum Fig. 13)",
                                   ("model", "bin", "confidence", "n", *head), rows))
         figures.append(Figure("model_who_is_right", "Experts side with the model, by its confidence bin (Fig. 13)",
                               "line", tuple(Series(model, tuple(b.index for b in bins),
-                                                   tuple(b.shares["llm"].value for b in bins)) for model, bins in per_model.items()),
-                              xlabel="model's own confidence bin (1 = least confident, equal-size)", ylabel="share of reviewed items"))
+                                                   tuple(b.shares["llm"].value for b in bins))
+                                            for model, bins in per_model.items() if model not in small),
+                              xlabel="model's own confidence bin (1 = least confident; quantile bins)",
+                              ylabel="share of reviewed items"))
+        if len(small) == len(per_model) or all(len(bins) < 2 for bins in per_model.values()):
+            figures.pop()
+            notes.append("Who-is-right per model: no plot — each model's reviewed disagreements fill one bin only, "
+                         "so there is no line to draw (the table has the figures).")
     else:
         notes.append("Per-model who-is-right: pending — no reviewed item where a model disagrees with the original.")
     return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=tuple(tables), figures=tuple(figures),

@@ -17,6 +17,7 @@ from __future__ import annotations
 from backend.review.outcome import GoldStatus
 from stats_cli.design_estimate import DesignResult, Interval, estimate_from_draw
 
+from ..fmt import are, plural
 from ..inputs import AuditData
 from ..model import Cell, Section, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
@@ -69,15 +70,18 @@ def _notes(data: AuditData, counts: dict[GoldStatus, int], result: DesignResult 
                      "and unflagged parts' intervals (each at 1 − α/2 when both parts are sampled, so they "
                      "hold together; a part reviewed in full has no sampling error).")
         if result.unsettled:
-            notes.append(f"{result.unsettled} sampled items are not settled yet: each interval counts them as "
+            notes.append(f"{plural(result.unsettled, 'sampled item')} {are(result.unsettled)} not settled yet: each interval counts them as "
                          "correct at its lower end and as errors at its upper end.")
     if counts.get(GoldStatus.PENDING):
-        notes.append(f"{counts[GoldStatus.PENDING]} items are still in review (open reviews).")
+        notes.append(f"{plural(counts[GoldStatus.PENDING], 'item')} {are(counts[GoldStatus.PENDING])} still in review "
+                     "(open reviews).")
     if counts.get(GoldStatus.SPLIT_UNRESOLVED):
-        notes.append(f"{counts[GoldStatus.SPLIT_UNRESOLVED]} items are unresolved: the experts reviewed them and "
+        notes.append(f"{plural(counts[GoldStatus.SPLIT_UNRESOLVED], 'item')} {are(counts[GoldStatus.SPLIT_UNRESOLVED])} "
+                     "unresolved: the experts reviewed them and "
                      "still disagree after reconciliation, so they have no gold label.")
     if counts.get(GoldStatus.NOT_REVIEWED):
-        notes.append(f"{counts[GoldStatus.NOT_REVIEWED]} items need the experts (the ensemble disagrees with the "
+        notes.append(f"{plural(counts[GoldStatus.NOT_REVIEWED], 'item')} "
+                     f"{'needs' if counts[GoldStatus.NOT_REVIEWED] == 1 else 'need'} the experts (the ensemble disagrees with the "
                      "original) but were never sent to review.")
     if counts.get(GoldStatus.NOT_SCORED):
         notes.append(f"{counts[GoldStatus.NOT_SCORED]} audited items have no ensemble verdict or no original "
@@ -106,7 +110,7 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
                        "sample drawn (review push --sample N)", sizes=sizes)
     rows = _design_rows(result, "no random sample drawn (review push --sample N)")
     rows.append(("floor: confirmed errors / N (%)", _pct(confirmed / population) if population else None, None,
-                 None, population, f"{confirmed} errors confirmed by the experts; no statistics"))
+                 None, population, f"{plural(confirmed, 'error')} confirmed by the experts; no statistics"))
     rows.append(("confirmed among items the experts settled (%)",
                  _pct(confirmed / len(reviewed)) if reviewed else None, None, None, len(reviewed),
                  "describes the reviewed items only (not a random sample)"))

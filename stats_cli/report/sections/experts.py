@@ -8,13 +8,47 @@ from ..model import Section, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "experts", "Expert agreement"
+MIN_KAPPA_ITEMS = 10  # κ on fewer items is noise (one item gives −1 or 1); the row says so instead
 
 
 def _answered(answers) -> dict[str, str]:
     return {e: lab for e, lab in answers.items() if lab is not None}
 
 
+IGNORED_COLUMNS = ("round", "annotator", "item", "review project", "instance", "project of")
+
+
+def ignored_table(data: AuditData) -> Table | None:
+    """The annotations found in review projects that did not count (not by the project's own expert)."""
+    if not data.ignored_answers:
+        return None
+    rows = [(i.round, i.annotator, i.task_id, i.ls_project_id, i.instance or "shared review instance",
+             i.expert or "reconciliation") for i in data.ignored_answers]
+    return Table.build(f"Annotations not counted ({len(rows)}): not by the project's own expert",
+                       IGNORED_COLUMNS, rows)
+
+
+def _with_ignored(section: Section, data: AuditData) -> Section:
+    """``section`` with the not-counted annotations listed (and counted in its sizes)."""
+    table = ignored_table(data)
+    if table is None:
+        return section
+    from dataclasses import replace
+
+    return replace(section, tables=(*section.tables, table),
+                   sizes={**section.sizes, "annotations not counted": len(data.ignored_answers)})
+
+
+def _items(n: int) -> str:
+    return f"{n} item" if n == 1 else f"{n} items"
+
+
 def experts_section(data: AuditData) -> Section:
+    """Expert agreement, and every review annotation that was not counted (who, which item, which project)."""
+    return _with_ignored(_agreement_section(data), data)
+
+
+def _agreement_section(data: AuditData) -> Section:
     """Round-1 answers give "before"; each expert's last word gives "after" once reconciliation is done.
 
     "After" is only reported when every item the experts split on has been reconciled: a partial
@@ -39,9 +73,18 @@ def experts_section(data: AuditData) -> Section:
         row_after = rater_agreement("after reconciliation", after, spec=data.spec)
         rows.append(row_after.cells())
         values["after"] = row_after.values()
-    if split:
-        split_only = rater_agreement("before, on the split items only", {i: before[i] for i in split}, spec=data.spec)
-        rows.append(split_only.cells())
+    # Nahum's disagreement subset: items where the LLM ensemble disagrees with the original label. (κ on the
+    # items the experts split on selects by the outcome: with two experts and two labels it is −1 by construction.)
+    by_id = {str(it.id): it for it in data.items}
+    subset = {i: a for i, a in before.items() if i in by_id and data.disagrees(by_id[i])}
+    if len(subset) >= MIN_KAPPA_ITEMS:
+        rows.append(rater_agreement("before, where the LLM disagrees with the original", subset,
+                                    spec=data.spec).cells())
+    elif subset:
+        notes.append(f"Agreement where the LLM disagrees with the original (Nahum's subset): not shown — "
+                     f"{_items(len(subset))} have two expert answers, fewer than the {MIN_KAPPA_ITEMS} a κ needs.")
+    if len(before) < MIN_KAPPA_ITEMS:
+        notes.append(f"κ rests on {_items(len(before))} only, fewer than {MIN_KAPPA_ITEMS}: read it as a rough sign.")
     if note := paradox_note(row_before):
         notes.append(note)
     sizes = {"items with ≥2 expert answers": len(before), "experts": row_before.n_raters,

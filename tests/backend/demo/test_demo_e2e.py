@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from backend.demo.home import ADMIN, EXPERTS, DemoHome
+from backend.demo.home import ADMIN, EXPERT_INSTANCES, EXPERTS, DemoHome
+from backend.labelstudio.expert_instances import ReviewClients, expert_instances_from_env
+from backend.labelstudio.signup import signup_open
 from backend.demo.processes import ProcessTable
 from backend.labelstudio.client import connect, find_user, iter_tasks
 from backend.labelstudio.local import find_label_studio_bin
@@ -54,10 +56,18 @@ class Demo:
         return json.loads((self.home.root / "state.json").read_text())
 
     def url(self, instance: str = "source") -> str:
-        return f"http://127.0.0.1:{self.ports[instance]}"
+        return f"http://127.0.0.1:{self.state['ports'][instance]}"
 
     def client(self, instance: str = "source"):
         return connect(self.url(instance), self.secrets[instance]["token"])
+
+    def instance_of(self, email: str) -> str:
+        """The name of ``email``'s own review instance."""
+        return next(name for name, who in EXPERT_INSTANCES.items() if who == email)
+
+    def review_clients(self) -> ReviewClients:
+        experts = expert_instances_from_env(str(self.home.root / "expert-instances.json"))
+        return ReviewClients(shared=None, experts=experts)
 
 
 def run_demo_cli(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess, float]:
@@ -92,12 +102,18 @@ def test_first_run_prints_what_to_open(demo):
     out = demo.stdout
     src = demo.state["project"]
     assert f"{demo.url()}/projects/{src}/data" in out
-    for project in demo.state["review_projects"].values():
-        assert f"{demo.url('review')}/projects/{project}/data" in out
+    for email, project in demo.state["review_projects"].items():
+        assert f"{demo.url(demo.instance_of(email))}/projects/{project}/data" in out
     assert f"login {ADMIN} / {demo.secrets['source']['password']}" in out
     for email in EXPERTS:
         assert f"login {email} / {demo.secrets['experts'][email]}" in out
     assert str(demo.home.report) in out and "label-audit demo --stop --home" in out
+    if demo.state["review_projects"]:  # the report was written before any expert answered: it says so, twice
+        last = out.strip().splitlines()[-1]
+        assert last.startswith("The report is a snapshot") and "bash scripts/demo.sh --home" in last
+        report = demo.home.report.read_text()
+        top = report[:report.index("<section")]
+        assert "This report is a snapshot" in top and "run the demo again" in top
     for secret in (demo.secrets["source"]["token"], demo.secrets["backend"]["password"],
                    demo.secrets["source"]["secret_key"]):
         assert secret not in out
@@ -107,10 +123,10 @@ def test_secrets_are_private_and_never_logged(demo):
     assert stat.S_IMODE((demo.home.root / "secrets.json").stat().st_mode) == 0o600
     keys = demo.secrets
     values = [keys["backend"]["password"], *keys["experts"].values()]
-    for instance in ("source", "review"):
+    for instance in ("source", *EXPERT_INSTANCES):
         values += [keys[instance][k] for k in ("password", "token", "secret_key")]
     logs = [*demo.home.root.glob("logs/*.log"), *demo.home.root.glob("labelstudio*/label-studio.log")]
-    assert len(logs) >= 4
+    assert len(logs) >= 5
     for log in logs:
         text = log.read_text(errors="replace")
         assert not [v for v in values if v in text], f"a secret reached {log.name}"
@@ -147,17 +163,23 @@ def test_review_projects_are_blind(demo):
     assert len(items) == len(flagged)
     review_projects = store.projects(project, round=ROUND_REVIEW)
     assert {p.expert for p in review_projects} == (set(EXPERTS) if items else set())
-    review = demo.client("review")
+    clients = demo.review_clients()
     for p in review_projects:
-        assert len(list(iter_tasks(review, p.ls_project_id))) == len(items)
+        assert p.instance == demo.url(demo.instance_of(p.expert))
+        assert len(list(iter_tasks(clients.for_instance(p.instance), p.ls_project_id))) == len(items)
     results = {str(r.id): r for r in ledger.results(project)}
     source_inputs = {str(t.id): {"grounding": t.data["grounding"], "generated_text": t.data["generated_text"]}
                      for t in iter_tasks(demo.client(), int(project))}
     secrets_by_task = {tid: (r.original, r.prediction, r.confidence) for tid, r in results.items()}
-    assert blindness_leaks(review, store, project, source_inputs=source_inputs, secrets_by_task=secrets_by_task) == []
-    for email in EXPERTS:  # the experts' accounts exist on the review instance only
-        assert find_user(review, email) is not None and find_user(demo.client(), email) is None
-    assert sorted(int(p.id) for p in review.projects.list()) == sorted(p.ls_project_id for p in review_projects)
+    assert blindness_leaks(clients, store, project, source_inputs=source_inputs, secrets_by_task=secrets_by_task) == []
+    for p in review_projects:  # each expert's only account is on their own instance, holding their project only
+        own = demo.client(demo.instance_of(p.expert))
+        others = [demo.client(n) for n, e in EXPERT_INSTANCES.items() if e != p.expert]
+        assert find_user(own, p.expert) is not None and find_user(demo.client(), p.expert) is None
+        assert all(find_user(other, p.expert) is None for other in others)
+        assert [int(x.id) for x in own.projects.list()] == [p.ls_project_id]
+    for name in ("source", *EXPERT_INSTANCES):  # sign-up closed on every instance the demo started
+        assert signup_open(demo.url(name)) is False
 
 
 def test_browser_shows_scores_to_the_lead_and_only_inputs_to_an_expert(demo):
@@ -178,9 +200,9 @@ def test_browser_shows_scores_to_the_lead_and_only_inputs_to_an_expert(demo):
     store = ReviewStore(demo.home.database_url)
     expert = EXPERTS[0]
     (mine,) = [p for p in store.projects(str(project), round=ROUND_REVIEW) if p.expert == expert]
-    review = demo.client("review")
+    review = demo.client(demo.instance_of(expert))
     task = next(iter(iter_tasks(review, mine.ls_project_id)))
-    shot, text = screenshot_as(demo.url("review"), expert, demo.secrets["experts"][expert],
+    shot, text = screenshot_as(demo.url(demo.instance_of(expert)), expert, demo.secrets["experts"][expert],
                                f"/projects/{mine.ls_project_id}/data?task={task.id}", "demo-expert-view.png",
                                wait_for="text=Not supported")
     print(f"expert labelling view screenshot: {shot}")
@@ -210,8 +232,10 @@ def test_second_run_reuses_everything(demo, tmp_path):
 
 def test_stop_leaves_no_process(demo, tmp_path):
     records = ProcessTable(demo.home.pids).records()
-    assert {r.name for r in records} >= {"labelstudio-source", "backend", "worker", "redis"}
+    assert {r.name for r in records} >= {"labelstudio-source", "backend", "worker", "redis",
+                                         *(f"labelstudio-{n}" for n in EXPERT_INSTANCES)}
     tree = {r.pid for r in records}
+    ports = set(demo.state["ports"].values())
     proc, _ = run_demo_cli(["--stop", *demo.args], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert all(not r.alive() for r in records)
@@ -226,8 +250,21 @@ def test_stop_leaves_no_process(demo, tmp_path):
             except OSError:
                 continue
             if state != "Z" and (int(entry.name) in tree or home in cmd or home in environ or
-                                 any(f"--port {p}" in cmd for p in demo.ports.values())):
+                                 any(f"--port {p}" in cmd for p in ports)):
                 left.append(cmd)
     assert left == []
-    assert not any(port_open("127.0.0.1", p) for p in demo.ports.values())
+    assert not any(port_open("127.0.0.1", p) for p in ports)
     assert ProcessTable(demo.home.pids).records() == []
+
+
+def test_tickets_project_shows_the_planted_errors_confident_learning_found(demo):
+    """The second project: 150 tickets, 15 planted errors, audited by cleanlab:tfidf-logreg through its worker."""
+    tickets = demo.state["tickets_project"]
+    assert f"{demo.url()}/projects/{tickets}/data" in demo.stdout
+    results = Ledger(demo.home.database_url).results(str(tickets))
+    assert len(results) == 150
+    assert {m.member_id for r in results for m in r.members} == {"cleanlab:tfidf-logreg/features@v1"}
+    flagged = [r for r in results if r.flagged]
+    hits = sum(bool(r.data.get("planted")) for r in flagged)
+    assert hits >= 12 and hits / len(flagged) >= 0.7  # chance precision would be 0.1
+    assert re.search(r"cleanlab:tfidf-logreg/features@v1: found \d+ of 15 planted errors, precision 0\.\d\d", demo.stdout)

@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from typing import Any, Mapping
 
 from backend.labelstudio.client import iter_tasks
+from backend.labelstudio.expert_instances import as_review_clients
 from backend.labelstudio.tasks import annotation_results
 from backend.labelstudio.taskshape import field
 from backend.labelstudio.labelconfig import expert_field, expert_name
@@ -48,6 +49,8 @@ def blindness_leaks(
 
     Parameters
     ----------
+    client : LabelStudio or ReviewClients
+        The review instance, or every review instance (each project is read on its own).
     source_inputs : mapping
         Source task id -> the inputs the expert may see (read from the source project).
     secrets_by_task : mapping
@@ -56,7 +59,9 @@ def blindness_leaks(
     leaks: list[str] = []
     experts = store.experts(source_key)
     refs = {a.ref: a for a in store.assignments(source_key)}
+    clients = as_review_clients(client)
     for project in store.projects(source_key):
+        client = clients.for_instance(project.instance)
         pid = project.ls_project_id
         where = f"project {pid} ({project.display_name})"
         info = client.projects.get(id=pid)
@@ -92,7 +97,7 @@ def _task_leaks(task, where, project, refs, experts, allowed, source_inputs, sec
     tid = field(task, "id")
     ref = data.pop(REF_FIELD, None)
     assignment = refs.get(ref)
-    if assignment is None or assignment.ls_project_id != project.ls_project_id:
+    if assignment is None or (assignment.round, assignment.expert) != (project.round, project.expert):
         return [f"{where} task {tid}: its ref is unknown or belongs to another project"]
     source_id = assignment.task_id
     if field(task, "predictions", None):

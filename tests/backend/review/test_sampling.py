@@ -105,3 +105,30 @@ def test_sample_progress_counts_only_items_the_experts_settled():
     ]
     assert sample_progress(draw, outcomes) == [StratumProgress(FLAGGED_REVIEWED, 3, 3, 2),
                                                StratumProgress(UNFLAGGED, 10, 2, 0)]
+
+
+def test_every_sampled_stratum_gets_two_draws_so_no_rate_stays_pending() -> None:
+    # issue 22, finding 2: proportional allocation gave the 30 left-out flags 0 of 100 draws
+    plan = allocate(100, {"flagged, not in review": 30, "unflagged": 9970})
+    assert plan == {"flagged, not in review": 2, "unflagged": 98}
+    assert allocate(5, {"a": 1, "b": 20, "c": 10}) == {"a": 1, "b": 2, "c": 2}  # a stratum of 1 gets its one item
+    assert allocate(3, {"a": 30, "b": 20, "c": 10}) == {"a": 2, "b": 1, "c": 0}  # too small a budget: largest first
+
+
+def test_neyman_allocation_follows_size_times_spread() -> None:
+    sizes = {"flagged, not in review": 400, "unflagged": 3600}
+    proportional = allocate(200, sizes)
+    neyman = allocate(200, sizes, spread={"flagged, not in review": 0.48, "unflagged": 0.15})
+    assert proportional == {"flagged, not in review": 20, "unflagged": 180}
+    assert neyman["flagged, not in review"] == round(200 * 400 * 0.48 / (400 * 0.48 + 3600 * 0.15))
+    assert sum(neyman.values()) == 200
+
+
+def test_stratified_draw_uses_the_ensembles_confidence_for_neyman() -> None:
+    cands = [Candidate(str(i), flagged=i < 100, in_review=False, confidence=0.6 if i < 100 else 0.97)
+             for i in range(1000)]
+    sizes = draw_sample(cands, budget=100, design="stratified", seed=1).sample_sizes()
+    # S_flagged = sqrt(.6·.4) ≈ .49, S_unflagged = sqrt(.03·.97) ≈ .17: 100·49/(49+153) ≈ 24 flagged draws
+    assert sizes["flagged, not in review"] == 24 and sizes["unflagged"] == 76
+    no_conf = [Candidate(c.task_id, flagged=c.flagged, in_review=False) for c in cands]
+    assert draw_sample(no_conf, budget=100, design="stratified", seed=1).sample_sizes()["flagged, not in review"] == 10

@@ -7,7 +7,7 @@ import pytest
 from backend.results import ItemResult
 from backend.review.gold import refresh_gold
 from backend.review.outcome import GoldStatus, answers_after, decide_outcome
-from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, Answer, ReviewItem, ReviewProject, ReviewStore
+from backend.review.store import IgnoredAnswer, ROUND_RECONCILE, ROUND_REVIEW, Answer, ReviewItem, ReviewProject, ReviewStore
 from backend.taskspec import load_spec
 
 BINARY = load_spec("factual-consistency")
@@ -87,15 +87,17 @@ def store(request, tmp_path):
 
 
 def test_store_roundtrip_assignments_answers_and_gold(store):
-    for i, email in enumerate(EXPERTS):
-        store.add_project(ReviewProject("5", ROUND_REVIEW, email, i, 10 + i, 100 + i))
-    store.add_project(ReviewProject("5", ROUND_REVIEW, EXPERTS[0], 0, 10, 100))  # idempotent
-    assert store.experts("5") == EXPERTS
+    # Each expert's own instance numbers its first project 1: the store keys them by instance too.
+    own = [ReviewProject("5", ROUND_REVIEW, email, i, 10 + i, 1, f"http://review-{i}.test") for i, email in enumerate(EXPERTS)]
+    for project in own:
+        store.add_project(project)
+    store.add_project(own[0])  # idempotent
+    assert store.experts("5") == EXPERTS and store.projects("5", round=ROUND_REVIEW) == own
     assert [p.display_name for p in store.projects("5")] == ["Expert A", "Expert B"]
 
     store.add_items("5", [ReviewItem("11", 0, "1", "0", 0.9), ReviewItem("12", 1, "0", "1", 0.8)])
-    first = store.assign("5", ["11", "12"], round=ROUND_REVIEW, expert=EXPERTS[0], ls_project_id=100)
-    again = store.assign("5", ["11", "12", "11"], round=ROUND_REVIEW, expert=EXPERTS[0], ls_project_id=100)
+    first = store.assign("5", ["11", "12"], round=ROUND_REVIEW, expert=EXPERTS[0], ls_project_id=1)
+    again = store.assign("5", ["11", "12", "11"], round=ROUND_REVIEW, expert=EXPERTS[0], ls_project_id=1)
     assert len(first) == 2 and again == []
     refs = [a.ref for a in first]
     assert len(set(refs)) == 2 and all(len(r) >= 20 for r in refs)
@@ -103,17 +105,21 @@ def test_store_roundtrip_assignments_answers_and_gold(store):
     by_ref = {a.ref: a for a in store.assignments("5", round=ROUND_REVIEW)}
     assert by_ref[refs[0]].ls_task_id == 501 and by_ref[refs[1]].ls_task_id is None
 
-    second = store.assign("5", ["11", "12"], round=ROUND_REVIEW, expert=EXPERTS[1], ls_project_id=101)
-    store.replace_answers(100, [Answer(refs[0], "11", 1, EXPERTS[0], 1, "0"), Answer(refs[1], "12", 1, EXPERTS[0], 2, "0")],
-                          source_project="5")
-    store.replace_answers(101, [Answer(second[0].ref, "11", 1, EXPERTS[1], 3, "1")], source_project="5")
-    # Re-collecting one project replaces its answers only (a deleted annotation disappears).
-    store.replace_answers(100, [Answer(refs[0], "11", 1, EXPERTS[0], 1, "0")], source_project="5")
+    second = store.assign("5", ["11", "12"], round=ROUND_REVIEW, expert=EXPERTS[1], ls_project_id=1)
+    store.replace_answers(own[0], [Answer(refs[0], "11", 1, EXPERTS[0], 1, "0"), Answer(refs[1], "12", 1, EXPERTS[0], 2, "0")])
+    intruder = IgnoredAnswer(ROUND_REVIEW, EXPERTS[1], "12", "lead@x.org", 4, 1, "http://review-1.test")
+    store.replace_answers(own[1], [Answer(second[0].ref, "11", 1, EXPERTS[1], 3, "1")], ignored=[intruder])
+    # Re-collecting one project replaces its answers only (a deleted annotation disappears), although
+    # the other expert's project has the same Label Studio id on its own instance.
+    store.replace_answers(own[0], [Answer(refs[0], "11", 1, EXPERTS[0], 1, "0")])
     assert store.answers_by_task("5", round=ROUND_REVIEW) == {"11": {EXPERTS[0]: "0", EXPERTS[1]: "1"}}
+    assert store.ignored_answers("5") == [intruder]
 
-    store.add_project(ReviewProject("5", ROUND_RECONCILE, "", None, None, 102))
+    shared = ReviewProject("5", ROUND_RECONCILE, "", None, None, 102)
+    store.add_project(shared)
     (rec,) = store.assign("5", ["11"], round=ROUND_RECONCILE, expert="", ls_project_id=102)
-    store.replace_answers(102, [Answer(rec.ref, "11", 2, EXPERTS[1], 9, "0")], source_project="5")
+    store.replace_answers(shared, [Answer(rec.ref, "11", 2, EXPERTS[1], 9, "0")])
+    assert store.ignored_answers("5") == [intruder]  # another project's collection leaves it
     assert store.expert_labels("5", stage="before") == {"11": {"Expert A": "0", "Expert B": "1"}}
     assert store.expert_labels("5", stage="after") == {"11": {"Expert A": "0", "Expert B": "0"}}
 

@@ -143,8 +143,9 @@ def scene(label_studio, review_ls, tmp_path_factory) -> Scene:
            "LABEL_AUDIT_HOME": str(tmp_path_factory.mktemp("home"))}
     scene = Scene(label_studio, review_ls, project, ids, env, db, results, experts, {},
                   tab_after_first_batch=first_tab)
+    # Both experts on one review instance: accepted explicitly here (test_expert_isolation gives each their own).
     push = ["review", "push", "--project", str(project), "--experts", ",".join(experts), "--initial-passwords",
-            "--json"]
+            "--allow-shared-review", "--json"]
     same_by_another_name = {**env, "LABEL_AUDIT_REVIEW_URL": label_studio.url.replace("127.0.0.1", "localhost"),
                             "LABEL_AUDIT_REVIEW_API_KEY": label_studio.token}
     for attempt_env in (env, same_by_another_name):
@@ -193,7 +194,9 @@ def test_review_projects_live_on_the_review_instance_only(scene):
     store = ReviewStore(scene.db)
     flagged = [str(t) for t in scene.flagged]
     assert [i.task_id for i in store.items(str(scene.project))] == flagged
-    assert scene.push["warnings"] == [] and scene.push["guidelines_shown"] is True
+    assert scene.push["warnings"] == [f"experts share a review instance ({', '.join(scene.experts)}): they can "
+                                      "see each other's answers"]
+    assert scene.push["guidelines_shown"] is True
     assert sorted(scene.push["passwords"]) == sorted(scene.experts)  # new experts: one initial password each
     for email, pid in scene.push["projects"].items():
         info = scene.review.client.projects.get(id=pid)
@@ -250,6 +253,12 @@ def test_suspects_tab_lists_exactly_the_flagged_tasks_by_confidence(scene):
     assert marked == set(scene.flagged)
 
 
+def lead_rows(body: str, scene: Scene) -> list[tuple[str, str]]:
+    """(original, ensemble) label per suspects-tab row, read from the two result columns' text."""
+    labels = re.findall(r"choices:\s*\[(\w+)\]", body)
+    return [(labels[i], labels[i + 1]) for i in range(0, len(labels) - 1, 2)]
+
+
 def _login(page, url: str, email: str, password: str) -> None:
     page.goto(f"{url}/user/login/")
     page.fill("input[name=email]", email)
@@ -302,9 +311,14 @@ def test_browser_expert_view_and_lead_view(scene):
         assert "Prediction score" in all_tasks and "0.970" in all_tasks and SUSPECTS_TITLE[:15] in all_tasks
         _settle(lead, f"{scene.source.url}/projects/{scene.project}/data?tab={tab_id}")
         lead.screenshot(path=str(ARTIFACTS / "review-lead-suspects-tab.png"))
-        shown = [float(x) for x in re.findall(r"\b0\.\d{3}\b", lead.inner_text("body"))]
+        body = lead.inner_text("body")
+        shown = [float(x) for x in re.findall(r"\b0\.\d{3}\b", body)]
         expected = sorted((r.confidence for r in scene.results if r.flagged), reverse=True)
         assert shown == pytest.approx(expected)
+        # Beside the score: the original label (annotation results) and the ensemble's (prediction results).
+        assert "Annotation results" in body and "Prediction results" in body
+        assert lead_rows(body, scene) == [(r.original, r.prediction) for r in
+                                          sorted((r for r in scene.results if r.flagged), key=lambda r: -r.confidence)]
     status = cli(scene.env, "review", "status", "--project", str(scene.project), "--json")
     answered = {p["expert"]: p["answered"] for p in status["progress"]}
     assert answered[expert] == 1  # the browser answer was read back from the review instance

@@ -62,3 +62,20 @@ def planted_audit(*, n: int = 40, flipped=frozenset({2, 3, 5, 11, 12, 17, 27, 29
     data = AuditData(project="planted", spec=SPEC, items=tuple(items),
                      routed=frozenset(str(it.id) for it in flagged), reviews=reviews, crowd=crowd_map)
     return data, truth
+
+
+def with_sample(data, truth, *, design: str, budget: int):
+    """``data`` with a drawn sample whose items the experts (A and B) answered with the truth."""
+    from dataclasses import replace
+
+    from backend.review.sampling import Candidate, draw_sample
+    from stats_cli.report.inputs import ExpertReview
+
+    candidates = [Candidate(str(it.id), flagged=it.flagged, in_review=str(it.id) in data.routed,
+                            confidence=it.confidence) for it in data.items]
+    draw = draw_sample(candidates, budget=budget, design=design, seed=3)
+    reviews = dict(data.reviews)
+    for drawn in draw.items:
+        t = truth[drawn.task_id]
+        reviews.setdefault(drawn.task_id, ExpertReview(drawn.task_id, round1={"A": t, "B": t}))
+    return replace(data, reviews=reviews, sample=draw, sampled=frozenset(i.task_id for i in draw.items)), draw

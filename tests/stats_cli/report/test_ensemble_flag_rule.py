@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from backend.results import ItemResult, MemberResult
+from backend.review.sampling import Candidate, draw_sample
 from backend.taskspec import load_spec
 from stats_cli.report.build import build_report
 from stats_cli.report.inputs import AuditData, ExpertReview
@@ -22,8 +23,11 @@ def _item(i: int, original: str, predicted: str, *, stopped: bool = False) -> It
 
 def test_size_curve_flags_a_one_versus_two_relevance_error_and_leaves_stopped_items_out():
     items = [_item(0, "1", "2"), _item(1, "1", "2"), _item(2, "3", "3"), _item(3, "0", "0")]
-    reviews = {"r0": ExpertReview("r0", round1={"A": "2", "B": "2"}), "r1": ExpertReview("r1", round1={"A": "2", "B": "2"})}
-    data = AuditData(project="rel", spec=REL, items=tuple(items), routed=frozenset({"r0", "r1"}), reviews=reviews)
+    reviews = {f"r{i}": ExpertReview(f"r{i}", round1={"A": g, "B": g}) for i, g in enumerate(("2", "2", "3", "0"))}
+    # every item in the random control sample: F1 by size rests on it (issue 22)
+    draw = draw_sample([Candidate(it.id, flagged=it.flagged) for it in items], budget=4, design="random", seed=0)
+    data = AuditData(project="rel", spec=REL, items=tuple(items), routed=frozenset({"r0", "r1"}), reviews=reviews,
+                     sample=draw)
     sec = build_report(data).section("ensemble")
     assert sec.values["f1_by_size"][4] == 1.0  # both 1-vs-2 errors flagged by every full-size ensemble
     stopped = dataclasses.replace(data, items=(*items[:3], _item(3, "0", "0", stopped=True)))

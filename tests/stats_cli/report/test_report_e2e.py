@@ -200,7 +200,11 @@ def test_report_pull_is_cached_by_task_version(reviewed, label_studio, tmp_path)
 def test_html_report_opens_in_chromium(reviewed, tmp_path):
     page = _report(reviewed, tmp_path, fmt="html")
     assert "ls_" not in page.read_text() and reviewed.env["LABEL_STUDIO_API_KEY"] not in page.read_text()
-    shot = screenshot_html(page, "report-html-e2e.png", figures=5)
+    # 8 reviewed flags and no control sample: every plot would rest on too few items or on circular gold,
+    # so each is replaced by its reason (issue 22); test_render.py checks the plots on a sampled project
+    text = page.read_text()
+    assert "needs a random control sample" in text and "fewer than the 10 a bin needs" in text
+    shot = screenshot_html(page, "report-html-e2e.png", figures=0)
     print(f"HTML report screenshot (end to end): {shot}")
 
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest
 from sklearn.metrics import confusion_matrix
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from typer.testing import CliRunner
@@ -148,9 +147,7 @@ def test_k_class_report_matches_the_libraries(run, tmp_path):
         n = sum(original[t] == row["label"] for t in ids)
         k = sum(original[t] == row["label"] and truth[t] != row["label"] for t in ids)
         assert (row["reviewed"], row["errors"]) == (n, k)
-        if n:
-            ci = binomtest(k, n).proportion_ci(method="exact")
-            assert (row["cp_low"], row["cp_high"]) == pytest.approx((ci.low, ci.high))
+        assert "cp_low" not in row  # reviewed items are no random sample of a class: no interval (issue 22)
     assert section(doc, "errors")["status"] == "ok"
 
 

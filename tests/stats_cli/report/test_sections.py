@@ -14,7 +14,7 @@ from stats_cli.report.agreement import paradox_note, rater_agreement
 from stats_cli.report.build import build_report
 from stats_cli.report.model import Status
 from stats_cli.report.threshold import threshold_for_precision
-from tests.stats_cli.report.builders import SPEC, planted_audit
+from tests.stats_cli.report.builders import SPEC, planted_audit, with_sample
 
 
 def _fleiss(pairs):
@@ -56,19 +56,7 @@ def test_without_a_sample_the_estimate_is_pending_and_only_counts_are_shown():
 
 def _sampled(data, truth, *, design: str, budget: int):
     """``data`` with a drawn sample whose items the experts (A and B) answered with the truth."""
-    from dataclasses import replace
-
-    from backend.review.sampling import Candidate, draw_sample
-    from stats_cli.report.inputs import ExpertReview
-
-    candidates = [Candidate(str(it.id), flagged=it.flagged, in_review=str(it.id) in data.routed,
-                            confidence=it.confidence) for it in data.items]
-    draw = draw_sample(candidates, budget=budget, design=design, seed=3)
-    reviews = dict(data.reviews)
-    for drawn in draw.items:
-        t = truth[drawn.task_id]
-        reviews.setdefault(drawn.task_id, ExpertReview(drawn.task_id, round1={"A": t, "B": t}))
-    return replace(data, reviews=reviews, sample=draw, sampled=frozenset(i.task_id for i in draw.items)), draw
+    return with_sample(data, truth, design=design, budget=budget)
 
 
 def test_stratified_sample_gives_rate_precision_recall_and_errors_left():
@@ -177,17 +165,29 @@ def test_confidence_bins_and_threshold_section():
     assert sum(b["n"] for b in bins) == len(data.reviews)
     llm_right = sum(truth[i] == data.items[int(i[1:])].prediction for i in data.reviews)
     assert sum(b["llm"]["share"] * b["n"] for b in bins) == pytest.approx(llm_right)
-    assert {f.key for f in sec.figures} == {"who_is_right", "reliability"}
+    # no control sample: the reliability curve would rest on circular gold, so it is replaced by the reason
+    assert {f.key for f in sec.figures} == {"who_is_right"}
+    assert any("Reliability curve: not drawn" in n for n in sec.notes)
+    sampled, _ = _sampled(data, truth, design="random", budget=20)
+    figures = build_report(sampled, target_precision=0.8).section("confidence").figures
+    assert {f.key for f in figures} == {"who_is_right", "reliability"}
 
 
-def test_ensemble_f1_for_the_full_ensemble_matches_direct_computation():
+def test_ensemble_f1_for_the_full_ensemble_is_design_weighted_on_the_control_sample():
+    # issue 22, finding 3: on every item with gold the full ensemble's recall is 1 by construction
     data, truth = planted_audit()
     sec = build_report(data).section("ensemble")
-    settled = [(it, data.gold(it)[0]) for it in data.items if data.gold(it)[0] is not None]
-    y_true = [g != it.original for it, g in settled]
-    y_flag = [it.prediction != it.original for it, _ in settled]
+    assert "f1_by_size" not in sec.values and any("control sample" in n for n in sec.notes)
+    sampled, draw = _sampled(data, truth, design="stratified", budget=15)
+    sec = build_report(sampled).section("ensemble")
+    by_id = {str(it.id): it for it in sampled.items}
+    rows = [(by_id[d.task_id], truth[d.task_id], 1 / d.inclusion_probability) for d in draw.items]
+    y_true = [g != it.original for it, g, _ in rows]
+    y_flag = [it.prediction != it.original for it, _, _ in rows]
     full = max(sec.values["f1_by_size"])
-    assert sec.values["f1_by_size"][full] == pytest.approx(f1_score(y_true, y_flag))
+    weighted = f1_score(y_true, y_flag, sample_weight=[w for *_, w in rows])
+    assert sec.values["f1_by_size"][full] == pytest.approx(weighted)
+    assert len({w for *_, w in rows}) > 1  # the weights differ across strata, so weighting matters
 
 
 def test_crowd_majority_and_strict_against_gold():
@@ -201,6 +201,16 @@ def test_crowd_majority_and_strict_against_gold():
     gold = {str(it.id): data.gold(it)[0] for it in data.items}
     assert rows["crowd majority"][2] == pytest.approx(np.mean([majority[i] == gold[i] for i in gold]))
     assert rows["crowd strict"][2] == pytest.approx(np.mean([strict[i] == gold[i] for i in gold]))
+    # Dawid–Skene beside them, and each annotator's accuracy against gold with its interval and n (issue 22)
+    from stats_cli.crowd_quality import dawid_skene
+    ds = dawid_skene(data.crowd)
+    assert rows["crowd Dawid–Skene"][2] == pytest.approx(np.mean([ds.labels[i] == gold[i] for i in gold]))
+    quality = {r[0]: r for r in sec.tables[2].rows}
+    assert set(quality) == {"w1", "w2", "w3"}
+    for name, row in quality.items():
+        right = [v[name] == gold[i] for i, v in data.crowd.items() if name in v]
+        assert row[2] == len(right) and row[3] == pytest.approx(np.mean(right)) and row[4] <= row[3] <= row[5]
+        assert row[7] == pytest.approx(ds.annotator_accuracy[name])
     strat = report.section("stratified")
     assert strat.status is Status.OK
     assert strat.tables[0].rows[-1][0] == "all" and strat.tables[0].rows[-1][1] == 40
@@ -277,7 +287,7 @@ def test_errors_notes_match_the_sizes_split_after_reconciliation_is_unresolved()
     reviews["t11"] = ExpertReview("t11", round1={"A": "1", "B": "0"}, round2={"A": "1", "B": "0"})
     sec = build_report(replace(data, reviews=reviews)).section("errors")
     assert sec.sizes["open reviews"] == 0 and sec.sizes["unresolved"] == 1
-    assert any("1 items are unresolved" in n and "still disagree after reconciliation" in n for n in sec.notes)
+    assert any("1 item is unresolved" in n and "still disagree after reconciliation" in n for n in sec.notes)
     assert not any("nobody reviewed" in n or "never sent" in n for n in sec.notes)
 
 
@@ -397,11 +407,14 @@ def test_ensemble_against_gold_by_size_and_per_model_who_is_right():
     from stats_cli.confidence_bins import confidence_bins
 
     data, truth = planted_audit()
+    assert build_report(data).section("ensemble_gold").values["by_size"] == []  # no control sample: not shown
+    data, draw = _sampled(data, truth, design="random", budget=20)
     sec = build_report(data).section("ensemble_gold")
     assert sec.status is Status.OK
     by_size = {row["size"]: row for row in sec.values["by_size"]}
     assert set(by_size) == {1, 2, 3, 4} and by_size[4]["subsets"] == 1
-    gold_items = [(it, data.gold(it)[0]) for it in data.items if data.gold(it)[0] is not None]
+    by_id = {str(it.id): it for it in data.items}
+    gold_items = [(by_id[d.task_id], truth[d.task_id]) for d in draw.items]
     p_pos = [np.mean([m.probs.get("1", 0.0) for m in it.members]) for it, _ in gold_items]
     assert by_size[4]["mean"] == pytest.approx(roc_auc_score([g == "1" for _, g in gold_items], p_pos))
     per_model = sec.values["per_model"]
@@ -444,10 +457,17 @@ def test_ensemble_against_gold_uses_pearson_for_ordinal_tasks():
         probs = {lab: (0.8 if lab == guess else 0.05) for lab in likert.labels}
         items.append(ItemResult(id=f"o{i}", original=label, prediction=guess, confidence=0.8, probs=probs,
                                 flagged=False, members=(MemberResult("local:m/p1", probs=probs, method="logprobs"),)))
+    from backend.review.sampling import Candidate, draw_sample
+    from stats_cli.report.inputs import ExpertReview
+
     data = AuditData(project="ordinal", spec=likert, items=tuple(items))
     gold = [data.gold(it)[0] for it in items]
     assert all(g is not None for g in gold)  # the ensemble is within one class everywhere: originals kept
     ids, probs = member_tensor(data)
+    assert quality_by_size(data, probs) == []  # gold from Nahum's rule only: circular, not shown
+    draw = draw_sample([Candidate(it.id, flagged=False) for it in items], budget=12, design="random", seed=0)
+    reviews = {it.id: ExpertReview(it.id, round1={"A": g, "B": g}) for it, g in zip(items, gold)}
+    data = AuditData(project="ordinal", spec=likert, items=tuple(items), reviews=reviews, sample=draw)
     ((size, subsets, mean, low, high),) = quality_by_size(data, probs)
     expected = pearsonr([int(it.prediction) for it in items], [int(g) for g in gold]).statistic
     assert (size, subsets) == (1, 1) and mean == pytest.approx(expected) == low == high
@@ -470,3 +490,46 @@ def test_member_tensor_takes_stored_answers_as_they_are_and_skips_one_that_is_no
     assert ids == ["local:m/p1", "local:m/p2"]
     assert probs[0, 0].tolist() == [0.25, 0.75]
     assert np.isnan(probs[0, 1]).all()
+
+
+def test_expert_kappa_subset_is_nahums_disagreement_items_not_the_split_ones():
+    # issue 22, finding 4: κ on the items the experts split on is −1 by construction with two experts
+    data, _ = planted_audit()
+    sec = build_report(data).section("experts")
+    (table,) = sec.tables
+    names = [r[0] for r in table.rows]
+    assert not any("split" in str(n) for n in names)
+    ids = [i for i in sorted(data.reviews) if len([v for v in data.reviews[i].round1.values() if v]) >= 2
+           and data.disagrees(next(it for it in data.items if str(it.id) == i))]
+    if len(ids) >= 10:
+        row = table.rows[names.index("before, where the LLM disagrees with the original")]
+        pairs = [[int(data.reviews[i].round1["A"]), int(data.reviews[i].round1["B"])] for i in ids]
+        assert row[1] == len(ids) and row[3] == pytest.approx(_fleiss(pairs))
+    else:
+        assert any("Nahum's subset" in n and f"{len(ids)} item" in n for n in sec.notes)
+
+
+def test_per_class_figures_have_no_interval_on_reviewed_items_and_a_design_weighted_domain_rate():
+    # issue 22, finding 5: reviewed items (suspects + controls) are no random sample of any class
+    data, truth = planted_audit()
+    sampled, draw = _sampled(data, truth, design="stratified", budget=15)
+    sec = build_report(sampled).section("classes")
+    assert all("cp_low" not in row for row in sec.values["per_class"])
+    by_id = {str(it.id): it for it in sampled.items}
+    for row in sec.values["per_class"]:
+        mine = [(1 / d.inclusion_probability, truth[d.task_id] != by_id[d.task_id].original) for d in draw.items
+                if by_id[d.task_id].original == row["label"]]
+        assert row["control_n"] == len(mine)
+        if mine:
+            assert row["domain_rate"] == pytest.approx(sum(w * e for w, e in mine) / sum(w for w, _ in mine))
+
+
+def test_threshold_note_on_too_few_flags_says_so_instead_of_recommending():
+    from stats_cli.report.sections.confidence import _threshold_note
+    from stats_cli.report.threshold import ThresholdChoice
+
+    one = ThresholdChoice(0.93, 1.0, 1, 1, 0.025)
+    note = _threshold_note(one, None, 0.8)
+    assert "too few to pick a threshold" in note and "1 of the 1 reviewed flag at" in note and "Pick" not in note
+    many = ThresholdChoice(0.7, 0.85, 20, 17, 0.62)
+    assert _threshold_note(many, None, 0.8).startswith("Pick a confidence threshold of 0.70: 17 of the 20 reviewed")

@@ -1,0 +1,151 @@
+"""Every ```bash block of README.md and docs/*.md runs as written, against real services.
+
+README.md runs first (a new user's path: services, connect, audit, review, report, sync), then each
+docs/*.md. The blocks run in a sandbox that mirrors the checkout (symlinks, so outputs stay out of it),
+with the environment README's "Say where things are" step asks the reader for: the session's Label
+Studio (``LABEL_STUDIO_URL``/``_API_KEY``), the review instance (``LABEL_AUDIT_REVIEW_URL``/``_API_KEY``),
+``PROJECT`` (a small sentiment project of the reader's own, with instructions and original labels), a
+fresh PostgreSQL ledger (``DATABASE_URL``; SQLite when PostgreSQL is absent locally), Redis and a queue of
+its own (``LABEL_AUDIT_QUEUE``). No cloud key is set: the judges are the embedded model. Where the text says
+the experts label (``<!-- docs-test: experts answer -->``), the test answers as the two experts.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.docs.blocks import convention_errors, documents
+from tests.docs.runner import Outcome, Session, run_document
+from tests.support.services import PG_ADMIN_URL, missing_service, port_open
+
+pytestmark = [pytest.mark.labelstudio, pytest.mark.redis, pytest.mark.llm, pytest.mark.timeout(1800)]
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = documents(REPO)
+DOCUMENTED_PORTS = {9090: "README's ML backend", 8000: "docs/reference.md's llama_cpp.server"}
+SKIP_IN_SANDBOX = {".git", ".label-audit", "artifacts", ".pytest_cache"}
+CONFIG = """<View>
+  <Text name="text" value="$text"/>
+  <Choices name="sentiment" toName="text" choice="single-radio" showInLine="true">
+    <Choice value="Positive"/>
+    <Choice value="Negative"/>
+  </Choices>
+</View>"""
+INSTRUCTIONS = "<p>Positive: the reviewer likes the product. Negative: the reviewer does not.</p>"
+REVIEWS = [("Great battery, I use it every day.", "Negative"), ("It broke after one week.", "Positive"),
+           ("Exactly what I wanted, thank you.", "Positive"), ("Terrible support, never again.", "Negative")]
+
+
+def _choice(label: str) -> list[dict]:
+    return [{"from_name": "sentiment", "to_name": "text", "type": "choices", "value": {"choices": [label]}}]
+
+
+@pytest.fixture(scope="module")
+def ledger_url(tmp_path_factory) -> Iterator[str]:
+    """A fresh PostgreSQL database for the ledger (SQLite when no PostgreSQL answers, locally)."""
+    if not port_open("127.0.0.1", 5432):
+        yield f"sqlite:///{tmp_path_factory.mktemp('docs-ledger') / 'audit.sqlite'}"
+        return
+    import psycopg
+
+    name = f"la_docs_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"{PG_ADMIN_URL.rsplit('/', 1)[0]}/{name}"
+    finally:
+        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module")
+def reader_env(label_studio, review_ls, redis_url, ledger_url, smollm2_path) -> dict[str, str]:
+    """What a reader has after README's install and its "Say where things are" step."""
+    for port, what in DOCUMENTED_PORTS.items():
+        if port_open("127.0.0.1", port):  # another server there would answer the documented commands
+            missing_service(f"a free port {port} ({what}; something else listens there)")
+    tasks = [{"data": {"text": text}, "annotations": [{"result": _choice(label)}]} for text, label in REVIEWS]
+    project, _ = label_studio.create_project(CONFIG, tasks, title="docs: my reviews",
+                                             expert_instruction=INSTRUCTIONS, show_instruction=True)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("LABEL_AUDIT_", "LABEL_STUDIO_", "OPENAI", "GEMINI", "GOOGLE_API"))
+           and k not in ("DATABASE_URL", "REDIS_URL", "PROJECT", "PYTEST_CURRENT_TEST")}
+    return {**env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+            "PYTHONPATH": str(REPO), "COLUMNS": "120",
+            "LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token,
+            "LABEL_AUDIT_REVIEW_URL": review_ls.url, "LABEL_AUDIT_REVIEW_API_KEY": review_ls.token,
+            "PROJECT": str(project), "DATABASE_URL": ledger_url, "REDIS_URL": redis_url,
+            "LABEL_AUDIT_QUEUE": f"docs-{uuid.uuid4().hex[:8]}"}
+
+
+def sandbox(base: Path) -> Path:
+    """A directory that looks like the checkout (each top-level entry a symlink): outputs land here."""
+    base.mkdir(parents=True)
+    for entry in REPO.iterdir():
+        if entry.name not in SKIP_IN_SANDBOX:
+            (base / entry.name).symlink_to(entry)
+    return base
+
+
+def experts_answer(env: dict[str, str], review_ls) -> None:
+    """Both experts label every task of their project; the second disagrees on the first task."""
+    from backend.labelstudio.client import iter_tasks
+    from backend.review.store import ROUND_REVIEW, ReviewStore
+
+    store = ReviewStore(env["DATABASE_URL"])
+    projects = sorted(store.projects(env["PROJECT"], round=ROUND_REVIEW), key=lambda p: p.expert)
+    for index, project in enumerate(projects):
+        for n, task in enumerate(iter_tasks(review_ls.client, project.ls_project_id, with_annotations=True)):
+            if not task.annotations:
+                label = "Negative" if index == 1 and n == 0 else "Positive"
+                review_ls.client.annotations.create(id=task.id, result=_choice(label),
+                                                    completed_by=project.expert_user_id)
+
+
+def run(path: Path, env: dict[str, str], review_ls, cwd: Path) -> list[Outcome]:
+    session = Session(cwd=sandbox(cwd), env=env, timeout=300.0,
+                      secrets=(env["LABEL_STUDIO_API_KEY"], env["LABEL_AUDIT_REVIEW_API_KEY"]))
+    try:
+        return run_document(path, session, actions={"experts answer": lambda: experts_answer(env, review_ls)})
+    finally:
+        session.close()
+
+
+def report(outcomes: list[Outcome]) -> str:
+    """The failing block and the tail of its output; the time every block took."""
+    lines = [f"{o.block.where}: {'ok' if o.ok else 'FAILED'} in {o.seconds:.1f} s" for o in outcomes]
+    bad = [o for o in outcomes if not o.ok]
+    if bad:
+        what = "timed out" if bad[0].returncode is None else f"exit {bad[0].returncode}"
+        lines += [f"--- {bad[0].block.where} ({what}):", bad[0].block.text, "--- output (tail):",
+                  bad[0].output[-3000:]]
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def readme_outcomes(reader_env, review_ls, tmp_path_factory) -> list[Outcome]:
+    """README's path, once: the docs that follow build on the project it audited."""
+    return run(REPO / "README.md", reader_env, review_ls, tmp_path_factory.mktemp("docs") / "README")
+
+
+def test_every_shell_block_is_bash_or_bash_norun() -> None:
+    errors = [e for path in DOCS for e in convention_errors(path)]
+    assert errors == []
+
+
+def test_readme_path_runs_as_written(readme_outcomes) -> None:
+    print("\n" + report(readme_outcomes))
+    assert readme_outcomes and all(o.ok for o in readme_outcomes), report(readme_outcomes)
+
+
+@pytest.mark.parametrize("path", DOCS[1:], ids=lambda p: p.name)
+def test_doc_runs_as_written(path, readme_outcomes, reader_env, review_ls, tmp_path) -> None:
+    outcomes = run(path, reader_env, review_ls, tmp_path / path.stem)
+    print("\n" + report(outcomes))
+    assert all(o.ok for o in outcomes), report(outcomes)
