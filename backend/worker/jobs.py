@@ -16,10 +16,10 @@ from __future__ import annotations
 import logging
 from typing import Any, Mapping, Sequence
 
-from backend.task.scoring import make_engine
 from rq import get_current_job
 
 from backend.confident.project import prepare_for_project, share_fits
+from backend.task.scoring import make_engine
 from backend.labelstudio.tasks import error_result, tasks_to_items
 from backend.results import ItemResult, input_hash
 from backend.settings import Settings
