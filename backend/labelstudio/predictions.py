@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from backend.labelstudio.scoreview import mark_result, show_scores
+from backend.labelstudio.scoreview import show_scores
 from backend.results import ItemResult
 from backend.settings import Settings
 from backend.taskspec import TaskSpec
@@ -29,8 +29,7 @@ def prediction_for(result: ItemResult, spec: TaskSpec, model_version: str) -> di
     if result.prediction is None or result.confidence is None:
         return None
     return {
-        "result": mark_result(prediction_result(result.prediction, spec), flagged=bool(result.flagged),
-                              model_version=model_version),
+        "result": spec.task_family.marked_result(spec, result, model_version=model_version),
         "score": float(result.confidence),
         "model_version": model_version,
     }

@@ -24,6 +24,7 @@ from backend.labelstudio.labelconfig import (
     find_inputs,
 )
 from backend.environment import env_value
+from backend.spans.config import has_span_labels, span_spec
 from backend.task.family import get_family
 from backend.taskspec import BUILTIN_SPECS, ChoiceBinding, TaskSpec, load_spec
 
@@ -141,6 +142,9 @@ def spec_from_label_config(
     """
     xml, attached = split_guidelines(xml)
     root = _parse(xml)
+    if not any(c.get("name") for c in root.iter("Choices")) and has_span_labels(xml):  # NER: spans family
+        return span_spec(xml, guidelines=guidelines if guidelines is not None else attached or "", control=control,
+                         name=name, label_field=label_field or "label")
     choices = find_choice_control(root, control=control)
     if choices.multiple:  # the project's own control says what an answer is
         if family not in (None, "multilabel"):

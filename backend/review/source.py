@@ -45,6 +45,9 @@ class SourceProject:
 
     def review_config(self, guidelines_html: str = "") -> str:
         """Round 1: titled inputs and the choices with their meanings (``guidelines_html``: checked ones)."""
+        own = self.spec.task_family.review_config(self.spec, self.label_config)
+        if own is not None:
+            return own
         return expert_label_config(self.label_config, control=self.control, exclude_fields=(self.label_field,),
                                    guidelines_html=guidelines_html)
 
@@ -52,6 +55,10 @@ class SourceProject:
         """Round 2: the round-1 config plus each expert's answer ("Expert A: ...")."""
         if n_experts < 2:
             raise ValueError("reconciliation needs at least two experts")
+        own = self.spec.task_family.review_config(self.spec, self.label_config,
+                                                  answer_fields=[expert_field(i) for i in range(n_experts)])
+        if own is not None:
+            return own
         return expert_label_config(
             self.label_config, control=self.control, exclude_fields=(self.label_field,),
             answer_fields=[expert_field(i) for i in range(n_experts)], choices_title="Agreed label",

@@ -54,6 +54,7 @@ FAMILY_MODULES: dict[str, str] = {
     "ordinal": "backend.task.single",
     "nominal": "backend.task.single",
     "multilabel": "backend.task.multilabel",
+    "spans": "backend.task.spans",
 }
 
 _FAMILIES: dict[str, "TaskFamily"] = {}
@@ -93,6 +94,8 @@ class TaskFamily:
     builtin_specs: ClassVar[bool] = False
     #: Edges of the report's confidence bands for flagged items (from the default threshold up).
     confidence_bands: ClassVar[tuple[float, ...]] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+    #: The label value is a list of text spans (NER): the report adds its span section.
+    span_valued: ClassVar[bool] = False
     #: Report sections (by key) that do not apply to this family, with the reason the report prints.
     report_skips: ClassVar[Mapping[str, str]] = {}
 
@@ -135,6 +138,11 @@ class TaskFamily:
             raise ValueError(f"family {self.name!r} asks one question, got {len(answers)} answers")
         return answers[0]
 
+    def make_engine(self, spec: "TaskSpec", members: Sequence[Any], **options: Any) -> Any | None:
+        """An engine of the family's own, for questions that depend on the item (spans); None: the
+        questions of :meth:`questions` are asked of every item (:func:`backend.task.scoring.make_engine`)."""
+        return None
+
     # -- verdict ---------------------------------------------------------------------------------------
     def disagrees(self, spec: "TaskSpec", prediction: str, original: str | None, *, delta: int | None = None) -> bool:
         """Whether ``prediction`` disagrees with ``original`` (None never disagrees)."""
@@ -157,10 +165,22 @@ class TaskFamily:
         """The ``result`` list that selects label value ``value`` in the project's control."""
         raise NotImplementedError
 
+    def marked_result(self, spec: "TaskSpec", result: "ItemResult", *, model_version: str) -> list[dict[str, Any]]:
+        """The prediction's ``result`` list, flagged regions marked for the suspects tab."""
+        from backend.labelstudio.scoreview import mark_result
+
+        return mark_result(self.write_result(spec, str(result.prediction)), flagged=bool(result.flagged),
+                           model_version=model_version)
+
     # -- review and gold -------------------------------------------------------------------------------
     def show_answer(self, spec: "TaskSpec", value: str) -> str:
         """A label value as an expert reads it in a reconciliation task ("Expert A: ...")."""
         return value
+
+    def review_config(self, spec: "TaskSpec", label_config: str, *, answer_fields: Sequence[str] = ()) -> str | None:
+        """A review config of the family's own (spans: a ``<Labels>`` view); None: the choices view of
+        :func:`backend.labelstudio.expertview.expert_label_config`."""
+        return None
 
     def disputed(self, spec: "TaskSpec", answers: Sequence[str]) -> tuple[str, ...]:
         """The question keys the experts' answers split on (what round 2 settles)."""

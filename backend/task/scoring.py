@@ -34,6 +34,9 @@ _CALL_COUNTS = ("llm_calls", "attempts", "items_with_calls", "early_exit_skipped
 def make_engine(spec: TaskSpec, members: Sequence[Member], *, cache: Any, config: EngineConfig | None = None,
                 budget: Any = None, secrets: Iterable[str] = ()) -> "Engine | QuestionEngine":
     """The engine for ``spec``: the plain one for a one-question task, else a :class:`QuestionEngine`."""
+    own = spec.task_family.make_engine(spec, members, cache=cache, config=config, budget=budget, secrets=secrets)
+    if own is not None:
+        return own
     questions = spec.task_family.questions(spec)
     if len(questions) == 1 and questions[0].spec is spec:
         return Engine(spec, members, cache=cache, config=config, budget=budget, secrets=secrets)

@@ -126,8 +126,8 @@ def test_nominal_labels_normalise_case_and_numbers_stay_strict():
      "<Choice value='a'><Choice value='a1'/></Choice><Choice value='b'/></Choices></View>", "nests <Choice> inside"),
     ("<View><Text name='t' value='$t'/><Choices name='c' toName='t' choice='multiple' perRegion='true'>"
      "<Choice value='a'/><Choice value='b'/></Choices></View>", "is per region"),
-    ("<View><Text name='t' value='$t'/><Labels name='ner' toName='t'><Label value='PER'/></Labels></View>",
-     "only per-item labels"),
+    ("<View><Image name='i' value='$image'/><Labels name='ner' toName='i'><Label value='PER'/></Labels></View>",
+     "must mark a <Text"),  # span labels are audited over text only (docs/spans.md)
     ("<View><Image name='i' value='$image'/><Choices name='c' toName='i'><Choice value='cat'/>"
      "<Choice value='dog'/></Choices></View>", "found <Image>: the judges are text models"),
 ])
