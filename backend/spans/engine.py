@@ -7,7 +7,6 @@ question ids) and the members' answers qualified by question (``member#question`
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -20,6 +19,7 @@ from backend.spans.assemble import PredictedSpan
 from backend.spans.audit import SpanItem, SpanVerdict, audit_spans
 from backend.spans.model import Span
 from backend.spans.value import checked_spans, decode_rows, encode_spans
+from backend.task.scoring import ChunkedScoring
 
 CHUNK = 8
 #: The ledger and review stores keep a label value in a 255-character column (PostgreSQL enforces it).
@@ -53,8 +53,10 @@ def too_long(original: str | None, prediction: str | None) -> str | None:
             "stores per label value: split the text into shorter tasks")
 
 
-class SpanEngine:
+class SpanEngine(ChunkedScoring):
     """Judge span items (see the module docstring); ``members`` are built for the family's spec."""
+
+    chunk_size = CHUNK
 
     def __init__(self, spec: Any, members: Sequence[Any], *, cache: Any, config: EngineConfig | None = None,
                  budget: Any = None, secrets: Iterable[str] = ()):
@@ -68,22 +70,6 @@ class SpanEngine:
                                 config=self.config).threshold
         self.stats = EngineStats()
         self._budget, self._secrets = budget, tuple(secrets)
-
-    def score(self, items: Iterable[Item | ItemError], *, progress: bool = False) -> Iterator[ItemResult]:
-        """One ItemResult per input, in order (input errors pass through as error results)."""
-        self.stats = EngineStats()
-        started = time.perf_counter()
-        chunk: list[Item | ItemError] = []
-        try:
-            for entry in items:
-                chunk.append(entry)
-                if len(chunk) >= CHUNK:
-                    yield from self._chunk(chunk)
-                    chunk = []
-            if chunk:
-                yield from self._chunk(chunk)
-        finally:
-            self.stats.wall_seconds = time.perf_counter() - started
 
     def _chunk(self, entries: list[Item | ItemError]) -> Iterator[ItemResult]:
         judged = [e for e in entries if isinstance(e, Item)]

@@ -43,7 +43,37 @@ def make_engine(spec: TaskSpec, members: Sequence[Member], *, cache: Any, config
     return QuestionEngine(spec, members, questions, cache=cache, config=config, budget=budget, secrets=secrets)
 
 
-class QuestionEngine:
+class ChunkedScoring:
+    """``score`` in chunks of ``chunk_size`` items, so results stream and an interrupted run resumes.
+
+    Shared by the engines that judge several questions per item (:class:`QuestionEngine`, the span
+    family's engine): a subclass sets ``stats`` and implements ``_chunk``.
+    """
+
+    chunk_size = CHUNK
+    stats: EngineStats
+
+    def score(self, items: Iterable[Item | ItemError], *, progress: bool = False) -> Iterator[ItemResult]:
+        """Yield one ItemResult per input, in input order (input errors pass through as error results)."""
+        self.stats = EngineStats()
+        started = time.perf_counter()
+        chunk: list[Item | ItemError] = []
+        try:
+            for entry in items:
+                chunk.append(entry)
+                if len(chunk) >= self.chunk_size:
+                    yield from self._chunk(chunk)
+                    chunk = []
+            if chunk:
+                yield from self._chunk(chunk)
+        finally:
+            self.stats.wall_seconds = time.perf_counter() - started
+
+    def _chunk(self, entries: list[Item | ItemError]) -> Iterator[ItemResult]:
+        raise NotImplementedError
+
+
+class QuestionEngine(ChunkedScoring):
     """The engine API (``score``, ``stats``, ``threshold``, ``members``, ``cache``) over several questions.
 
     ``engines`` holds one engine per question, in the family's question order.
@@ -62,22 +92,6 @@ class QuestionEngine:
                         for q in self.questions]
         self.threshold = self.engines[0].threshold
         self.stats = EngineStats()
-
-    def score(self, items: Iterable[Item | ItemError], *, progress: bool = False) -> Iterator[ItemResult]:
-        """Yield one ItemResult per input, in input order (input errors pass through unchanged)."""
-        self.stats = EngineStats()
-        started = time.perf_counter()
-        chunk: list[Item | ItemError] = []
-        try:
-            for entry in items:
-                chunk.append(entry)
-                if len(chunk) >= CHUNK:
-                    yield from self._chunk(chunk)
-                    chunk = []
-            if chunk:
-                yield from self._chunk(chunk)
-        finally:
-            self.stats.wall_seconds = time.perf_counter() - started
 
     def _chunk(self, entries: list[Item | ItemError]) -> Iterator[ItemResult]:
         family = self.spec.task_family
