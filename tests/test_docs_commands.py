@@ -157,9 +157,15 @@ def report(outcomes: list[Outcome]) -> str:
 
 
 @pytest.fixture(scope="module")
-def readme_outcomes(reader_env, expert_ls, tmp_path_factory) -> list[Outcome]:
+def readme_dir(tmp_path_factory) -> Path:
+    """README's sandbox (its step 5 writes the experts' map file there)."""
+    return tmp_path_factory.mktemp("docs") / "README"
+
+
+@pytest.fixture(scope="module")
+def readme_outcomes(reader_env, expert_ls, readme_dir) -> list[Outcome]:
     """README's path, once: the docs that follow build on the project it audited."""
-    return run(REPO / "README.md", reader_env, expert_ls, tmp_path_factory.mktemp("docs") / "README")
+    return run(REPO / "README.md", reader_env, expert_ls, readme_dir)
 
 
 def test_every_shell_block_is_bash_or_bash_norun() -> None:
@@ -173,7 +179,9 @@ def test_readme_path_runs_as_written(readme_outcomes) -> None:
 
 
 @pytest.mark.parametrize("path", DOCS[1:], ids=lambda p: p.name)
-def test_doc_runs_as_written(path, readme_outcomes, reader_env, expert_ls, tmp_path) -> None:
-    outcomes = run(path, reader_env, expert_ls, tmp_path / path.stem)
+def test_doc_runs_as_written(path, readme_outcomes, reader_env, expert_ls, readme_dir, tmp_path) -> None:
+    # The reader's terminal still has what README's step 5 exported: the experts' instances.
+    env = {**reader_env, "LABEL_AUDIT_EXPERT_INSTANCES": str(readme_dir / "experts.json")}
+    outcomes = run(path, env, expert_ls, tmp_path / path.stem)
     print("\n" + report(outcomes))
     assert all(o.ok for o in outcomes), report(outcomes)
