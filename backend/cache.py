@@ -13,13 +13,12 @@ import json
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Sequence
 
-from sqlalchemy import Column, DateTime, Float, MetaData, String, Table, Text, func, select
+from sqlalchemy import Column, DateTime, Float, String, Table, Text, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from backend.db import make_db_engine
+from backend.dbschema import ensure_schema, metadata
 from backend.providers.base import ClassDistribution
-
-metadata = MetaData()
 
 llm_call_cache = Table(
     "llm_call_cache",
@@ -75,7 +74,7 @@ class CallCache:
 
     def __init__(self, url: str | None = None):
         self.db_engine = make_db_engine(url)
-        metadata.create_all(self.db_engine, tables=[llm_call_cache])
+        ensure_schema(self.db_engine)
         self.url = self.db_engine.url.render_as_string(hide_password=True)
 
     def get_many(self, keys: Iterable[str]) -> dict[str, tuple[ClassDistribution, float | None]]:

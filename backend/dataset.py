@@ -14,14 +14,18 @@ Rules
 - The label field: absent, null or empty means "unlabelled" (``original`` is None: scored, never
   flagged); any other value must normalise into the label set (``1``, ``"1"`` and ``1.0`` are all ``"1"``).
 - A repeated id is an error on every occurrence after the first.
+- An id longer than 255 characters, or inputs longer than ``max_chars`` (default 20 000,
+  ``LABEL_AUDIT_MAX_ITEM_CHARS``) together, are that item's error.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+from backend import defaults
 from backend.records import RecordProblem, RecordReader
 from backend.taskspec import TaskSpec
 
@@ -93,8 +97,14 @@ def _text(value: Any, what: str, item_id: str | None) -> str:
     raise RecordError("bad_value", f"field {what!r} must be text, got {type(value).__name__}", item_id=item_id)
 
 
-def item_from_record(record: Mapping[str, Any], spec: TaskSpec, *, line: int | None = None) -> Item:
-    """Build an Item from one parsed record; raise ValueError (a :class:`RecordError`) saying why not."""
+def item_from_record(record: Mapping[str, Any], spec: TaskSpec, *, line: int | None = None,
+                     max_chars: int = defaults.MAX_ITEM_CHARS) -> Item:
+    """Build an Item from one parsed record; raise ValueError (a :class:`RecordError`) saying why not.
+
+    An id longer than the ledger's key columns (``id_too_long``) or inputs longer than ``max_chars``
+    characters together (``too_long``: each is sent through every prompt of every member) are that
+    item's error, never the batch's.
+    """
     if not isinstance(record, Mapping):
         raise RecordError("not_an_object", f"expected an object with fields, got {type(record).__name__}")
     raw_id = record.get(spec.id_field)
@@ -106,18 +116,25 @@ def item_from_record(record: Mapping[str, Any], spec: TaskSpec, *, line: int | N
         raise RecordError("missing_id", f"id field {spec.id_field!r} must be a string or an integer")
     else:
         item_id = _text(raw_id, spec.id_field, None).strip()
+        if len(item_id) > defaults.MAX_ID_CHARS:
+            raise RecordError("id_too_long", f"the id has {len(item_id)} characters, more than the "
+                              f"{defaults.MAX_ID_CHARS} the ledger keys hold", item_id=short_id(item_id))
 
     fields: dict[str, str] = {}
     for variable, source in spec.fields.items():
         if source not in record or record[source] is None:
             raise RecordError("missing_field", f"field {source!r} is missing", item_id=item_id)
         fields[variable] = _text(record[source], source, item_id)
+    size = sum(len(text) for text in fields.values())
+    if size > max_chars:
+        raise RecordError("too_long", f"the inputs have {size} characters, more than the cap of {max_chars} "
+                          "(LABEL_AUDIT_MAX_ITEM_CHARS; each call would send them all)", item_id=item_id)
 
     raw_label = record.get(spec.label_field)
     if raw_label is None or (isinstance(raw_label, str) and not raw_label.strip()):
         original = None
     else:
-        original = None if isinstance(raw_label, (bool, list, dict)) else spec.normalize_label(raw_label)
+        original = spec.normalize_label(raw_label)  # the family refuses what is no label of its (bool, dict...)
         if original is None:
             raise RecordError(
                 "bad_label",
@@ -127,12 +144,21 @@ def item_from_record(record: Mapping[str, Any], spec: TaskSpec, *, line: int | N
     return Item(id=item_id, original=original, fields=fields, line=line, data=dict(record))
 
 
+def short_id(item_id: str) -> str:
+    """An over-long id made storable: its head and a hash of the whole (so its error row can be kept)."""
+    if len(item_id) <= defaults.MAX_ID_CHARS:
+        return item_id
+    digest = hashlib.sha256(item_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{item_id[:200]}...#{digest}"
+
+
 def _jsonl(path: str | Path) -> bool:
     """``label-audit score`` reads JSONL unless the name ends in ``.csv`` or ``.tsv``."""
     return Path(path).suffix.lower() not in (".csv", ".tsv")
 
 
-def read_items(path: str | Path, spec: TaskSpec) -> Iterator[Item | ItemError]:
+def read_items(path: str | Path, spec: TaskSpec, *, max_chars: int = defaults.MAX_ITEM_CHARS
+               ) -> Iterator[Item | ItemError]:
     """Yield Items and ItemErrors in file order (JSONL by default; ``.csv``/``.tsv`` by suffix).
 
     The file is read by the shared :class:`backend.records.RecordReader` (short CSV rows keep their
@@ -146,7 +172,7 @@ def read_items(path: str | Path, spec: TaskSpec) -> Iterator[Item | ItemError]:
             continue
         number = record.line
         try:
-            item = item_from_record(record.data, spec, line=number)
+            item = item_from_record(record.data, spec, line=number, max_chars=max_chars)
         except RecordError as exc:
             yield ItemError(number, exc.item_id, exc.reason, exc.detail)
             continue

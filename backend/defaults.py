@@ -10,7 +10,8 @@ from backend.ensemble import DEFAULT_DELTA, DEFAULT_QUORUM
 
 __all__ = [
     "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CONCURRENCY",
-    "DEFAULT_DELTA", "EARLY_EXIT", "HOME", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_REQUEST_BYTES", "MEMBER", "QUEUE", "QUORUM_MODELS",
+    "CONFIDENT_FOLDS", "CONFIDENT_MIN_PER_CLASS", "CONFIDENT_SEED",
+    "DEFAULT_DELTA", "EARLY_EXIT", "HOME", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "QUEUE", "QUORUM_MODELS",
     "QUORUM_SHARE", "REDIS_URL", "SPEC", "TIMEOUT", "TOP",
 ]
 
@@ -33,3 +34,11 @@ IMPORT_WAIT = 2.0  # seconds predictions wait at least in the ledger's outbox, s
 REDIS_URL = "redis://127.0.0.1:6379/0"
 HOME = ".label-audit"  # folder of the default SQLite store and the report cache
 MAX_REQUEST_BYTES = 32 * 1024 * 1024  # largest request body the ML backend accepts
+# Characters of an item's prompt inputs (all fields together). Cost: every member's every prompt sends
+# them, ~4 characters a token: 20 000 characters are ~5 000 input tokens per call, while one 1 MB text
+# was ~250 000 tokens per call (x members x prompts). LABEL_AUDIT_MAX_ITEM_CHARS changes it.
+MAX_ITEM_CHARS = 20_000
+MAX_ID_CHARS = 255  # an item or task id must fit the ledger's key columns (String(255))
+CONFIDENT_MIN_PER_CLASS = 20  # confident-learning member: labelled items each class needs before it is fitted
+CONFIDENT_FOLDS = 5  # its cross-validation folds (fewer when the smallest class is smaller)
+CONFIDENT_SEED = 0  # its fold assignment

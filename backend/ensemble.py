@@ -27,9 +27,6 @@ from typing import Iterable, Mapping, Sequence
 
 from backend.taskspec import BUILTIN_SPECS, TaskSpec, load_spec
 
-#: Confidence thresholds when none is given: 0.5 is the least a binary argmax can have; for the
-#: ordinal SummEval experiments Nahum et al. start their confidence bins at 0.2 (App. A.4.1).
-DEFAULT_THRESHOLD = {"binary": 0.5, "ordinal": 0.2, "nominal": 0.5}
 DEFAULT_DELTA = 1
 #: Two top probabilities closer than this are a tie (averages of symmetric answers differ in the last bits).
 TIE_TOLERANCE = 1e-9
@@ -174,8 +171,12 @@ def top_tie(probs: Mapping[str, float], labels: Sequence[str]) -> bool:
 
 
 def resolve_threshold(spec: TaskSpec, threshold: float | None) -> float:
-    """``threshold`` itself, or the family default (0.5 binary/nominal, 0.2 ordinal)."""
-    value = DEFAULT_THRESHOLD.get(spec.family, 0.5) if threshold is None else float(threshold)
+    """``threshold`` itself, or the family default (0.5 binary/nominal/multi-label, 0.2 ordinal).
+
+    0.5 is the least a binary argmax can have; for the ordinal SummEval experiments Nahum et al. start
+    their confidence bins at 0.2 (App. A.4.1). Each family states its own (``default_threshold``).
+    """
+    value = spec.task_family.default_threshold if threshold is None else float(threshold)
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"threshold must be within [0, 1], got {value}")
     return value
@@ -184,7 +185,7 @@ def resolve_threshold(spec: TaskSpec, threshold: float | None) -> float:
 @lru_cache(maxsize=None)
 def _builtin_flag(name: str) -> tuple[tuple[str, ...], object]:
     builtin = load_spec(name)
-    return builtin.labels, builtin.extra.get("flag")
+    return builtin.labels, builtin.flag
 
 
 def flag_rule(spec: TaskSpec, *, delta: int | None = None) -> FlagRule:
@@ -194,7 +195,7 @@ def flag_rule(spec: TaskSpec, *, delta: int | None = None) -> FlagRule:
     A spec read from a Label Studio label config carries no ``flag:`` entry, so it borrows the rule of
     the built-in spec it is named after (when the labels match): the worker and the CLI agree.
     """
-    raw = spec.extra.get("flag")
+    raw = spec.flag
     if raw is None and spec.name in BUILTIN_SPECS:
         labels, builtin_raw = _builtin_flag(spec.name)
         raw = builtin_raw if labels == spec.labels else None
@@ -218,29 +219,19 @@ def flag_rule(spec: TaskSpec, *, delta: int | None = None) -> FlagRule:
 
 def describe_flag_rule(spec: TaskSpec, *, delta: int | None = None) -> str:
     """The rule in words, for summaries: ordinal tasks name their distance/boundary, others any difference."""
-    if spec.family != "ordinal":
-        return "prediction != original"
-    return flag_rule(spec, delta=delta).describe()
+    return spec.task_family.describe_flag_rule(spec, delta=delta)
 
 
 def disagrees(prediction: str, original: str | None, spec: TaskSpec, *, delta: int | None = None) -> bool:
-    """Whether ``prediction`` disagrees with ``original`` under the task's :func:`flag_rule`.
+    """Whether ``prediction`` disagrees with ``original`` under the task family's rule.
 
     Binary and nominal: they differ. Ordinal: distance above ``delta`` or opposite sides of the
-    boundary. An unlabelled item (``original`` None) never disagrees.
+    boundary (:func:`flag_rule`). Multi-label: the sets differ. An unlabelled item (``original`` None)
+    never disagrees.
     """
     if original is None:
         return False
-    if spec.family != "ordinal":
-        return prediction != original
-    rule = flag_rule(spec, delta=delta)
-    pred_idx, orig_idx = spec.label_index(prediction), spec.label_index(original)
-    if rule.delta is not None and abs(pred_idx - orig_idx) > rule.delta:
-        return True
-    if rule.boundary is not None:
-        cut = spec.label_index(rule.boundary)
-        return (pred_idx >= cut) != (orig_idx >= cut)
-    return False
+    return spec.task_family.disagrees(spec, prediction, original, delta=delta)
 
 
 def decide(

@@ -20,7 +20,8 @@ from html.parser import HTMLParser
 from typing import Mapping, Sequence
 
 from backend.labels import is_number
-from backend.taskspec import TaskSpec
+from backend.task.family import get_family
+from backend.taskspec import ChoiceBinding, PromptText, TaskSpec
 
 GENERIC_PROMPT_DIR = "generic"
 OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -109,7 +110,7 @@ def generic_spec(
     negative_label: str = "",
     label_field: str = "label",
     id_field: str = "id",
-    extra: Mapping[str, object] | None = None,
+    binding: ChoiceBinding | None = None,
 ) -> TaskSpec:
     """A spec judged with the generic prompts: lettered options over ``labels``.
 
@@ -118,30 +119,28 @@ def generic_spec(
     inputs (a ``<Header>`` text); ``question`` is the task's own question, if any.
     """
     labels = tuple(str(lab) for lab in labels)
-    tokens = option_tokens(len(labels))
+    family = family or infer_family(labels)
+    # A set-valued family asks its own yes/no question per label: no lettered options over all labels.
+    tokens = () if get_family(family).multi_valued else option_tokens(len(labels))
     if len(set(labels)) != len(labels):
         raise ValueError(f"labels must be distinct: {list(labels)}")
     fmap = dict(fields) if isinstance(fields, Mapping) else {f: f for f in fields}
     if not fmap:
         raise ValueError("the generic task needs at least one input field")
-    family = family or infer_family(labels)
-    if family == "ordinal":
+    if get_family(family).ordered:
         labels = tuple(sorted(labels, key=float)) if all(is_number(lab) for lab in labels) else labels
     shown_t = tuple(str(s) for s in (shown or labels))
     hints_t = tuple(str(h or "") for h in (hints or [""] * len(labels)))
     if len(shown_t) != len(labels) or len(hints_t) != len(labels):
         raise ValueError("shown and hints need one entry per label")
-    meta = {
-        "guidelines": guidelines_text(guidelines),
-        "choice_shown": shown_t,
-        "choice_hints": hints_t,
-        "input_titles": {var: str((titles or {}).get(var) or var) for var in fmap},
-        "question": question.strip(),
-        **dict(extra or {}),
-    }
+    prompt = PromptText(
+        guidelines=guidelines_text(guidelines), shown=shown_t, hints=hints_t,
+        titles={var: str((titles or {}).get(var) or var) for var in fmap}, question=question.strip(),
+    )
     return TaskSpec(
-        name=name, family=family, prompt_dir=GENERIC_PROMPT_DIR, fields=fmap, labels=labels,  # type: ignore[arg-type]
-        id_field=id_field, label_field=label_field, negative_label=negative_label, extra=meta, answer_tokens=tokens,
+        name=name, family=family, prompt_dir=GENERIC_PROMPT_DIR, fields=fmap, labels=labels,
+        id_field=id_field, label_field=label_field, negative_label=negative_label, answer_tokens=tokens,
+        binding=binding, prompt=prompt,
     )
 
 
@@ -158,9 +157,9 @@ def generic_params(spec: TaskSpec) -> dict[str, str]:
     These come from the project's configuration (never from an item), so they are not fenced; they
     enter the ensemble fingerprint, so editing the guidelines or a label changes the model version.
     """
-    extra = spec.extra
-    shown = tuple(extra.get("choice_shown") or spec.labels)
-    hints = tuple(extra.get("choice_hints") or [""] * len(spec.labels))
+    text = spec.prompt or PromptText()
+    shown = tuple(text.shown or spec.labels)
+    hints = tuple(text.hints or [""] * len(spec.labels))
     tokens = spec.tokens
     options = "\n".join(f"{tok}. {name}" for tok, name in zip(tokens, shown))
     definitions = "\n".join(
@@ -168,13 +167,13 @@ def generic_params(spec: TaskSpec) -> dict[str, str]:
     )
     order = ", ".join(tokens[:-1]) + f" or {tokens[-1]}"
     params = {
-        "guidelines": str(extra.get("guidelines") or "") or NO_GUIDELINES,
+        "guidelines": text.guidelines or NO_GUIDELINES,
         "options": options,
         "definitions": definitions,
         "option_tokens": order,
-        "question": str(extra.get("question") or "") or DEFAULT_QUESTION,
+        "question": text.question or DEFAULT_QUESTION,
     }
-    titles = dict(extra.get("input_titles") or {})
+    titles = dict(text.titles)
     for var in spec.fields:
         params[TITLE_PARAM + var] = str(titles.get(var) or var)
     return params

@@ -156,9 +156,9 @@ def median_label(labels: Iterable[str | None], *, order: Sequence[str], negative
     return low if low == high else break_tie([low, high], negative=negative, order=order)
 
 
-def original_label(labels: Iterable[str | None], *, family: str, order: Sequence[str],
-                   negative: str | None = None) -> str | None:
-    """One original label from several annotations: the median for ordinal tasks, else the majority."""
-    if family == "ordinal":
-        return median_label(labels, order=order, negative=negative)
-    return majority_label(labels, negative=negative, order=order)
+def original_label(labels: Iterable[str | None], *, spec: Any) -> str | None:
+    """One original label from several annotations, as the spec's family forms it.
+
+    Single-choice: the median for ordinal tasks, else the majority; multi-label: per label, the majority.
+    """
+    return spec.task_family.original_label(spec, labels)

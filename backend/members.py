@@ -25,6 +25,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
 
+from backend.confident.template import KIND as CONFIDENT_KIND, feature_template
 from backend.prompting import PromptTemplate, spec_params, templates_for_spec
 from backend.providers.base import Provider
 from backend.taskspec import TaskSpec
@@ -114,7 +115,13 @@ def _make_provider(entry: MemberSpec) -> Provider:
 
 
 def _chosen_templates(entry: MemberSpec, templates: Sequence[PromptTemplate], spec: TaskSpec) -> list[PromptTemplate]:
-    """The entry's prompts (all when unspecified); ValueError on an unknown prompt id."""
+    """The entry's prompts (all when unspecified); ValueError on an unknown prompt id.
+
+    A confident-learning entry (``cleanlab:``) has one template of its own, the item's inputs
+    (:mod:`backend.confident.template`), whatever the family's prompts are.
+    """
+    if entry.provider == CONFIDENT_KIND:
+        templates = [feature_template(spec)]
     if entry.prompts is None:
         return list(templates)
     by_id = {t.id: t for t in templates}

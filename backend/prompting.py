@@ -50,7 +50,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from backend.generic import GENERIC_PROMPT_DIR, generic_params
 from backend.taskspec import TaskSpec
 
 BEGIN_MARKER = "<<<BEGIN DATA>>>"
@@ -252,19 +251,24 @@ def templates_for_spec(spec: TaskSpec) -> list[PromptTemplate]:
 
 
 def spec_params(spec: TaskSpec) -> dict[str, str]:
-    """Trusted, spec-level template values: ``dimension`` (default consistency) and its definition.
+    """Trusted, spec-level template values, as the spec's family states them (:meth:`TaskFamily.prompt_params`).
+
+    Single-choice families: :func:`dimension_params`, plus the generic prompts' values for a generic spec.
+    """
+    return spec.task_family.prompt_params(spec)
+
+
+def dimension_params(spec: TaskSpec) -> dict[str, str]:
+    """``dimension`` (default consistency) and its definition, for the built-in prompts.
 
     A spec may set ``dimension`` and optionally ``dimension_definition``; unknown dimensions need the
     latter.
     """
-    dimension = str(spec.extra.get("dimension", DEFAULT_DIMENSION)).strip().lower()
-    definition = spec.extra.get("dimension_definition") or DIMENSION_DEFINITIONS.get(dimension)
+    dimension = str(spec.dimension or DEFAULT_DIMENSION).strip().lower()
+    definition = spec.dimension_definition or DIMENSION_DEFINITIONS.get(dimension)
     if definition is None:
         raise ValueError(
             f"spec {spec.name}: dimension {dimension!r} is not one of {sorted(DIMENSION_DEFINITIONS)}; "
             "add dimension_definition to the spec"
         )
-    params = {"dimension": dimension, "dimension_definition": str(definition)}
-    if spec.prompt_dir == GENERIC_PROMPT_DIR:
-        params.update(generic_params(spec))
-    return params
+    return {"dimension": dimension, "dimension_definition": str(definition)}

@@ -139,6 +139,8 @@ class ItemResult:
     stopped_early: bool = False  # early exit: the members not called could not change flag or prediction
     data: Mapping[str, Any] = field(default_factory=dict)
     input_hash: str | None = None  # :func:`input_hash` of the fields the prompts used
+    #: A family that asks several questions per item (multi-label): each question's verdict, ``id`` its key.
+    questions: tuple["ItemResult", ...] = ()
 
     def __post_init__(self) -> None:
         _coerce_error(self)
@@ -153,11 +155,16 @@ class ItemResult:
         out["probs"] = None if self.probs is None else dict(self.probs)
         out["data"] = dict(self.data)
         out["members"] = [m.to_json() for m in self.members]
+        if self.questions:
+            out["questions"] = [q.to_json() for q in self.questions]
+        else:
+            out.pop("questions", None)
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "ItemResult":
         members = tuple(MemberResult.from_json(m) for m in data.get("members", ()))
-        known = {f.name for f in fields(cls)} - {"members", "error"}
+        questions = tuple(cls.from_json(q) for q in data.get("questions") or ())
+        known = {f.name for f in fields(cls)} - {"members", "error", "questions"}
         kwargs = {k: v for k, v in data.items() if k in known}
-        return cls(members=members, error=ErrorInfo.from_json(data), **kwargs)
+        return cls(members=members, questions=questions, error=ErrorInfo.from_json(data), **kwargs)

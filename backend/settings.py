@@ -98,6 +98,7 @@ class Settings:
     auth_password: str | None = field(default=None, repr=False)
     insecure_no_auth: bool = False
     max_request_bytes: int = defaults.MAX_REQUEST_BYTES
+    max_item_chars: int = defaults.MAX_ITEM_CHARS
     provider_keys: tuple[str, ...] = field(default=(), repr=False)
 
     @classmethod
@@ -136,6 +137,7 @@ class Settings:
             "auth_password": env.get("BASIC_AUTH_PASS") or None,
             "insecure_no_auth": parse_bool(env.get("LABEL_AUDIT_INSECURE_NO_AUTH")),
             "max_request_bytes": _number(env, "LABEL_AUDIT_MAX_REQUEST_BYTES", int, defaults.MAX_REQUEST_BYTES),
+            "max_item_chars": _number(env, "LABEL_AUDIT_MAX_ITEM_CHARS", int, defaults.MAX_ITEM_CHARS),
             "provider_keys": tuple(env[n] for n in sorted(key_names) if env.get(n)),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})

@@ -41,7 +41,23 @@ def _suspect_row(result: ItemResult) -> dict[str, Any]:
         "prediction": result.prediction,
         "confidence": None if result.confidence is None else round(result.confidence, 4),
         "suspicious_text": result.suspicious_text,
+        "found_by": found_by(result),
     }
+
+
+def found_by(result: ItemResult) -> list[str]:
+    """The members whose own most probable label differs from the original: who found this suspect."""
+    return [m.member_id for m in result.members
+            if m.probs and result.original is not None and max(m.probs, key=m.probs.get) != result.original]
+
+
+def _found_by_text(members: Sequence[str]) -> str:
+    """``found_by`` per model: ``local:smollm2 (3 prompts), cleanlab:tfidf-logreg``."""
+    per_model: dict[str, int] = {}
+    for member in members:
+        model = member.rsplit("/", 1)[0]
+        per_model[model] = per_model.get(model, 0) + 1
+    return ", ".join(m if n == 1 else f"{m} ({n} prompts)" for m, n in per_model.items())
 
 
 def build_summary(
@@ -110,12 +126,12 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         console.print(f"No item flagged (threshold {summary['threshold']}).")
         return
     table = Table(title=f"Top suspects (confidence > {summary['threshold']})")
-    for column in ("id", "line", "original", "prediction", "confidence", "note"):
+    for column in ("id", "line", "original", "prediction", "confidence", "found by", "note"):
         table.add_column(column, justify="right" if column in ("line", "confidence") else "left")
     for row in suspects:
         table.add_row(  # ids and labels come from the data: printed as text, never as markup or escapes
             plain(row["id"]), "" if row["line"] is None else str(row["line"]), plain(row["original"]),
-            plain(row["prediction"]), f"{row['confidence']:.3f}",
+            plain(row["prediction"]), f"{row['confidence']:.3f}", plain(_found_by_text(row.get("found_by") or [])),
             "instruction-like text" if row["suspicious_text"] else "",
         )
     console.print(table)

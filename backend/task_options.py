@@ -14,7 +14,8 @@ from typing import Sequence
 
 from backend.generic import generic_spec
 from backend.labelstudio.projectspec import spec_from_label_config
-from backend.taskspec import FAMILIES, TaskSpec, load_spec
+from backend.task.family import family_names
+from backend.taskspec import TaskSpec, load_spec
 
 
 def split_labels(values: Sequence[str] | None) -> list[str]:
@@ -38,8 +39,8 @@ def resolve_task(
     id_field: str | None = None,
 ) -> TaskSpec:
     """The spec the options describe; ValueError saying which options are missing or clash."""
-    if family is not None and family not in FAMILIES:
-        raise ValueError(f"--family must be one of {', '.join(FAMILIES)}, got {family!r}")
+    if family is not None and family not in family_names():
+        raise ValueError(f"--family must be one of {', '.join(family_names())}, got {family!r}")
     text = guidelines.read_text("utf-8") if guidelines is not None else None
     if label_config is not None:
         if labels:

@@ -2,7 +2,9 @@
 
 A spec is the one place that says how to read an item, so the engine, the Label Studio backend and the
 probes all agree on ids, labels and class order. Built-in specs ship as YAML in ``backend/specs``;
-any other spec is a YAML or TOML file with the same keys.
+any other spec is a YAML or TOML file with the same keys. Everything that differs between label types
+is the spec's family (:attr:`TaskSpec.task_family`, :mod:`backend.task.family`); the typed parts below
+say where a spec came from (its Label Studio control) and what the generic prompts show.
 """
 
 from __future__ import annotations
@@ -11,15 +13,52 @@ import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Mapping
 
 import yaml
 
-from backend.labels import normalize_label as canonical_label
+from backend.task.family import TaskFamily, family_names, get_family
 
-Family = Literal["binary", "ordinal", "nominal"]
-FAMILIES = ("binary", "ordinal", "nominal")
+Family = str
+#: The built-in families at import time (the registry is the authority: :func:`backend.task.family.family_names`).
+FAMILIES = family_names()
 BUILTIN_SPECS = ("factual-consistency", "likert", "relevance")
+
+
+@dataclass(frozen=True)
+class ChoiceBinding:
+    """The Label Studio control a spec is read from and written to.
+
+    ``labels`` are what Label Studio stores in a result (the alias when set, else the value), ``shown``
+    what the annotator sees for each of them, in the same order.
+    """
+
+    from_name: str
+    to_name: str
+    labels: tuple[str, ...] = ()
+    shown: tuple[str, ...] = ()
+    source: str = "labelstudio"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "labels", tuple(str(x) for x in self.labels))
+        object.__setattr__(self, "shown", tuple(str(x) for x in self.shown))
+        if self.shown and len(self.shown) != len(self.labels):
+            raise ValueError("a choice binding shows one text per label")
+
+    def shown_for(self, label: str) -> str:
+        """What the annotator sees for ``label`` (the label itself when the control shows it as is)."""
+        return dict(zip(self.labels, self.shown)).get(label, label)
+
+
+@dataclass(frozen=True)
+class PromptText:
+    """What the generic prompts show: guidelines, each label's text and hint, input titles, the question."""
+
+    guidelines: str = ""
+    shown: tuple[str, ...] = ()
+    hints: tuple[str, ...] = ()
+    titles: Mapping[str, str] = field(default_factory=dict)
+    question: str = ""
 
 
 @dataclass(frozen=True)
@@ -30,9 +69,10 @@ class TaskSpec:
     ----------
     name : str
         Spec name, enters reports and the Label Studio model version.
-    family : {"binary", "ordinal", "nominal"}
-        Binary and nominal (k >= 2 unordered labels) flag any disagreement; ordinal flags
-        ``|prediction - original| > delta``.
+    family : str
+        The family's name (``binary``, ``ordinal``, ``nominal``, ``multilabel``...): what an answer is and
+        how it is judged (:mod:`backend.task.family`). Binary and nominal flag any disagreement; ordinal
+        ``|prediction - original| > delta``; multi-label judges each label.
     prompt_dir : str
         Folder under ``prompts/`` holding this family's templates.
     fields : mapping of str to str
@@ -50,6 +90,18 @@ class TaskSpec:
     answer_tokens : tuple of str
         What the judge answers with, one per label in the same order (``A``, ``B``... for prompts
         that list lettered options); empty means the labels themselves are the answer tokens.
+    binding : ChoiceBinding, optional
+        The Label Studio control the spec was read from (None: a file's spec, written to ``label``/``text``).
+    prompt : PromptText, optional
+        What the generic prompts show; None for a spec with its own prompt folder.
+    flag : mapping, optional
+        The ordinal flag rule (``delta`` and/or ``boundary``), see :func:`backend.ensemble.flag_rule`.
+    dimension, dimension_definition : str
+        The quality dimension the built-in prompts name (default consistency).
+    probes : mapping, optional
+        The gullibility probes' layout (:func:`backend.probes.layout.layout_for`).
+    extra : mapping
+        Options only the family reads (other keys of the spec file).
 
     Examples
     --------
@@ -61,7 +113,7 @@ class TaskSpec:
     """
 
     name: str
-    family: Family
+    family: str
     prompt_dir: str
     fields: Mapping[str, str]
     labels: tuple[str, ...]
@@ -70,26 +122,35 @@ class TaskSpec:
     negative_label: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
     answer_tokens: tuple[str, ...] = ()
+    binding: ChoiceBinding | None = None
+    prompt: PromptText | None = None
+    flag: Mapping[str, Any] | None = None
+    dimension: str = ""
+    dimension_definition: str = ""
+    probes: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
-        if self.family not in FAMILIES:
-            raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {self.family!r}")
+        family = get_family(str(self.family))  # ValueError naming the known families
         if len(self.labels) < 2:
             raise ValueError("a task needs at least two labels")
         if len(set(self.labels)) != len(self.labels):
             raise ValueError(f"labels must be distinct: {self.labels}")
-        if self.family == "binary" and len(self.labels) != 2:
-            raise ValueError("a binary task has exactly two labels")
         if not self.fields:
             raise ValueError("a task spec maps at least one template variable to a field")
-        if self.negative_label == "" and self.family != "nominal" and self._numeric:
-            object.__setattr__(self, "negative_label", self.labels[0])  # 0 / the lowest grade
+        family.check_spec(self)
+        if self.negative_label == "":
+            object.__setattr__(self, "negative_label", family.default_negative(self))
         if self.negative_label and self.negative_label not in self.labels:
             raise ValueError(f"negative_label {self.negative_label!r} is not in labels {self.labels}")
         tokens = tuple(str(t) for t in self.answer_tokens)
         object.__setattr__(self, "answer_tokens", tokens)
         if tokens and (len(tokens) != len(self.labels) or len(set(tokens)) != len(tokens)):
             raise ValueError(f"answer_tokens must be {len(self.labels)} distinct tokens, one per label: {tokens}")
+
+    @property
+    def task_family(self) -> TaskFamily:
+        """The family object: everything that differs between label types (:mod:`backend.task.family`)."""
+        return get_family(self.family)
 
     @property
     def positive_label(self) -> str:
@@ -112,30 +173,15 @@ class TaskSpec:
         return {label: float(token_probs.get(token, 0.0)) for label, token in zip(self.labels, self.answer_tokens)}
 
     def normalize_label(self, value: Any) -> str | None:
-        """Map a raw label (``1``, ``"1"``, ``1.0``, ``" 1 "``) to the spec's label string, or None.
+        """Map a raw label (``1``, ``"1"``, ``1.0``, ``" 1 "``; a list for a set) to the spec's label value, or None.
 
-        An exact label wins; otherwise the one normaliser of :mod:`backend.labels` decides.
+        The family decides (single-choice: an exact label wins, else :mod:`backend.labels`' normaliser).
         """
-        if value is None:
-            return None
-        text = str(value).strip()
-        if text in self.labels:
-            return text
-        canonical = canonical_label(value)
-        if canonical is not None and canonical in self.labels:
-            return canonical
-        try:
-            float(text)
-        except ValueError:
-            return self._casefold_match(text) if self.family == "nominal" or not self._numeric else None
-        return None
-
-    def _casefold_match(self, text: str) -> str | None:
-        folded = [lab for lab in self.labels if lab.casefold() == text.casefold()]
-        return folded[0] if len(folded) == 1 else None
+        return self.task_family.normalize_label(self, value)
 
     @property
-    def _numeric(self) -> bool:
+    def numeric_labels(self) -> bool:
+        """Every label is a number (then the lowest is the default negative class)."""
         try:
             [float(lab) for lab in self.labels]
         except ValueError:
@@ -157,6 +203,10 @@ class TaskSpec:
             "label_field": self.label_field,
             "negative_label": self.negative_label,
             **({"answer_tokens": list(self.answer_tokens)} if self.answer_tokens else {}),
+            **({"flag": dict(self.flag)} if self.flag is not None else {}),
+            **({"dimension": self.dimension} if self.dimension else {}),
+            **({"dimension_definition": self.dimension_definition} if self.dimension_definition else {}),
+            **({"probes": dict(self.probes)} if self.probes is not None else {}),
         }
 
 
@@ -166,7 +216,7 @@ def spec_from_mapping(data: Mapping[str, Any]) -> TaskSpec:
     if missing:
         raise ValueError(f"task spec is missing {', '.join(missing)}")
     known = {"name", "family", "prompt_dir", "fields", "labels", "id_field", "label_field", "negative_label",
-             "answer_tokens"}
+             "answer_tokens", "flag", "dimension", "dimension_definition", "probes"}
     family = str(data["family"])
     return TaskSpec(
         name=str(data["name"]),
@@ -178,6 +228,10 @@ def spec_from_mapping(data: Mapping[str, Any]) -> TaskSpec:
         label_field=str(data.get("label_field", "label")),
         negative_label=str(data.get("negative_label", "")),
         answer_tokens=tuple(str(t) for t in data.get("answer_tokens") or ()),
+        flag=data.get("flag"),
+        dimension=str(data.get("dimension") or ""),
+        dimension_definition=str(data.get("dimension_definition") or ""),
+        probes=data.get("probes"),
         extra={k: v for k, v in data.items() if k not in known},
     )
 

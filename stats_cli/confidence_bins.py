@@ -49,7 +49,7 @@ class Share:
 
 @dataclass(frozen=True)
 class ConfidenceBin:
-    """One equal-size bin: its confidence range, size and the three shares."""
+    """One quantile bin: its confidence range, size and the three shares."""
 
     index: int
     conf_min: float

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import json
-import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping
@@ -22,8 +21,7 @@ from backend.csv_cells import safe_row
 from backend.ensemble import resolve_threshold
 from backend.labelstudio.client import ensure_user, organization_id
 
-from backend.labelstudio.gold import GOLD_USER_EMAIL, gold_result, is_gold_annotation
-from backend.labelstudio.labelconfig import choice_from_result
+from backend.labelstudio.gold import GOLD_USER_EMAIL, is_gold_annotation, mark_gold
 from backend.labelstudio.taskshape import field, live_annotations
 from backend.review.outcome import GoldStatus
 from stats_cli.audit_data import AuditData
@@ -58,6 +56,11 @@ class GoldRow:
     flagged: bool
 
 
+def _answer(result: Iterable[Any], control: str) -> list[Any]:
+    """What a result says for ``control`` (each region's value), to tell an unchanged gold annotation."""
+    return [field(r, "value") for r in result if field(r, "from_name") == control]
+
+
 def gold_rows(data: AuditData, *, mode: Mode = "correct", threshold: float | None = None) -> list[GoldRow]:
     """One row per audited item, dropped ones included (``action="dropped"``) so nothing vanishes silently.
 
@@ -80,7 +83,8 @@ def gold_rows(data: AuditData, *, mode: Mode = "correct", threshold: float | Non
             label, action = gold, "corrected" if gold != it.original else "kept"
         elif (mode != "correct" and str(it.id) not in data.reviews  # an expert looked at it: not ours to flip
               and it.flagged and it.prediction is not None and (it.confidence or 0.0) >= cut):
-            label, action = (it.prediction, "flipped") if mode == "flip" else (None, "dropped")
+            label, action = (data.spec.task_family.flipped(data.spec, it, cut), "flipped") if mode == "flip" \
+                else (None, "dropped")
         if label is None and action != "dropped":
             action = "no label"
         rows.append(GoldRow(str(it.id), it.original, gold, SOURCE_TEXT[status], label, action, it.prediction,
@@ -88,7 +92,7 @@ def gold_rows(data: AuditData, *, mode: Mode = "correct", threshold: float | Non
     return rows
 
 
-def write_gold_file(rows: Iterable[GoldRow], path: str | Path) -> int:
+def write_gold_file(rows: Iterable[GoldRow], path: str | Path, *, spec: Any = None) -> int:
     """Write ``.jsonl`` or ``.csv`` (by suffix); dropped rows are left out of the file. Returns rows written.
 
     CSV cells that a spreadsheet would run as a formula get a leading ``'`` (:mod:`backend.csv_cells`);
@@ -108,13 +112,25 @@ def write_gold_file(rows: Iterable[GoldRow], path: str | Path) -> int:
     else:
         with atomic_write(path) as handle:
             for r in kept:
-                handle.write(json.dumps(asdict(r), ensure_ascii=False) + "\n")
+                handle.write(json.dumps(_exported(asdict(r), spec), ensure_ascii=False) + "\n")
     return len(kept)
+
+
+def _exported(row: dict[str, Any], spec: Any) -> dict[str, Any]:
+    """A JSONL row with its label values as the family exports them (multi-label: a list of labels)."""
+    if spec is None:
+        return row
+    for key in ("original", "gold", "label", "prediction"):
+        if row[key] is not None:
+            row[key] = spec.task_family.export(spec, row[key])
+    return row
 
 
 def choice_values(label_config: str, *, control: str) -> dict[str, str]:
     """Label (alias or value) -> the ``value`` Label Studio stores for that ``<Choice>``."""
-    root = ET.fromstring(label_config)
+    from backend.labelstudio.labelconfig import parse_label_config
+
+    root = parse_label_config(label_config)  # defusedxml: a config from Label Studio is untrusted input
     out = {}
     for elem in root.iter("Choices"):
         if elem.get("name") == control:
@@ -150,9 +166,10 @@ def sync_to_labelstudio(client: Any, data: AuditData, tasks: list[Mapping[str, A
     also writes items whose gold is the original because the ensemble agreed. The annotation is not
     Label Studio's ground truth (that would unmark the original): see :mod:`backend.labelstudio.gold`.
     """
-    control, to_name = str(data.spec.extra.get("from_name", "")), str(data.spec.extra.get("to_name", ""))
-    if not control or not to_name:
+    binding = data.spec.binding
+    if binding is None or not binding.from_name or not binding.to_name:
         raise ValueError("the project's spec does not name its <Choices> control")
+    control, family = binding.from_name, data.spec.task_family
     values = choice_values(label_config, control=control)
     gold_user = ensure_user(client, GOLD_USER_EMAIL, org_id=organization_id(client))
     existing = _gold_annotations(tasks, gold_user)
@@ -161,12 +178,12 @@ def sync_to_labelstudio(client: Any, data: AuditData, tasks: list[Mapping[str, A
         gold, status = data.gold(it)
         if gold is None or (not status.by_experts and not include_agreed):
             continue
-        result = gold_result(control=control, to_name=to_name, value=values.get(gold, gold))
+        result = mark_gold(family.write_result(data.spec, gold), stored=values)
         old = existing.get(str(it.id))
         if old is None:
             client.annotations.create(id=int(it.id), result=result, completed_by=gold_user, ground_truth=False)
             counts.created += 1
-        elif choice_from_result(old.get("result") or [], control=control) == values.get(gold, gold):
+        elif _answer(old.get("result") or [], control) == _answer(result, control):
             counts.unchanged += 1
         else:
             client.annotations.update(id=int(old["id"]), result=result)

@@ -44,11 +44,19 @@ def demo(
     review_port: Optional[int] = demo_ls.REVIEW_PORT,
     backend_port: Optional[int] = demo_ls.BACKEND_PORT,
     redis_port: Optional[int] = demo_ls.REDIS_PORT,
+    tickets: Optional[Path] = typer.Option(None, "--tickets", help="Write the demo's 150 support tickets (15 labels "
+                                           "planted wrong, field 'planted') to this JSONL file and exit."),
 ) -> None:
     """Score the bundled sample offline with the embedded default judge (SmolLM2-135M) and show the suspects.
 
     With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls); --stop ends it.
     """
+    if tickets is not None:
+        from backend.demo.tickets import write_tickets
+
+        write_tickets(tickets)
+        Console().print(f"wrote 150 tickets (15 planted label errors) to {tickets}")
+        return
     if labelstudio or stop:
         demo_ls.main(stop=stop, home=home, warning=DEMO_WARNING,
                      ports={"source": ls_port, "review": review_port, "backend": backend_port, "redis": redis_port})
@@ -83,6 +91,45 @@ def demo(
             f"{summary['seconds_per_call']:.2f} s per call)."
         )
     console.print(f"\n[bold yellow]Reminder:[/bold yellow] {DEMO_WARNING}")
+    demo_confident(console, settings=settings, cache=cache_url if not no_cache else None, no_cache=no_cache)
+
+
+def demo_confident(console: Console, *, settings, cache: Optional[str], no_cache: bool) -> dict:
+    """Part two: a sample large enough for the confident-learning member, with planted label errors.
+
+    150 self-written support tickets (:mod:`backend.demo.tickets`), 10 % of their labels planted wrong,
+    scored by ``cleanlab:tfidf-logreg`` (seconds). The embedded judge is left out here: part 1 shows it at
+    chance, and 150 more calls would double the demo's time on two cores. The planted errors are known, so
+    the demo prints how many of them each member and the ensemble found, and with what precision.
+    """
+    import tempfile
+
+    from backend.demo.tickets import LABELS, write_tickets
+    from backend.demo.planted_report import describe, planted_table
+    from backend.generic import generic_spec
+    from backend.members import MemberSpec
+
+    console.print("\n[bold]Part 2: confident learning on 150 support tickets with 15 planted label errors[/bold]")
+    spec = generic_spec(labels=list(LABELS), fields=["text"], name="support-tickets",
+                        guidelines="Which support queue does the customer's message belong to?")
+    entries = [MemberSpec(provider="cleanlab", model="tfidf-logreg")]
+    members = build_members(entries, spec)
+    store = None if no_cache else CallCache(cache)
+    with tempfile.TemporaryDirectory() as folder:
+        sample = write_tickets(Path(folder) / "tickets.jsonl")
+        out = Path(folder) / "results.jsonl"
+        try:
+            summary = run_scoring(sample, spec, members, config=settings.engine_config(), cache=store, out=out,
+                                  summary_json=None, top=defaults.TOP, progress=None, console=console)
+        finally:
+            if store is not None:
+                store.close()
+        found = planted_table(out, members=[m.id for m in members])
+    console.print(found["table"])
+    describe(found["rows"], console.print)
+    console.print(found["note"])
+    summary["planted"] = found["rows"]
+    return summary
 
 
 def register(app: typer.Typer) -> None:

@@ -75,6 +75,12 @@ def print_what_to_open(result: Any, console: Console, *, seconds: float, home: O
                       f"login {email} / {keys['experts'][email]}")
     if not result.review_projects:
         console.print("  Expert projects    none: nothing was flagged, so there is nothing to review")
+    if result.confident:
+        found = next((r for r in result.confident["planted"] if r["who"].startswith("ensemble")), None)
+        console.print(f"  Ticket project     {result.ls_url}/projects/{result.confident['project']}/data   "
+                      "(confident learning: " + ("no result" if found is None else
+                      f"{found['planted_found']} of {found['planted']} planted errors found, "
+                      f"{found['flagged']} flagged") + ")")
     console.print(f"  Report             {result.home.report}")
     console.print(f"  Stop everything    label-audit demo --stop{home_arg}")
     console.print(f"(Passwords and tokens: {result.home.root / 'secrets.json'}, readable by you only. "

@@ -137,6 +137,9 @@ def push(
         False, "--allow-open-signup",
         help="Accept a review instance whose sign-up form is open to anyone (a leak).",
     ),
+    next_n: Optional[int] = typer.Option(None, "--next", min=1, help="Active review: send the next N suspects by "
+                                         "calibrated probability that the label is wrong (needs a settled control "
+                                         "sample: --sample N, then review status)."),
     url: Optional[str] = URL,
     review_url: Optional[str] = REVIEW_URL,
     expert_instances: Optional[str] = EXPERT_INSTANCES,
@@ -162,7 +165,7 @@ def push(
         report = push_review(
             s.client, s.store, s.ledger, review_client=s.review, project_id=project, experts=experts.split(","),
             threshold=threshold, budget=budget, order=order, seed=seed, label_field=label_field, sample=request,
-            initial_passwords=initial_passwords,
+            initial_passwords=initial_passwords, next_n=next_n,
         )
         report.warnings[:0] = accepted
     if json_out:

@@ -18,9 +18,9 @@ from typing import Any, Optional
 import typer
 from rich.console import Console
 
+from backend import defaults
 from backend.atomic_write import atomic_write
 from backend.cache import CallCache
-from backend import defaults
 from backend.commands import context
 from backend.cli_errors import fail as _fail
 from backend.costs.accounting import Accountant, provider_model
@@ -28,8 +28,11 @@ from backend.costs.budget import Budget
 from backend.costs.estimate import estimate_run
 from backend.costs.prices import PriceTable, load_prices
 from backend.costs.report import estimate_table
+from backend.confident.fitting import prepare_members
+from backend.confident.report import ConfidentTally, confident_ids, print_block
 from backend.dataset import read_items
 from backend.engine import Engine, EngineConfig
+from backend.task.scoring import make_engine
 from backend.ensemble import describe_flag_rule, flag_rule
 from backend.members import Member, build_members, ensemble_fingerprint
 from backend.summary import SuspectList, build_summary, print_summary
@@ -57,17 +60,26 @@ def run_scoring(
     prices: PriceTable | None = None,
     budget: Budget | None = None,
     dry_run: bool = False,
+    max_chars: int = defaults.MAX_ITEM_CHARS,
 ) -> dict[str, Any]:
     """Score ``input_path``, stream results to ``out``, print and return the summary.
 
     ``dry_run`` only estimates (no model is called); ``budget`` stops the run at its cap: the item
     where it stopped and the later ones are not written, and rerunning resumes from the cache.
     """
-    entries = list(read_items(input_path, spec))
-    engine = Engine(spec, members, cache=cache, config=config, budget=budget)
+    entries = list(read_items(input_path, spec, max_chars=max_chars))
+    try:  # confident-learning members learn from every labelled item of the file: one fit per run
+        prepared = prepare_members(members, entries, spec, delimit=config.delimit)
+    except ValueError as exc:
+        _fail(str(exc))
+    members = prepared.members
+    for note in prepared.notes():
+        console.print(f"[bold yellow]Note:[/bold yellow] {note}")
+    engine = make_engine(spec, members, cache=cache, config=config, budget=budget)
     if dry_run:
         return _dry_run(engine, entries, prices=prices, summary_json=summary_json, console=console)
     suspects = SuspectList()
+    confident = ConfidentTally(confident_ids([m.id for m in members]))
     accountant = Accountant(prices, [m.id for m in members])
     stopped: dict[str, Any] | None = None
     show_progress = (sys.stderr.isatty() and len(entries) > 20) if progress is None else progress
@@ -83,6 +95,7 @@ def run_scoring(
                     accountant.add(result)  # its answered calls were made (and paid); cached for the rerun
                     break
                 suspects.add(result)
+                confident.add(result)
                 accountant.add(result)
                 if handle is not None:
                     handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
@@ -106,9 +119,12 @@ def run_scoring(
         accounting=accountant.to_dict(),
     )
     summary["stopped"] = stopped
+    summary["confident_learning"] = confident.block(classes=spec.labels, left_out=prepared.left_out,
+                                                    trained=prepared.trained, top=top)
     if summary_json:
         write_json(summary_json, summary)
     print_summary(summary, console)
+    print_block(summary["confident_learning"], console)
     if stopped is not None:
         Console(stderr=True).print(
             f"--max-cost {budget.cap if budget else ''} reached: stopped before item {stopped['next_id']} "
@@ -207,6 +223,7 @@ def score(
         summary = run_scoring(
             input_path, spec, members, config=config, cache=cache, out=out, summary_json=summary_json,
             top=top, progress=progress, console=Console(), prices=prices, budget=budget, dry_run=dry_run,
+            max_chars=settings.max_item_chars,
         )
     finally:
         if cache is not None:

@@ -45,12 +45,13 @@ def estimate_run(engine: Engine, entries: Iterable[Item | ItemError], *, prices:
         count, how = token_counter(member.provider)
         keys, tokens, rendered = {}, {}, 0
         for item in items:
-            try:
-                prompt = engine.prompt_for(member, item)
-            except ValueError:
-                continue  # a render error: the run records it and calls nothing
-            keys[engine.key_for(member, prompt)] = prompt
-            rendered += 1
+            for question in getattr(engine, "engines", [engine]):  # a multi-question task: each question's prompt
+                try:
+                    prompt = question.prompt_for(member, item)
+                except ValueError:
+                    continue  # a render error: the run records it and calls nothing
+                keys[question.key_for(member, prompt)] = prompt
+                rendered += 1
         hits = engine.cache.get_many(keys) if engine.cache is not None else {}
         fresh = [p for k, p in keys.items() if k not in hits]
         for prompt in fresh:
@@ -98,6 +99,7 @@ def _totals(engine, items, rows, kind_seconds, unknown_time, prices) -> dict[str
 def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, prices: PriceTable | None) -> dict[str, Any]:
     """The dry run of `label-audit audit`: the project's tasks the ledger has no result for yet."""
     from backend.engine import EngineConfig
+    from backend.task.scoring import make_engine
     from backend.labelstudio.client import iter_tasks
     from backend.labelstudio.projectspec import attach_guidelines
     from backend.labelstudio.tasks import tasks_to_items
@@ -109,11 +111,11 @@ def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, price
     members = config.build(spec)
     version = config.model_version(spec)
     tasks = [job_task(t) for t in iter_tasks(client, project, with_annotations=True)]
-    items = tasks_to_items(tasks, spec, label_field=config.label_field).items
+    items = tasks_to_items(tasks, spec, label_field=config.label_field, max_chars=config.max_item_chars).items
     todo = set(ledger.pending(str(project), [it.id for it in items], version))
     cache = CallCache()
     try:
-        engine = Engine(spec, members, cache=cache, config=EngineConfig(threshold=config.threshold))
+        engine = make_engine(spec, members, cache=cache, config=EngineConfig(threshold=config.threshold))
         estimate = estimate_run(engine, [it for it in items if it.id in todo], prices=prices)
     finally:
         cache.close()

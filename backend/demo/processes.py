@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from backend.private_files import PRIVATE_UMASK, private_dir
+
 
 @dataclass(frozen=True)
 class ProcessRecord:
@@ -92,11 +94,12 @@ class ProcessTable:
 
     def spawn(self, name: str, cmd: Sequence[str], *, env: Mapping[str, str], log: Path, cwd: Path) -> ProcessRecord:
         """Start ``cmd`` in its own session, detached from this process, and record it."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        log.parent.mkdir(parents=True, exist_ok=True)
-        with open(log, "ab") as out:
+        private_dir(self.folder)
+        private_dir(log.parent)
+        with open(os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab") as out:
             proc = subprocess.Popen(list(cmd), env=dict(env), stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, cwd=cwd, start_new_session=True)
+                                    stdin=subprocess.DEVNULL, cwd=cwd, start_new_session=True,
+                                    umask=PRIVATE_UMASK)  # what it writes (databases, logs) is the owner's only
         return self.adopt(name, proc.pid)
 
     def adopt(self, name: str, pid: int) -> ProcessRecord:

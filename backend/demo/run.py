@@ -24,8 +24,8 @@ from backend.demo.processes import ProcessTable
 
 DEFAULT_PORTS = {"source": 8080, "expert-a": 8081, "expert-b": 8082, "backend": 9090, "redis": 6379}
 # Stop order: consumers first, Redis last ("labelstudio-review": the shared instance of older demos).
-SERVICES = ("worker", "backend", *(f"labelstudio-{n}" for n in EXPERT_INSTANCES), "labelstudio-review",
-            "labelstudio-source", "redis")
+SERVICES = ("worker", "worker-confident", "backend", *(f"labelstudio-{n}" for n in EXPERT_INSTANCES),
+            "labelstudio-review", "labelstudio-source", "redis")
 # How the report is refreshed once the experts have answered: the demo writes it before any answer.
 REFRESH = ("run the demo again with the same options (bash scripts/demo.sh, or label-audit demo --labelstudio): "
            "it reuses everything and rewrites this report")
@@ -41,6 +41,7 @@ class DemoResult:
     project_id: int
     review_projects: dict[str, int] = field(default_factory=dict)
     summary: dict[str, Any] = field(default_factory=dict)
+    confident: dict[str, Any] = field(default_factory=dict)  # the tickets project (confident learning)
 
 
 def resolve_ports(state: dict[str, Any], wanted: dict[str, int | None]) -> dict[str, int]:
@@ -107,7 +108,8 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
     return instances, worker_env
 
 
-def score(client, project_id: int, env: dict[str, str], table: ProcessTable, console: Console) -> dict[str, Any]:
+def score(client, project_id: int, env: dict[str, str], table: ProcessTable, console: Console, *,
+          label: str = "scoring with the embedded judge", worker: str = "worker") -> dict[str, Any]:
     """Score every task through the queue (only those not scored yet), with a progress bar."""
     from redis import Redis
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -126,10 +128,10 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
 
     def progress(done: int, total: int) -> None:
         bar.update(task, completed=done, total=total)
-        if done < total and table.get("worker") is None:
+        if done < total and table.get(worker) is None:
             raise RuntimeError(f"the worker stopped; see {env['LABEL_AUDIT_HOME']}/logs/worker.log")
 
-    with Progress(TextColumn("scoring with the embedded judge"), BarColumn(), MofNCompleteColumn(),
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True) as bar:
         task = bar.add_task("scoring", total=len(run.task_ids))
         done = wait_for(ledger, queue, run, timeout=3600, on_progress=progress)
@@ -178,9 +180,35 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console) 
             what="audit-stats report")
     state["review_projects"] = pushed["projects"]
     save_state(home, state)
+    found = confident_step(client, env, state, home, console)
     urls = {email: instances[name].url for name, email in EXPERT_INSTANCES.items()}
     return DemoResult(home=home, ls_url=source.url, review_urls=urls, project_id=state["project"],
-                      review_projects={k: int(v) for k, v in pushed["projects"].items()}, summary=summary)
+                      review_projects={k: int(v) for k, v in pushed["projects"].items()}, summary=summary,
+                      confident=found)
+
+
+def confident_step(client, env: dict[str, str], state: dict[str, Any], home: DemoHome,
+                   console: Console) -> dict[str, Any]:
+    """The tickets project, audited by the confident-learning member through a worker of its own."""
+    from backend.demo import confident
+    from backend.demo.planted_report import describe
+    from backend.ledger import Ledger
+
+    state["tickets_project"], created = confident.ensure_tickets_project(client, known_id=state.get("tickets_project"))
+    save_state(home, state)
+    _step(console, f"Ticket project {state['tickets_project']} " + ("created" if created else "found")
+          + " (150 support tickets, 15 queues planted wrong)")
+    worker_env = confident.worker_env(env, f"{state['queue']}-confident")
+    table = ProcessTable(home.pids)
+    if table.get("worker-confident") is None:
+        table.spawn("worker-confident", [sys.executable, "-m", "backend.cli", "worker"], env=worker_env,
+                    log=home.log("worker-confident"), cwd=home.root)
+    summary = score(client, state["tickets_project"], worker_env, table, console,
+                    label=f"scoring with {confident.MEMBER}", worker="worker-confident")
+    rows = confident.planted_found(Ledger(env["DATABASE_URL"]), state["tickets_project"])
+    _step(console, f"Confident learning on the tickets: {summary['flagged']} of {summary['items']} flagged")
+    describe(rows, console.print)
+    return {"project": state["tickets_project"], "summary": summary, "planted": rows}
 
 
 def _client(ls):

@@ -26,6 +26,7 @@ from backend.demo.home import ADMIN, DemoHome
 from backend.environment import environment
 from backend.demo.processes import ProcessTable
 from backend.labelstudio.local import LocalLabelStudio, find_label_studio_bin
+from backend.private_files import private_dir
 
 PACKAGE_ROOT = Path(backend.__file__).resolve().parents[1]
 INSTALL_SCRIPT = PACKAGE_ROOT / "scripts" / "install_labelstudio.sh"
@@ -86,7 +87,7 @@ def ensure_redis(home: DemoHome, table: ProcessTable, *, port: int) -> str:
     if binary is None:
         raise RuntimeError(f"no Redis answers on 127.0.0.1:{port} and redis-server is not installed "
                            "(apt-get install redis-server, or start one and pass --redis-port)")
-    home.redis_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(home.redis_dir)
     table.spawn("redis", [binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no",
                           "--dir", str(home.redis_dir)], env=dict(environment()), log=home.log("redis"), cwd=home.root)
     _wait(lambda: _redis_answers(port), timeout=30, what=f"Redis on port {port}", log=home.log("redis"))
@@ -118,7 +119,7 @@ def ensure_label_studios(table: ProcessTable, instances: Mapping[str, LocalLabel
         table.stop(f"labelstudio-{name}")
         if port_open(ls.port):
             raise RuntimeError(f"port {ls.port} is busy (not this demo's Label Studio): choose another port")
-        ls.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(ls.data_dir)
         todo[name] = ls
     if not todo:
         return

@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from backend.labelstudio.labelconfig import find_choice_control, find_inputs
+from backend.labelstudio.labelconfig import find_choice_control, find_inputs, parse_label_config
 
 MEANING_SEP = " — "
 CHOICES_TITLE = "Your label"
@@ -176,7 +176,7 @@ def expert_label_config(
     experts' round-1 answers); ``choices_title`` replaces the headers found after the last input.
     Extra controls, dynamic headers and ``selected`` choices of the source are dropped.
     """
-    root = ET.fromstring(source_xml)
+    root = parse_label_config(source_xml)
     choices = find_choice_control(root, control=control)
     inputs = [o for o in find_inputs(root) if o.field not in set(exclude_fields)]
     if not inputs:
@@ -195,8 +195,9 @@ def expert_label_config(
     for title in [choices_title] if choices_title else (trailing or [CHOICES_TITLE]):
         ET.SubElement(view, "Header", {"value": title, "size": "5"})
     to_name = choices.to_name if choices.to_name in {o.name for o in inputs} else inputs[-1].name
-    ctrl = ET.SubElement(view, "Choices", {"name": choices.name, "toName": to_name, "choice": "single-radio",
-                                           "required": "true"})
+    # Multi-label: the project's multi-select control; "no label applies" is an answer, so none is required.
+    mode = {"choice": "multiple"} if choices.multiple else {"choice": "single-radio", "required": "true"}
+    ctrl = ET.SubElement(view, "Choices", {"name": choices.name, "toName": to_name, **mode})
     for label, shown in zip(choices.labels, choices.shown):
         attrs = {"value": shown, "alias": label}
         if label in meanings and meanings[label] != shown:

@@ -23,6 +23,20 @@ GOLD_USER_EMAIL = "gold@label-audit.local"
 GOLD_REGION_ID = "label-audit-gold"
 
 
+def mark_gold(regions: list[dict[str, Any]], *, stored: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """A family's result regions as a gold annotation: the first carries the marker, choices as stored.
+
+    ``stored`` maps a label (alias or value) to the ``value`` Label Studio stores for that ``<Choice>``.
+    """
+    out = []
+    for i, region in enumerate(regions):
+        value = dict(region.get("value") or {})
+        if "choices" in value and stored:
+            value["choices"] = [stored.get(c, c) for c in value["choices"]]
+        out.append({**region, "id": GOLD_REGION_ID if i == 0 else f"{GOLD_REGION_ID}-{i}", "value": value})
+    return out
+
+
 def gold_result(*, control: str, to_name: str, value: str) -> list[dict[str, Any]]:
     """The result of a gold annotation: one choice, in the region that carries the marker."""
     return [{"id": GOLD_REGION_ID, "from_name": control, "to_name": to_name, "type": "choices",

@@ -4,21 +4,52 @@ Label Studio sends the label config with /setup and /predict but not the instruc
 PROJECT_* webhooks and from the API. The backend asks the API when it has credentials
 (``LABEL_STUDIO_URL``/``LABEL_STUDIO_API_KEY``, the same the workers use to import predictions); a
 failure only means the guidelines already known are kept, so it is logged and never raised.
+
+Label Studio gives /setup about 3 s (``ML_TIMEOUT_SETUP``) and calls it before every predict batch, so
+the read is bounded: one try (the SDK's default retries with backoff took 2.9-5.3 s against a Label
+Studio that was down or hung), :data:`FETCH_TIMEOUT` seconds, and an answer (or a failure) is reused
+for :data:`CACHE_SECONDS` seconds.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from typing import Any
 
 log = logging.getLogger(__name__)
 
-#: Seconds to wait for Label Studio: /setup runs before every predict batch.
-FETCH_TIMEOUT = 5.0
+#: Seconds to wait for Label Studio, well inside the 3 s it gives /setup.
+FETCH_TIMEOUT = 1.0
+#: Seconds an answer (or a failure) is reused; PROJECT_UPDATED webhooks bring changes sooner.
+CACHE_SECONDS = 60.0
+_cache: dict[str, tuple[float, str | None]] = {}
+_lock = threading.Lock()
 
 
-def fetch_guidelines(project: str, *, client: Any = None) -> str | None:
+def fetch_guidelines(project: str, *, client: Any = None, cache: bool = True) -> str | None:
     """The project's ``expert_instruction`` ("" when empty), or None when it cannot be read."""
+    key = str(project)
+    if cache:
+        with _lock:
+            hit = _cache.get(key)
+        if hit is not None and time.monotonic() - hit[0] < CACHE_SECONDS:
+            return hit[1]
+    found = _read(key, client)
+    if cache:
+        with _lock:
+            _cache[key] = (time.monotonic(), found)
+    return found
+
+
+def forget_guidelines(project: str) -> None:
+    """Drop the cached answer (a PROJECT_UPDATED webhook brought newer guidelines)."""
+    with _lock:
+        _cache.pop(str(project), None)
+
+
+def _read(project: str, client: Any) -> str | None:
     if client is None:
         from backend.labelstudio.client import connect
 
@@ -27,7 +58,8 @@ def fetch_guidelines(project: str, *, client: Any = None) -> str | None:
         except ValueError:
             return None
     try:
-        info = client.projects.get(id=int(project))
+        info = client.projects.get(id=int(project),
+                                   request_options={"max_retries": 0, "timeout": FETCH_TIMEOUT})
     except Exception as exc:  # LS down or no access: keep what is known
         log.warning("could not read the guidelines of project %s: %s", project, type(exc).__name__)
         return None

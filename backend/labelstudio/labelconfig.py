@@ -6,8 +6,9 @@ review configs keep only what an expert needs to judge: the item's inputs and th
 every header, instruction, extra control and pre-selected choice is dropped because any of them can
 carry a hint (or the original label itself, when it was imported as a data field).
 
-The stdlib parser is enough: Python >= 3.11 ships expat >= 2.4.1 (entity-expansion limits) and
-ElementTree never fetches external entities.
+Configs are parsed by defusedxml, which refuses any entity declaration: expat's amplification limit
+let a 1 MB entity referenced 90 times (~90 MB expanded) through, and no Label Studio template
+declares entities. The parsed tree is the stdlib's, so the rest of the code uses ``ElementTree``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import fromstring as safe_fromstring
+
+from backend.task.single import choice_from_result  # noqa: F401  (re-exported: its readers import it here)
 from backend.taskspec import TaskSpec
 
 # Object tags whose ``value="$field"`` shows an item input (text-like data this tool judges).
@@ -30,13 +35,20 @@ class ChoiceControl:
     """The one ``<Choices>`` control a spec is read from.
 
     ``labels`` are what Label Studio stores in a result (the alias when set, else the value);
-    ``shown`` is what the annotator sees for each of them.
+    ``shown`` is what the annotator sees for each of them; ``multiple``: ``choice="multiple"`` (any
+    subset of the labels, the multi-label family).
     """
 
     name: str
     to_name: str
     labels: tuple[str, ...]
     shown: tuple[str, ...]
+    multiple: bool = False
+
+    @property
+    def choice_mode(self) -> str:
+        """The ``choice`` attribute a review config gives this control."""
+        return "multiple" if self.multiple else "single"
 
 
 @dataclass(frozen=True)
@@ -49,13 +61,19 @@ class InputObject:
     attrs: tuple[tuple[str, str], ...]
 
 
-def _parse(xml: str) -> ET.Element:
+def parse_label_config(xml: str) -> ET.Element:
+    """The config's element tree; ValueError when it is empty, not XML, or declares entities or a DTD."""
     if not xml or not xml.strip():
         raise ValueError("the label config is empty")
     try:
-        return ET.fromstring(xml)
+        return safe_fromstring(xml, forbid_dtd=True)
+    except DefusedXmlException as exc:
+        raise ValueError(f"the label config declares a DTD or entities, which are refused: {exc}") from exc
     except ET.ParseError as exc:
         raise ValueError(f"the label config is not well-formed XML: {exc}") from exc
+
+
+_parse = parse_label_config
 
 
 def _field_of(value: str | None) -> str | None:
@@ -77,7 +95,7 @@ def find_inputs(root: ET.Element) -> list[InputObject]:
 
 
 def find_choice_control(root: ET.Element, *, control: str | None = None) -> ChoiceControl:
-    """The single-choice ``<Choices>`` control to judge, picked by name when there are several."""
+    """The ``<Choices>`` control to judge (single or multiple choice), picked by name when there are several."""
     controls = [c for c in root.iter("Choices") if c.get("name")]
     if control is not None:
         controls = [c for c in controls if c.get("name") == control]
@@ -86,18 +104,25 @@ def find_choice_control(root: ET.Element, *, control: str | None = None) -> Choi
     if not controls:
         regions = sorted({e.tag for e in root.iter() if e.tag.endswith("Labels")})
         if regions:
-            raise ValueError(f"the label config labels regions (<{regions[0]}>): only one label per item (a single-choice "
-                             "<Choices>) can be audited, because the judges answer one class per item")
+            raise ValueError(f"the label config labels regions (<{regions[0]}>): only per-item labels (a <Choices> "
+                             "control, single or multiple choice) can be audited")
         raise ValueError("the label config has no <Choices> control: only classification projects can be audited")
     if len(controls) > 1:
         names = ", ".join(c.get("name", "") for c in controls)
         raise ValueError(f"the label config has several <Choices> controls ({names}): name the one to audit")
     elem = controls[0]
-    if elem.get("choice", "single") not in ("single", "single-radio"):
-        raise ValueError(f"<Choices name={elem.get('name')!r}> allows several choices: multi-label is not supported, "
-                         "because the ensemble reads one distribution over mutually exclusive labels")
-    if elem.get("perRegion", "false").lower() == "true":
-        raise ValueError(f"<Choices name={elem.get('name')!r}> is per region: only per-item labels are supported")
+    mode = elem.get("choice", "single")
+    if mode not in ("single", "single-radio", "multiple"):
+        raise ValueError(f"<Choices name={elem.get('name')!r}> has choice={mode!r}: only single, single-radio "
+                         "and multiple are supported")
+    for attr, why in (("perRegion", "is per region: only per-item labels are supported"),
+                      ("allowNested", "allows nested choices: only a flat list of labels is supported"),
+                      ("perItem", "is per item of a list: only one answer per task is supported")):
+        if elem.get(attr, "false").lower() == "true":
+            raise ValueError(f"<Choices name={elem.get('name')!r}> {why}")
+    if any(child.tag == "Choice" for choice in elem.iter("Choice") for child in choice):
+        raise ValueError(f"<Choices name={elem.get('name')!r}> nests <Choice> inside <Choice>: only a flat list "
+                         "of labels is supported")
     shown, labels = [], []
     for choice in elem.iter("Choice"):
         value = choice.get("value")
@@ -106,7 +131,8 @@ def find_choice_control(root: ET.Element, *, control: str | None = None) -> Choi
         shown.append(value)
         labels.append(choice.get("alias") or value)
     return ChoiceControl(
-        name=elem.get("name", ""), to_name=elem.get("toName", ""), labels=tuple(labels), shown=tuple(shown)
+        name=elem.get("name", ""), to_name=elem.get("toName", ""), labels=tuple(labels), shown=tuple(shown),
+        multiple=mode == "multiple",
     )
 
 
@@ -126,8 +152,8 @@ def _review_root(xml: str, *, control: str | None, exclude_fields: tuple[str, ..
 def _append_choices(view: ET.Element, choices: ChoiceControl, choice_elems, inputs) -> None:
     to_name = choices.to_name if choices.to_name in {o.name for o in inputs} else inputs[-1].name
     ctrl = ET.SubElement(
-        view, "Choices", {"name": choices.name, "toName": to_name, "choice": "single", "showInline": "true",
-                          "required": "true"}
+        view, "Choices", {"name": choices.name, "toName": to_name, "choice": choices.choice_mode,
+                          "showInline": "true", **({} if choices.multiple else {"required": "true"})}
     )
     for label in choices.labels:
         src = choice_elems[label]
@@ -178,25 +204,6 @@ def reconcile_label_config(
     return ET.tostring(view, encoding="unicode").replace(" />", "/>")
 
 
-def choice_from_result(result: list, *, control: str) -> str | None:
-    """The chosen label in an annotation result (list of dicts), or None if the control is absent.
-
-    A malformed region (``value`` not an object, ``choices`` not a list) counts as no answer: one bad
-    annotation must not stop the batch it came in.
-    """
-    for region in result or ():
-        item = region if isinstance(region, dict) else getattr(region, "__dict__", {})
-        if item.get("from_name") != control or item.get("type") != "choices":
-            continue
-        value = item.get("value")
-        picked = value.get("choices") if isinstance(value, dict) else None
-        if isinstance(picked, str):
-            picked = [picked]
-        if isinstance(picked, (list, tuple)) and picked:
-            return str(picked[0])
-    return None
-
-
 def label_config_for_spec(spec: TaskSpec, *, choice_name: str = "label") -> str:
     """A minimal Label Studio label config for ``spec``: one ``<Text>`` per input field, one ``<Choices>``.
 
@@ -214,7 +221,8 @@ def label_config_for_spec(spec: TaskSpec, *, choice_name: str = "label") -> str:
     data_fields = list(dict.fromkeys(spec.fields.values()))
     for field_name in data_fields:
         ET.SubElement(view, "Text", name=field_name, value=f"${field_name}")
-    choices = ET.SubElement(view, "Choices", name=choice_name, toName=data_fields[-1], choice="single")
+    mode = "multiple" if spec.task_family.multi_valued else "single"
+    choices = ET.SubElement(view, "Choices", name=choice_name, toName=data_fields[-1], choice=mode)
     for label in spec.labels:
         ET.SubElement(choices, "Choice", value=label)
     return ET.tostring(view, encoding="unicode").replace(" />", "/>")

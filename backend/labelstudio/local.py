@@ -20,6 +20,7 @@ from typing import Mapping
 import httpx
 
 from backend.environment import env_value, environment
+from backend.private_files import PRIVATE_UMASK, private_dir, private_file
 
 DEFAULT_BIN = Path.home() / ".cache" / "label-audit" / "ls-venv-1.23.2" / "bin" / "label-studio"
 # Older machine images installed the same version under an unversioned folder.
@@ -146,15 +147,17 @@ class LocalLabelStudio:
         """Start the server and wait until it answers our token on our port (first start runs migrations)."""
         if self._proc is not None:
             raise RuntimeError("this Label Studio is already started")
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.data_dir)  # LS's SQLite database holds every user's API token
+        for existing in self.data_dir.glob("*.sqlite3*"):  # made by an older release with LS's own umask
+            private_file(existing)
         cmd = [
             str(self.binary), "start", "--no-browser",
             "--internal-host", "127.0.0.1", "--port", str(self.port), "--host", self.url,
         ]
-        with open(self.log_path, "ab") as log:
+        with open(os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab") as log:
             self._proc = subprocess.Popen(
                 cmd, env=self.environment(), stdout=log, stderr=subprocess.STDOUT,
-                cwd=self.data_dir, start_new_session=True,
+                cwd=self.data_dir, start_new_session=True, umask=PRIVATE_UMASK,
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

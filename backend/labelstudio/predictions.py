@@ -10,25 +10,18 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from backend.labelstudio.scoreview import mark_result, show_scores
+from backend.labelstudio.scoreview import show_scores
 from backend.results import ItemResult
 from backend.settings import Settings
 from backend.taskspec import TaskSpec
 
 
 def prediction_result(label: str, spec: TaskSpec) -> list[dict[str, Any]]:
-    """The ``result`` list selecting ``label`` in the project's ``<Choices>`` control.
+    """The ``result`` list selecting label value ``label`` in the project's control (the family writes it).
 
     ``value`` comes first: the suspects tab shows the result as text, cut after three lines.
     """
-    return [
-        {
-            "value": {"choices": [label]},
-            "from_name": spec.extra.get("from_name", "label"),
-            "to_name": spec.extra.get("to_name", "text"),
-            "type": "choices",
-        }
-    ]
+    return spec.task_family.write_result(spec, label)
 
 
 def prediction_for(result: ItemResult, spec: TaskSpec, model_version: str) -> dict[str, Any] | None:
@@ -36,8 +29,7 @@ def prediction_for(result: ItemResult, spec: TaskSpec, model_version: str) -> di
     if result.prediction is None or result.confidence is None:
         return None
     return {
-        "result": mark_result(prediction_result(result.prediction, spec), flagged=bool(result.flagged),
-                              model_version=model_version),
+        "result": spec.task_family.marked_result(spec, result, model_version=model_version),
         "score": float(result.confidence),
         "model_version": model_version,
     }

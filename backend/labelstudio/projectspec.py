@@ -10,6 +10,7 @@ spec is used only where the project shows its fields and labels; anything else g
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 from backend.generic import generic_spec, infer_family
 from backend.labels import is_number
@@ -23,7 +24,9 @@ from backend.labelstudio.labelconfig import (
     find_inputs,
 )
 from backend.environment import env_value
-from backend.taskspec import BUILTIN_SPECS, TaskSpec, load_spec
+from backend.spans.config import has_span_labels, span_spec
+from backend.task.family import get_family
+from backend.taskspec import BUILTIN_SPECS, ChoiceBinding, TaskSpec, load_spec
 
 
 #: Names the "nothing here" class of projects whose labels are words (strict aggregation, probes).
@@ -139,7 +142,15 @@ def spec_from_label_config(
     """
     xml, attached = split_guidelines(xml)
     root = _parse(xml)
+    if not any(c.get("name") for c in root.iter("Choices")) and has_span_labels(xml):  # NER: spans family
+        return span_spec(xml, guidelines=guidelines if guidelines is not None else attached or "", control=control,
+                         name=name, label_field=label_field or "label")
     choices = find_choice_control(root, control=control)
+    if choices.multiple:  # the project's own control says what an answer is
+        if family not in (None, "multilabel"):
+            raise ValueError(f"<Choices name={choices.name!r}> allows several choices (multi-label): "
+                             f"family {family!r} does not fit it")
+        family = "multilabel"
     label_field = label_field or "label"
     labels = list(choices.labels)
     if len(labels) < 2:
@@ -156,39 +167,38 @@ def spec_from_label_config(
         raise ValueError("the label config shows no text input bound to a data field (value=\"$field\"); "
                          f"supported inputs: {', '.join(sorted(INPUT_TAGS))}{why}")
     data_fields = list(dict.fromkeys(obj.field for obj in inputs))
-    extra = {"from_name": choices.name, "to_name": choices.to_name, "source": "labelstudio",
-             "choice_labels": choices.labels, "choice_shown": choices.shown}
-    builtin = None if family == "nominal" else _builtin_for(name, data_fields, labels)
+    binding = ChoiceBinding(from_name=choices.name, to_name=choices.to_name, labels=choices.labels,
+                            shown=choices.shown)
+    builtin = None if family is not None and not get_family(family).builtin_specs else _builtin_for(name, data_fields, labels)
     if builtin is not None:
-        return _builtin_spec(builtin, labels, label_field, extra, family=family, negative_label=negative_label)
-    return _generic_from_config(root, choices, inputs, name=name, label_field=label_field, extra=extra,
+        return _builtin_spec(builtin, labels, label_field, binding, family=family, negative_label=negative_label)
+    return _generic_from_config(root, choices, inputs, name=name, label_field=label_field, binding=binding,
                                 guidelines=guidelines if guidelines is not None else attached or "",
                                 family=family, negative_label=negative_label)
 
 
-def _builtin_spec(builtin: TaskSpec, labels: list[str], label_field: str, extra: dict, *,
+def _builtin_spec(builtin: TaskSpec, labels: list[str], label_field: str, binding: ChoiceBinding, *,
                   family: str | None, negative_label: str | None) -> TaskSpec:
     """A built-in spec bound to the project's control (its labels in the built-in's class order)."""
     if set(labels) != set(builtin.labels):
         ordered = sorted(labels, key=float) if all(is_number(lab) for lab in labels) else labels
     else:
         ordered = list(builtin.labels)
-    return TaskSpec(
-        name=builtin.name, family=family or builtin.family, prompt_dir=builtin.prompt_dir,  # type: ignore[arg-type]
-        fields=dict(builtin.fields), labels=tuple(ordered), label_field=label_field,
+    return replace(
+        builtin, family=family or builtin.family, labels=tuple(ordered), label_field=label_field,
         negative_label=negative_label or (builtin.negative_label if builtin.negative_label in ordered else ordered[0]),
-        extra={**dict(builtin.extra), **extra},
+        binding=binding, answer_tokens=(),
     )
 
 
 def _generic_from_config(root: ET.Element, choices: ChoiceControl, inputs: list[InputObject], *, name: str | None,
-                         label_field: str, extra: dict, guidelines: str, family: str | None,
+                         label_field: str, binding: ChoiceBinding, guidelines: str, family: str | None,
                          negative_label: str | None) -> TaskSpec:
     titles, question = _headers(root, inputs, choices)
     labels = list(choices.labels)
     hints = _choice_hints(root, choices)
     shown = list(choices.shown)
-    if (family or infer_family(labels)) == "ordinal" and all(is_number(lab) for lab in labels):
+    if get_family(family or infer_family(labels)).ordered and all(is_number(lab) for lab in labels):
         order = sorted(range(len(labels)), key=lambda i: float(labels[i]))
         labels, shown, hints = [labels[i] for i in order], [shown[i] for i in order], tuple(hints[i] for i in order)
     data_fields = list(dict.fromkeys(obj.field for obj in inputs))
@@ -198,5 +208,5 @@ def _generic_from_config(root: ET.Element, choices: ChoiceControl, inputs: list[
     return generic_spec(
         labels=labels, fields=data_fields, family=family, name=str(spec_name), guidelines=guidelines,
         shown=shown, hints=hints, titles=titles, question=question, negative_label=negative_label or "",
-        label_field=label_field, extra={**extra, "choice_labels": tuple(labels), "choice_shown": tuple(shown)},
+        label_field=label_field, binding=replace(binding, labels=tuple(labels), shown=tuple(shown)),
     )

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any, Iterable, Iterator, Mapping
 
-from backend.dataset import Item, RecordError, item_from_record
+from backend import defaults
+from backend.dataset import Item, RecordError, item_from_record, short_id
 from backend.labels import original_label
 from backend.labelstudio.gold import is_gold_annotation
-from backend.labelstudio.labelconfig import choice_from_result
 from backend.labelstudio.taskshape import as_dict, field, live_annotations, user_id_of
 from backend.ledger.store import CrowdLabel
 from backend.results import ErrorInfo, ItemResult
@@ -52,22 +52,23 @@ def crowd_labels(task: Mapping[str, Any], spec: TaskSpec) -> list[CrowdLabel]:
 
     Gold annotations written back by `sync-gold` are not original labels and are left out.
     """
-    control = str(spec.extra.get("from_name", ""))
     out: list[CrowdLabel] = []
     for ann_id, annotator, result in annotation_results(task):
-        raw = choice_from_result(result, control=control) if control else None
+        if len(str(ann_id)) > defaults.MAX_ID_CHARS or len(str(annotator)) > defaults.MAX_ID_CHARS:
+            continue  # not storable as a key; the task is still judged on its other answers
         out.append(
             CrowdLabel(
                 task_id=str(field(task, "id")),
                 annotation_id=str(len(out) if ann_id is None else ann_id),
-                label=spec.normalize_label(raw) if raw is not None else None,
+                label=spec.task_family.read_result(spec, result),
                 annotator=None if annotator is None else str(annotator),
             )
         )
     return out
 
 
-def task_to_item(task: Mapping[str, Any], spec: TaskSpec, *, label_field: str | None = None) -> tuple[Item, list[CrowdLabel]]:
+def task_to_item(task: Mapping[str, Any], spec: TaskSpec, *, label_field: str | None = None,
+                 max_chars: int = defaults.MAX_ITEM_CHARS) -> tuple[Item, list[CrowdLabel]]:
     """Convert one LS task; raise ValueError (a ``RecordError``) saying what is wrong with it.
 
     Parameters
@@ -89,23 +90,27 @@ def task_to_item(task: Mapping[str, Any], spec: TaskSpec, *, label_field: str | 
     record = dict(data)
     record[spec.id_field] = str(task_id)
     if label_field is None:
-        record[spec.label_field] = original_label([c.label for c in crowd], family=spec.family, order=spec.labels,
-                                                  negative=spec.negative_label or None)
+        record[spec.label_field] = original_label([c.label for c in crowd], spec=spec)
     elif label_field != spec.label_field:
         record[spec.label_field] = data.get(label_field)
-    return item_from_record(record, spec), crowd
+    return item_from_record(record, spec, max_chars=max_chars), crowd
 
 
-def tasks_to_items(tasks: Iterable[Any], spec: TaskSpec, *, label_field: str | None = None) -> ConvertedTasks:
-    """Convert many tasks; each bad one becomes an error result (``malformed_task: <reason>: <detail>``)."""
+def tasks_to_items(tasks: Iterable[Any], spec: TaskSpec, *, label_field: str | None = None,
+                   max_chars: int = defaults.MAX_ITEM_CHARS) -> ConvertedTasks:
+    """Convert many tasks; each bad one becomes an error result (``malformed_task: <reason>: <detail>``).
+
+    An error's id is storable (:func:`backend.dataset.short_id`): a 300-character task id overflowed
+    the ledger's key column on PostgreSQL and failed the whole batch.
+    """
     out = ConvertedTasks()
     for index, task in enumerate(tasks):
         raw_id = field(task, "id") if isinstance(task, Mapping) or hasattr(task, "id") else None
         try:
-            item, crowd = task_to_item(as_dict(task), spec, label_field=label_field)
+            item, crowd = task_to_item(as_dict(task), spec, label_field=label_field, max_chars=max_chars)
         except (ValueError, TypeError) as exc:
             reason = f"{exc.reason}: {exc.detail}" if isinstance(exc, RecordError) else str(exc)
-            out.errors.append(error_result(str(raw_id) if raw_id is not None else f"task#{index}", reason))
+            out.errors.append(error_result(short_id(str(raw_id)) if raw_id is not None else f"task#{index}", reason))
             continue
         out.items.append(item)
         out.crowd.extend(crowd)

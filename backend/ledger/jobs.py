@@ -14,7 +14,8 @@ from sqlalchemy import Engine, select, update
 from backend.ledger import schema
 from backend.ledger.upsert import upsert
 
-STATUSES = ("queued", "started", "retrying", "finished", "failed")
+#: ``refused``: the job was queued for another ensemble (model version) and this worker will not run it.
+STATUSES = ("queued", "started", "retrying", "finished", "failed", "refused")
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,17 @@ class JobLog:
                 .where(schema.jobs.c.job_key == job_key)
                 .values(status=status, n_scored=n_scored, n_errors=n_errors, error=error,
                         updated_at=datetime.now(timezone.utc))
+            )
+
+    def failed_by_queue(self, job_key: str, error: str) -> None:
+        """rq gave up on the job (retries used up, timeout, crash): a row still ``started`` or
+        ``retrying`` says ``failed``; a recorded outcome (finished, refused, failed) is kept."""
+        cols = schema.jobs.c
+        with self.db_engine.begin() as conn:
+            conn.execute(
+                update(schema.jobs)
+                .where(cols.job_key == job_key, cols.status.in_(("queued", "started", "retrying")))
+                .values(status="failed", error=error[:2000], updated_at=datetime.now(timezone.utc))
             )
 
     def get(self, job_key: str) -> JobRecord | None:

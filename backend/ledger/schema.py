@@ -12,14 +12,13 @@ from sqlalchemy import (
     DateTime,
     Float,
     Integer,
-    MetaData,
     String,
     Table,
     Text,
     UniqueConstraint,
 )
 
-metadata = MetaData()
+from backend.dbschema import metadata  # one MetaData for the whole store
 
 KEY = 255  # length of id columns: LS project/task ids and model versions are short
 
@@ -37,6 +36,7 @@ results = Table(
     Column("error", Text),
     Column("suspicious_text", Boolean, nullable=False, default=False),
     Column("result_json", Text, nullable=False),  # the full ItemResult.to_json()
+    Column("input_hash", String(64)),  # ItemResult.input_hash: the inputs this verdict is valid for
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("imported_at", DateTime(timezone=True)),  # when its prediction reached Label Studio
     UniqueConstraint("project", "task_id", "model_version", name="uq_audit_results_key"),

@@ -16,6 +16,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 from sqlalchemy import Engine, Integer, and_, func, select
 
 from backend.db import make_db_engine
+from backend.dbschema import ensure_schema
 from backend.ledger import schema
 from backend.ledger.jobs import JobLog
 from backend.ledger.upsert import upsert
@@ -57,7 +58,7 @@ class Ledger:
         if url is not None and db_engine is not None:
             raise ValueError("give either url or db_engine, not both")
         self.db_engine: Engine = db_engine if db_engine is not None else make_db_engine(url)
-        schema.metadata.create_all(self.db_engine)
+        ensure_schema(self.db_engine)
         self.jobs = JobLog(self.db_engine)
 
     # ---- results ---------------------------------------------------------------------------
@@ -153,14 +154,13 @@ class Ledger:
         cols = schema.results.c
         with self.db_engine.connect() as conn:
             for chunk in _chunks(ids, 500):
-                query = select(cols.task_id, cols.result_json).where(
+                query = select(cols.task_id, cols.input_hash, cols.result_json).where(
                     cols.project == str(project), cols.model_version == model_version, cols.task_id.in_(chunk)
                 )
-                for task_id, payload in conn.execute(query):
-                    result = ItemResult.from_json(json.loads(payload))
-                    if task_id in hashes and result.input_hash != hashes[task_id]:
-                        continue
-                    out[task_id] = result
+                for task_id, stored_hash, payload in conn.execute(query):
+                    if task_id in hashes and stored_hash != hashes[task_id]:
+                        continue  # scored on other inputs (or stored without a hash): re-score it
+                    out[task_id] = ItemResult.from_json(json.loads(payload))
         return out
 
     def pending(self, project: str, task_ids: Sequence[str], model_version: str, *,
@@ -300,6 +300,7 @@ def _result_row(project: str, version: str, res: ItemResult, now: datetime) -> d
         "error": None if res.error is None else str(res.error),
         "suspicious_text": bool(res.suspicious_text),
         "result_json": json.dumps(res.to_json(), default=str),
+        "input_hash": res.input_hash,
         "updated_at": now,
     }
 

@@ -100,7 +100,7 @@ def layout_for(spec: TaskSpec) -> ProbeLayout:
 
     Raises ValueError when there is neither, or when the layout names a variable the spec lacks.
     """
-    raw = spec.extra.get("probes")
+    raw = spec.probes
     if raw is not None:
         if not isinstance(raw, Mapping):
             raise ValueError(f"spec {spec.name}: 'probes' must be a mapping with key, target, instruction")

@@ -41,6 +41,10 @@ def run_probes(
     """
     if probe not in ("builtin", "planted"):
         raise ValueError(f"probe must be 'builtin' or 'planted', got {probe!r}")
+    questions = spec.task_family.questions(spec)
+    if len(questions) != 1 or questions[0].spec is not spec:
+        raise ValueError(f"the probes plant one label per item: a {spec.family} task asks {len(questions)} questions "
+                         "per item (probe a single-label task)")
     items: list[Item] = []
     bad = 0
     for entry in entries:

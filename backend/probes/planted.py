@@ -58,7 +58,7 @@ def target_field(spec: TaskSpec) -> str:
 
 def shown_name(spec: TaskSpec, label: str) -> str:
     """The label as annotators see it: the generic spec's display name, else the label itself."""
-    shown = tuple(spec.extra.get("choice_shown") or ())
+    shown = tuple(spec.prompt.shown if spec.prompt is not None else ())
     if len(shown) == len(spec.labels) and label in spec.labels:
         return str(shown[spec.labels.index(label)])
     return label

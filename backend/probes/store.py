@@ -21,7 +21,6 @@ from sqlalchemy import (
     Float,
     Index,
     Integer,
-    MetaData,
     String,
     Table,
     Text,
@@ -33,9 +32,8 @@ from sqlalchemy import (
 )
 
 from backend.db import make_db_engine
+from backend.dbschema import ensure_schema, metadata
 from backend.probes.planted import PLANTED
-
-metadata = MetaData()
 
 probe_results = Table(
     "probe_results",
@@ -97,7 +95,7 @@ def save_probe_report(report: Mapping[str, Any], *, url: str | None = None, db_e
     own = db_engine is None
     db_engine = db_engine or make_db_engine(url)
     try:
-        metadata.create_all(db_engine)
+        ensure_schema(db_engine)
         if values:
             with db_engine.begin() as conn:
                 conn.execute(probe_results.insert(), values)

@@ -20,6 +20,7 @@ PROVIDER_MODULES = {
     "local": "backend.providers.local_gguf",
     "openai": "backend.providers.openai_compat",
     "gemini": "backend.providers.gemini",
+    "cleanlab": "backend.confident.provider",  # confident learning: a classifier fitted on the audited labels
 }
 
 #: Kind -> environment variables holding its default API key, in the order they are tried. Sent only to
@@ -28,6 +29,7 @@ DEFAULT_KEY_VARIABLES: Mapping[str, tuple[str, ...]] = {
     "local": (),
     "openai": ("OPENAI_API_KEY",),
     "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "cleanlab": (),
 }
 
 _CLASSES: dict[str, type] = {}

@@ -17,7 +17,6 @@ from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.expert_instances import ReviewClients, as_review_clients
 from backend.labelstudio.tasks import annotation_results
 from backend.labelstudio.taskshape import field
-from backend.labelstudio.labelconfig import choice_from_result
 from backend.review.source import REF_FIELD, SourceProject
 from backend.review.store import ROUND_REVIEW, Answer, IgnoredAnswer, ReviewProject, ReviewStore
 
@@ -55,10 +54,9 @@ def _project_answers(
         if project.round == ROUND_REVIEW:
             counted = counted[-1:]  # the expert's latest answer
         for ann_id, user_id, result in counted:
-            raw = choice_from_result(result, control=source.control)
             expert = project.expert if project.round == ROUND_REVIEW else emails[int(user_id)]
             out.append(Answer(assignment.ref, assignment.task_id, project.round, expert, int(ann_id or 0),
-                              source.spec.normalize_label(raw)))
+                              source.spec.task_family.read_result(source.spec, result)))
     return out, ignored
 
 

@@ -9,6 +9,11 @@ into words. Changing the gold rule means editing :func:`decide_outcome` and noth
 A *sampled* item (a control drawn by a sampling design, reviewed whatever the ensemble said) is settled
 by the experts even where the ensemble agrees with the original: that is what makes the sample measure
 the error rate among unflagged items.
+
+A family whose item has several parts applies the rule per part (:meth:`TaskFamily.gold`,
+:meth:`TaskFamily.reconciled`): multi-label keeps the original of each label the ensemble agrees with and
+the experts' answer on the others, and after round 2 takes the round-1 answer on the labels every expert
+gave alike and the reconciled answer on the labels they split on.
 """
 
 from __future__ import annotations
@@ -155,15 +160,25 @@ def decide_outcome(
 
     if result.prediction is None or result.error:
         return made(None, GoldStatus.NOT_SCORED)
+    family = spec.task_family
     original = spec.normalize_label(result.original)
     if not sampled and original is not None and not disagrees(result.prediction, original, spec, delta=delta):
         return made(original, GoldStatus.AGREED_WITH_ENSEMBLE)
+
+    def gold(resolution: str) -> str:  # per part (multi-label: per label) where the ensemble agrees: the original
+        if sampled or original is None:
+            return resolution
+        return family.gold(spec, original=original, prediction=result.prediction, resolution=resolution)
+
+    firsts = [round1[e] for e in experts if e in round1 and round1[e] is not None] if round1 else []
     if round2:
         agreed = consensus(list(round2.values()))
-        return made(agreed, GoldStatus.RECONCILED) if agreed is not None else made(None, GoldStatus.SPLIT_UNRESOLVED)
+        if agreed is None:
+            return made(None, GoldStatus.SPLIT_UNRESOLVED)
+        return made(gold(family.reconciled(spec, firsts, agreed)), GoldStatus.RECONCILED)
     if round1 and experts and all(e in round1 for e in experts):
         agreed = consensus([round1[e] for e in experts])
         if agreed is not None:
-            return made(agreed, GoldStatus.EXPERTS_AGREE)
+            return made(gold(agreed), GoldStatus.EXPERTS_AGREE)
     waiting = routed or sampled or bool(round1)
     return made(None, GoldStatus.PENDING if waiting else GoldStatus.NOT_REVIEWED)

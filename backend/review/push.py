@@ -198,6 +198,7 @@ def push_review(
     label_field: str | None = None,
     sample: SampleRequest | None = None,
     initial_passwords: bool = False,
+    next_n: int | None = None,
 ) -> PushReport:
     """Send the flagged items of ``project_id`` (highest confidence first, up to ``budget``) to the experts.
 
@@ -210,6 +211,8 @@ def push_review(
     paper; the default keeps confidence order so a partial review covers the strongest suspects first.
     ``sample`` adds a random control sample (:mod:`backend.review.sample_push`); once a project has
     one, every expert's tasks follow a keyed-hash order that cannot reveal suspect from control.
+    ``next_n`` (active review) sends the next N suspects by calibrated probability that the label is wrong,
+    learnt from the settled control sample (:mod:`backend.review.active`); ValueError while it is too small.
     """
     experts = check_push_options(experts, order=order, budget=budget)
     settings = ledger.project(str(project_id)) or {}
@@ -224,6 +227,8 @@ def push_review(
     candidates = [r for r in ledger.flagged(source.key, threshold=threshold) if str(r.id) not in have]
     candidates = [r for r in candidates if r.prediction is not None]
     room = None if budget is None else max(budget - len(existing), 0)
+    if next_n is not None:
+        candidates, room = _next_by_calibration(store, ledger, source.key, candidates, have), next_n
     chosen, inputs, report.errors = _pick_items(client, source, candidates, room)
     if sample is not None:
         in_review = have | {str(r.id) for r in chosen}
@@ -260,6 +265,22 @@ def push_review(
     _fill_expert_projects(review, store, source, report, experts=experts, items=items, inputs=inputs,
                           guidelines=guidelines, order=order, seed=seed)
     return report
+
+
+def _next_by_calibration(store: ReviewStore, ledger: Any, key: str, candidates: Sequence[ItemResult],
+                         have: set[str]) -> list[ItemResult]:
+    """``candidates`` ordered by calibrated probability of a wrong label (the control sample's fit)."""
+    from backend.review.active import control_sample, rank_suspects
+    from backend.review.sample_store import SampleStore
+
+    results = ledger.results(key)
+    outcomes = {o.task_id: o for o in store.gold_labels(key)}
+    ranking = rank_suspects(results, control_sample(results, SampleStore(store.db_engine).draw(key), outcomes),
+                            reviewed=have)
+    if ranking.calibration is None:
+        raise ValueError(f"--next needs a calibration: {ranking.reason} (review push --sample N, then review status)")
+    by_id = {str(r.id): r for r in candidates}
+    return [by_id[i] for i, _ in ranking.ranked if i in by_id]
 
 
 def _sign_up_new_experts(review: ReviewClients, report: PushReport, experts: Sequence[str]) -> None:

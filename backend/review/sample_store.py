@@ -10,13 +10,14 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Sequence
 
-from sqlalchemy import Column, DateTime, Engine, Integer, MetaData, String, Table, UniqueConstraint, select
+from sqlalchemy import Column, DateTime, Engine, Integer, String, Table, UniqueConstraint, select
+
+from backend.dbschema import ensure_schema, metadata
 
 from backend.review.sampling import FLAGGED_REVIEWED, Candidate, Draw, DrawnItem, draw_sample
 
 __all__ = ["SampleStore", "ensure_draw"]
 
-metadata = MetaData()
 KEY = 255
 
 strata_table = Table(
@@ -46,7 +47,7 @@ class SampleStore:
 
     def __init__(self, engine: Engine) -> None:
         self.db_engine = engine
-        metadata.create_all(engine)
+        ensure_schema(engine)
 
     def draw(self, source_project: str) -> Draw | None:
         """The stored draw of ``source_project``, or None when no sample was drawn."""

@@ -7,9 +7,9 @@ Label Studio sees the ref, never the source task id, and only this database can 
 
 from __future__ import annotations
 
-from sqlalchemy import Column, DateTime, Float, Integer, MetaData, String, Table, UniqueConstraint
+from sqlalchemy import Column, DateTime, Float, Integer, String, Table, UniqueConstraint
 
-metadata = MetaData()
+from backend.dbschema import metadata  # one MetaData for the whole store
 
 KEY = 255
 

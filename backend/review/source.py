@@ -39,10 +39,15 @@ class SourceProject:
 
     @property
     def control(self) -> str:
-        return str(self.spec.extra["from_name"])
+        if self.spec.binding is None:
+            raise ValueError(f"spec {self.spec.name!r} is not bound to a Label Studio control")
+        return self.spec.binding.from_name
 
     def review_config(self, guidelines_html: str = "") -> str:
         """Round 1: titled inputs and the choices with their meanings (``guidelines_html``: checked ones)."""
+        own = self.spec.task_family.review_config(self.spec, self.label_config)
+        if own is not None:
+            return own
         return expert_label_config(self.label_config, control=self.control, exclude_fields=(self.label_field,),
                                    guidelines_html=guidelines_html)
 
@@ -50,6 +55,10 @@ class SourceProject:
         """Round 2: the round-1 config plus each expert's answer ("Expert A: ...")."""
         if n_experts < 2:
             raise ValueError("reconciliation needs at least two experts")
+        own = self.spec.task_family.review_config(self.spec, self.label_config,
+                                                  answer_fields=[expert_field(i) for i in range(n_experts)])
+        if own is not None:
+            return own
         return expert_label_config(
             self.label_config, control=self.control, exclude_fields=(self.label_field,),
             answer_fields=[expert_field(i) for i in range(n_experts)], choices_title="Agreed label",
@@ -57,17 +66,16 @@ class SourceProject:
 
     def input_fields(self) -> list[str]:
         """The data fields a reviewer sees (those of the blind config)."""
-        import xml.etree.ElementTree as ET
+        from backend.labelstudio.labelconfig import parse_label_config
 
-        root = ET.fromstring(self.review_config())
+        root = parse_label_config(self.review_config())
         return list(dict.fromkeys(obj.field for obj in find_inputs(root)))
 
     def shown_label(self, label: str | None) -> str:
         """What an annotator saw for a stored label (the choice's value when it has an alias)."""
         if label is None:
             return "(no answer)"
-        shown = dict(zip(self.spec.extra.get("choice_labels", ()), self.spec.extra.get("choice_shown", ())))
-        return str(shown.get(label, label))
+        return self.spec.task_family.show_answer(self.spec, label)
 
 
 def load_source(

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from sqlalchemy import Engine, Row, Table, delete, select, update
 
 from backend.db import make_db_engine
+from backend.dbschema import ensure_schema
 from backend.labelstudio.labelconfig import expert_name
 from backend.ledger.upsert import upsert
 from backend.review import schema
@@ -110,8 +111,7 @@ class ReviewStore:
         if url is not None and db_engine is not None:
             raise ValueError("give either url or db_engine, not both")
         self.db_engine: Engine = db_engine if db_engine is not None else make_db_engine(url)
-        schema.metadata.create_all(self.db_engine)
-        _add_instance_column(self.db_engine)
+        ensure_schema(self.db_engine)
 
     def _rows(self, table: Table, source_project: str, order_by: Sequence[str], **equal: Any) -> list[Row]:
         """Rows of one source project, filtered on the ``equal`` columns that are not None."""
@@ -296,11 +296,3 @@ class ReviewStore:
             out[outcome.status.value] = out.get(outcome.status.value, 0) + 1
         return out
 
-
-def _add_instance_column(db_engine: Engine) -> None:
-    """Databases made before review projects recorded their instance get the (nullable) column."""
-    from sqlalchemy import inspect, text
-
-    if "instance" not in {c["name"] for c in inspect(db_engine).get_columns(schema.projects.name)}:
-        with db_engine.begin() as conn:
-            conn.execute(text(f"ALTER TABLE {schema.projects.name} ADD COLUMN instance VARCHAR(1024)"))

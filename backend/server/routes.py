@@ -11,12 +11,13 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Flask, Response, jsonify, request
+from flask import Flask, Response, abort, jsonify, make_response, request
 from rq import Queue
 
-from backend.labelstudio.guidelines import fetch_guidelines
+from backend.labelstudio.guidelines import fetch_guidelines, forget_guidelines
 from backend.labelstudio.predictions import prediction_for
 from backend.ledger import Ledger
+from backend.server.health import health_report
 from backend.server.projects import ProjectContext, ProjectSpecs, project_id
 from backend.worker.config import EnsembleConfig
 from backend.worker.queueing import enqueue_scoring, input_hashes
@@ -35,14 +36,18 @@ class Backend:
     config: EnsembleConfig
     specs: ProjectSpecs
 
-    def enqueue(self, ctx: ProjectContext, tasks: list[dict[str, Any]]) -> list[str]:
-        """Enqueue without failing the request when Redis is away (the next call enqueues again)."""
+    def enqueue(self, ctx: ProjectContext, tasks: list[dict[str, Any]]) -> tuple[list[str], str | None]:
+        """The job ids, and why nothing could be queued (None when it was): Redis down never fails the request.
+
+        Nothing is lost when enqueueing fails: the tasks have no ledger result, so the next /predict or
+        "Retrieve predictions" for them enqueues them again; the caller reports the reason.
+        """
         try:
             return enqueue_scoring(self.queue, self.ledger, ctx.project, tasks, label_config=ctx.label_config,
-                                   config=self.config, model_version=ctx.model_version)
-        except Exception as exc:  # Redis down: answer from the ledger anyway
+                                   config=self.config, model_version=ctx.model_version), None
+        except Exception as exc:  # Redis down: answer from the ledger anyway, and say so
             log.error("could not enqueue %d tasks of project %s: %s", len(tasks), ctx.project, type(exc).__name__)
-            return []
+            return [], f"could not enqueue: {type(exc).__name__} (is Redis up?); the tasks stay unscored"
 
 
 def _bad_request(message: str, status: int = 400) -> tuple[Response, int]:
@@ -50,12 +55,16 @@ def _bad_request(message: str, status: int = 400) -> tuple[Response, int]:
 
 
 def _body() -> dict[str, Any]:
-    body = request.get_json(silent=True)
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:  # a body nested deeper than the parser's stack: a bad request, not a crash
+        abort(make_response(jsonify({"error": "request body is nested too deeply"}), 400))
     return body if isinstance(body, dict) else {}
 
 
 def health(backend: Backend) -> Response:
-    return jsonify({"status": "UP", "model_class": "label-audit ensemble", "queue": backend.queue.name})
+    return jsonify({**health_report(backend.ledger, backend.queue.connection), "model_class": "label-audit ensemble",
+                    "queue": backend.queue.name})
 
 
 def setup(backend: Backend):
@@ -98,10 +107,26 @@ def predict(backend: Backend):
         if pred is not None:
             answered.append(str(res.id))
     missing = [t for t in tasks if isinstance(t, dict) and str(t.get("id")) not in scored]
-    jobs = backend.enqueue(ctx, missing) if missing else []
+    jobs, not_queued = backend.enqueue(ctx, missing) if missing else ([], None)
     if answered:  # LS stores what /predict returns: the worker must not import these again
-        backend.ledger.mark_imported(ctx.project, ctx.model_version, answered)
-    return jsonify({"results": results, "model_version": ctx.model_version, "queued_jobs": jobs})
+        _mark_imported(backend.ledger, ctx, answered)
+    answer = {"results": results, "model_version": ctx.model_version, "queued_jobs": jobs}
+    if not_queued:
+        answer.update({"queue_status": "not_queued", "queue_error": not_queued})
+    return jsonify(answer)
+
+
+def _mark_imported(ledger: Ledger, ctx: ProjectContext, task_ids: list[str]) -> None:
+    """Bookkeeping off the answer: a read-only or failing ledger must not turn a served answer into a 500.
+
+    If the mark is lost, a worker may import the same prediction again later; Label Studio then holds
+    two identical predictions of one model version (harmless for its score), never a wrong one.
+    """
+    try:
+        ledger.mark_imported(ctx.project, ctx.model_version, task_ids)
+    except Exception as exc:
+        log.warning("project %s: could not mark %d answers as imported (%s)", ctx.project, len(task_ids),
+                    type(exc).__name__)
 
 
 def webhook(backend: Backend):
@@ -120,7 +145,12 @@ def webhook(backend: Backend):
         return _bad_request(str(exc))
     if action == "TASKS_CREATED":
         tasks = [t for t in body.get("tasks") or () if isinstance(t, dict)]
-        return jsonify({"status": "queued", "jobs": backend.enqueue(ctx, tasks), "model_version": ctx.model_version})
+        jobs, not_queued = backend.enqueue(ctx, tasks)
+        if not_queued:  # 503: Label Studio logs it; the tasks are enqueued by the next /predict for them
+            return jsonify({"status": "not_queued", "reason": not_queued, "jobs": [],
+                            "model_version": ctx.model_version}), 503
+        return jsonify({"status": "queued", "jobs": jobs, "model_version": ctx.model_version})
+    forget_guidelines(ctx.project)  # the payload carried the project's current guidelines
     return jsonify({"status": "ok", "model_version": ctx.model_version})
 
 

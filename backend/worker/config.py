@@ -52,18 +52,21 @@ class EnsembleConfig:
     threshold: float | None = None
     delta: int | None = None
     batch_size: int = defaults.BATCH_SIZE
+    max_item_chars: int = defaults.MAX_ITEM_CHARS
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "members", tuple(MemberSpec.from_dict(m) for m in self.members))
         check_ensemble_values(members=self.members, batch_size=self.batch_size, threshold=self.threshold,
                               delta=self.delta)
+        if self.max_item_chars < 1:
+            raise ValueError(f"max_item_chars must be >= 1, got {self.max_item_chars}")
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "EnsembleConfig":
         """The backend's and workers' view of the run settings."""
         return cls(spec_name=settings.spec_name, members=settings.members, label_field=settings.label_field,
                    control=settings.control, threshold=settings.threshold, delta=settings.delta,
-                   batch_size=settings.batch_size)
+                   batch_size=settings.batch_size, max_item_chars=settings.max_item_chars)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "EnsembleConfig":

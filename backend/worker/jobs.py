@@ -18,7 +18,8 @@ from typing import Any, Mapping, Sequence
 
 from rq import get_current_job
 
-from backend.engine import Engine
+from backend.confident.project import prepare_for_project, share_fits
+from backend.task.scoring import make_engine
 from backend.labelstudio.tasks import error_result, tasks_to_items
 from backend.results import ItemResult, input_hash
 from backend.settings import Settings
@@ -73,7 +74,7 @@ def score_tasks(
         log.error("refused job %s: %s", job_key, reason)
         ledger.jobs.finish(job_key, status="refused", error=reason)
         raise RefusedJob(reason)
-    converted = tasks_to_items(tasks, spec, label_field=cfg.label_field)
+    converted = tasks_to_items(tasks, spec, label_field=cfg.label_field, max_chars=cfg.max_item_chars)
     ledger.record_crowd(project, converted.crowd)
     ledger.record_many(project, model_version, converted.errors)
     hashes = {str(it.id): input_hash(it.fields) for it in converted.items}
@@ -83,10 +84,18 @@ def score_tasks(
 
     counts = {"scored": 0, "errors": len(converted.errors), "deferred": 0, "imported": 0}
     if items:
+        cache = resources.call_cache(settings.database_url)
         members = resources.members(model_version, lambda: cfg.build(spec))
-        engine = Engine(spec, members, cache=resources.call_cache(settings.database_url),
-                        config=settings.engine_config(),
+        try:  # confident-learning members learn from the whole project (one fit per project version)
+            prepared, trained_on = prepare_for_project(
+                members, connect=lambda: ls_client(settings), project=project, spec=spec,
+                label_field=cfg.label_field, delimit=settings.engine_config().delimit)
+        except ValueError as exc:
+            ledger.jobs.finish(job_key, status="failed", n_errors=len(items), error=str(exc))
+            raise
+        engine = make_engine(spec, prepared.members, cache=cache, config=settings.engine_config(),
                         secrets=settings.secrets())
+        share_fits(engine, trained_on, cache)
         buffer: list[ItemResult] = []
         for result in engine.score(items):
             if is_transient(result):

@@ -2,7 +2,10 @@
 
 The key makes enqueueing idempotent: the same batch enqueued twice (a webhook and a /predict for the
 same new tasks, or a re-run ``audit``) maps to one RQ job id, and a job still queued or running is
-not enqueued again. Retries use rq's ``Retry`` with backoff; a job abandoned by a killed worker is
+not enqueued again. "Is it active?" and "enqueue" are one Redis transaction (``WATCH`` on the job's
+hash, then ``MULTI``/``EXEC``): N concurrent callers put exactly one entry on the queue, where a
+check followed by a separate enqueue let eight simultaneous /predict calls queue up to 7 copies of
+one batch (and two workers then paid for each item twice). Retries use rq's ``Retry`` with backoff; a job abandoned by a killed worker is
 retried the same way (see :mod:`backend.worker.recovery`).
 """
 
@@ -14,9 +17,9 @@ import logging
 from typing import Any, Mapping, Sequence
 
 from redis import Redis
+from redis.exceptions import WatchError
 from rq import Queue, Retry
-from rq.exceptions import NoSuchJobError
-from rq.job import Job, JobStatus
+from rq.job import JobStatus
 
 from backend import defaults
 from backend.labelstudio.tasks import error_result, tasks_to_items
@@ -32,6 +35,7 @@ RETRY_INTERVALS = (5, 20, 60)
 JOB_TIMEOUT = 3600
 log = logging.getLogger(__name__)
 ACTIVE = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.SCHEDULED, JobStatus.DEFERRED}
+_ACTIVE_VALUES = frozenset(status.value for status in ACTIVE)
 
 
 def queue_name() -> str:
@@ -92,26 +96,9 @@ def enqueue_scoring(
         batch_ids = todo[start:start + config.batch_size]
         key = job_key(project, batch_ids, model_version, [hashes.get(t) for t in batch_ids], queue_name=queue.name)
         job_ids.append(key)
-        if _active(queue, key):
-            continue
         batch = [job_task(by_id[t]) for t in batch_ids]
-        ledger.jobs.queued(key, project=project, model_version=model_version, n_tasks=len(batch))
-        queue.enqueue(
-            JOB_FUNC,
-            kwargs={
-                "project": str(project),
-                "tasks": batch,
-                "label_config": label_config,
-                "model_version": model_version,
-                "job_key": key,
-            },
-            job_id=key,
-            retry=Retry(max=len(RETRY_INTERVALS), interval=list(RETRY_INTERVALS)),
-            job_timeout=JOB_TIMEOUT,
-            result_ttl=3600,
-            failure_ttl=7 * 24 * 3600,
-            description=f"label-audit score project {project}: {len(batch)} tasks",
-        )
+        _enqueue_once(queue, ledger, key, {"project": str(project), "tasks": batch, "label_config": label_config,
+                                           "model_version": model_version, "job_key": key})
     return job_ids
 
 
@@ -121,14 +108,45 @@ def input_hashes(tasks: Sequence[Mapping[str, Any]], config: EnsembleConfig, lab
         spec = config.spec(label_config)
     except ValueError:
         return {}
-    converted = tasks_to_items(tasks, spec, label_field=config.label_field)
+    converted = tasks_to_items(tasks, spec, label_field=config.label_field, max_chars=config.max_item_chars)
     return {str(item.id): input_hash(item.fields) for item in converted.items}
 
 
-def _active(queue: Queue, key: str) -> bool:
-    try:
-        job = Job.fetch(key, connection=queue.connection, serializer=SERIALIZER)
-    except NoSuchJobError:
-        return False
-    return job.get_status(refresh=True) in ACTIVE
+def _enqueue_once(queue: Queue, ledger: Ledger, key: str, kwargs: dict[str, Any]) -> bool:
+    """Enqueue job ``key`` unless an active copy exists, atomically; True when this call queued it.
 
+    The job's hash is watched while its status is read; the enqueue (hash + queue entry) then runs in
+    ``MULTI``/``EXEC`` and fails with ``WatchError`` if any other client touched the job in between, in
+    which case the status is read again (it is then active, and this call queues nothing). rq's own
+    ``unique=True`` refuses any existing hash, also a finished or failed job's, which must be re-queued.
+    """
+    job_hash = queue.job_class.key_for(key)
+    with queue.connection.pipeline() as pipe:
+        while True:
+            try:
+                pipe.watch(job_hash)
+                status = pipe.hget(job_hash, "status")
+                if status is not None and status.decode() in _ACTIVE_VALUES:
+                    pipe.unwatch()
+                    return False
+                _note_queued(ledger, key, kwargs)
+                pipe.multi()
+                queue.enqueue(
+                    JOB_FUNC, kwargs=kwargs, job_id=key, pipeline=pipe,
+                    retry=Retry(max=len(RETRY_INTERVALS), interval=list(RETRY_INTERVALS)),
+                    job_timeout=JOB_TIMEOUT, result_ttl=3600, failure_ttl=7 * 24 * 3600,
+                    description=f"label-audit score project {kwargs['project']}: {len(kwargs['tasks'])} tasks",
+                )
+                pipe.execute()
+                return True
+            except WatchError:
+                continue
+
+
+def _note_queued(ledger: Ledger, key: str, kwargs: Mapping[str, Any]) -> None:
+    """Record the job as queued; bookkeeping only, so a read-only or failing ledger does not stop the enqueue."""
+    try:
+        ledger.jobs.queued(key, project=kwargs["project"], model_version=kwargs["model_version"],
+                           n_tasks=len(kwargs["tasks"]))
+    except Exception as exc:  # the worker records "started" itself
+        log.warning("job %s: could not record 'queued' in the ledger (%s)", key, type(exc).__name__)

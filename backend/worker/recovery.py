@@ -107,6 +107,17 @@ def release_dead_scheduler_lock(queue: Queue) -> bool:
     return True
 
 
+def record_failure(job_key: str, exc_string: str) -> None:
+    """Mark ``job_key`` failed in the worker's ledger, with the exception's last line as the reason."""
+    from backend.ledger.jobs import JobLog
+    from backend.db import make_db_engine
+    from backend.settings import Settings
+
+    lines = [line for line in (exc_string or "").strip().splitlines() if line.strip()]
+    reason = f"failed by the queue: {lines[-1] if lines else 'no reason given'}"
+    JobLog(make_db_engine(Settings.from_env().database_url)).failed_by_queue(job_key, reason)
+
+
 class RecoveryMixin:
     """Maintenance every 15 s that re-runs the jobs of workers that died here; JSON scoring jobs only."""
 
@@ -134,6 +145,23 @@ class RecoveryMixin:
             except Exception:  # maintenance must never stop the worker
                 log.exception("abandoned-job check failed on %s", queue.name)
         super().run_maintenance_tasks()
+
+    def handle_job_failure(self, job, queue, started_job_registry=None, exc_string="", execution=None):
+        """rq's failure handling, then the ledger: a job rq failed for good is ``failed`` there too.
+
+        Without this the ledger kept ``started`` (or ``retrying``) forever for a job whose retries were
+        used up, or whose work horse crashed, while rq itself had failed it. A refused job (queued for
+        another ensemble) is not retried: no retry changes this worker's model version.
+        """
+        if "RefusedJob" in (exc_string or ""):
+            job.retries_left = 0
+        super().handle_job_failure(job, queue, started_job_registry=started_job_registry, exc_string=exc_string,
+                                   execution=execution)
+        try:
+            if job.get_status(refresh=True) == JobStatus.FAILED:
+                record_failure(job.id, exc_string)
+        except Exception:  # bookkeeping must never stop the worker
+            log.exception("could not record the failure of job %s in the ledger", job.id)
 
     def work(self, *args, **kwargs):
         kwargs["with_scheduler"] = True  # backoff retries are scheduled jobs

@@ -2,7 +2,7 @@
 
 For review designs run outside the tool: each ``--stratum N:n:errors`` is one stratum (N items,
 n of them drawn at random and reviewed, ``errors`` found). One stratum is a simple random sample
-and gives exactly ``audit-stats bounds --population N``. Strata given with ``--flagged`` are the
+and gives the exact hypergeometric interval (``exact_low``/``exact_high`` of ``audit-stats bounds --population N``). Strata given with ``--flagged`` are the
 ones the detector flagged; with both kinds the detector's precision, recall and the errors left
 among unflagged items are printed too.
 """

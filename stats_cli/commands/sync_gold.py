@@ -33,6 +33,7 @@ def sync_gold_command(
     threshold: Optional[float] = typer.Option(None, "--threshold", help="Confidence at/above which flip/filter act."),
     to_labelstudio: bool = typer.Option(False, "--to-labelstudio", help="Write gold as annotations by the gold user (marked as ours; the originals keep their ground-truth flags)."),
     include_agreed: bool = typer.Option(False, "--include-agreed", help="Also write items the ensemble agreed with."),
+    conll: Optional[Path] = typer.Option(None, "--conll", help="Span (NER) tasks: also write the gold spans as CoNLL/IOB2."),
 ) -> None:
     """Write gold labels to a file and/or back into the source project (idempotent)."""
     from stats_cli.audit_pull import pull_tasks
@@ -48,7 +49,7 @@ def sync_gold_command(
         raise typer.BadParameter(f"--mode must be one of {', '.join(MODES)}")
     if threshold is not None and not 0.0 <= threshold <= 1.0:
         raise typer.BadParameter("--threshold must be in [0, 1]")
-    if out is None and not to_labelstudio:
+    if out is None and not to_labelstudio and conll is None:
         raise typer.BadParameter("nothing to do: give --out FILE and/or --to-labelstudio")
     if out is not None and out.suffix.lower() not in (".jsonl", ".ndjson", ".json", ".csv"):
         raise typer.BadParameter("--out must end in .jsonl or .csv")
@@ -60,8 +61,18 @@ def sync_gold_command(
     for row in rows:
         actions[row.action] = actions.get(row.action, 0) + 1
     if out is not None:
-        written = write_gold_file(rows, out)
+        written = write_gold_file(rows, out, spec=data.spec)
         typer.echo(f"{written} rows written to {out} ({', '.join(f'{k}: {v}' for k, v in sorted(actions.items()))})")
+    if conll is not None:
+        if not data.spec.task_family.span_valued:
+            raise typer.BadParameter("--conll writes span (NER) tasks only")
+        from backend.spans.export import conll_from_rows
+
+        with label_studio_errors(project):
+            texts = {str(t["id"]): t["data"].get(data.spec.fields["text"]) for t in map(_task_dict, pull_tasks(
+                client, project, cache=cache))}
+        widened = conll_from_rows([(r.id, r.label) for r in rows], texts, conll)
+        typer.echo(f"CoNLL/IOB2 written to {conll}" + (f" ({widened} spans widened to whole tokens)" if widened else ""))
     if to_labelstudio:
         with label_studio_errors(project):
             tasks = pull_tasks(client, project, cache=cache)
@@ -76,3 +87,9 @@ def sync_gold_command(
 def register(app: typer.Typer) -> None:
     """Add ``sync-gold`` to ``audit-stats``."""
     app.command("sync-gold")(sync_gold_command)
+
+
+def _task_dict(task) -> dict:
+    from backend.labelstudio.taskshape import as_dict
+
+    return as_dict(task)

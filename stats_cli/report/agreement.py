@@ -64,14 +64,14 @@ def ratings_table(answers: Mapping[str, Mapping[str, str]]) -> RatingsTable:
 
 def rater_agreement(name: str, answers: Mapping[str, Mapping[str, str]], *, spec: TaskSpec) -> AgreementRow:
     """The agreement summary (κ, % agreement, Cohen κ, positive agreement, AC1, α) of one rater group."""
-    level = "ordinal" if spec.family == "ordinal" else "nominal"
+    level = spec.task_family.agreement_level
     table = ratings_table(answers)
     # The task's label set, declared so AC1 uses its q and binary data stays binary when the raters
     # happened to use one label; only when every answer is one of those labels.
     declared = [lab for lab in (normalize_label(x) for x in spec.labels) if lab is not None]
     labels = declared if set(table.categories) <= set(declared) else None
     categories = set(declared) if labels else set(table.categories)
-    positive = spec.positive_label if spec.family == "binary" and spec.positive_label in categories else None
+    positive = spec.positive_label if spec.task_family.two_class and spec.positive_label in categories else None
     return AgreementRow(name, agreement_summary(table, level=level, positive=positive, labels=labels))
 
 

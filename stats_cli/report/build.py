@@ -34,6 +34,9 @@ def build_report(data: AuditData, *, target_precision: float = 0.8, meta: Mappin
 
 
 def _safe(section: type[ReportSection], data: AuditData, options: BuildOptions) -> Section:
+    skipped = data.spec.task_family.report_skips.get(section.key)  # the family says what the report shows
+    if skipped:
+        return section.not_applicable(skipped)
     try:
         return section.compute(data, options)
     except Exception as exc:  # noqa: BLE001 - one broken section must not hide the others

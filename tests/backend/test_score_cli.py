@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -216,3 +217,8 @@ def test_demo_scores_the_bundled_sample_and_warns(smollm2_path, tmp_path):
     text = " ".join(text.split())  # rich wraps lines at the pipe's 80 columns
     assert "NOT good enough to judge labels" in text and "Per-item latency" in text
     assert "SmolLM2-135M" in text and "Top suspects" in text
+    # part 2: the ticket sample, where the confident-learning member finds the planted errors
+    assert "Planted label errors found" in text and "cleanlab find_label_issues" in text
+    found = re.search(r"cleanlab:tfidf-logreg/features@v1: found (\d+) of 15 planted errors, precision "
+                      r"(\d\.\d\d) \(n=(\d+) flagged\)", text)
+    assert found and int(found[1]) >= 12 and float(found[2]) >= 0.7  # 15 planted of 150: chance precision 0.1

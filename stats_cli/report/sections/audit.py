@@ -13,9 +13,7 @@ KEY, TITLE = "audit", "The audit"
 
 def confidence_bands(data: AuditData) -> tuple[float, ...]:
     """Band edges for flagged items: 0.5..1.0 by tenths (binary, nominal), 0.2..1.0 by fifths (ordinal)."""
-    if data.spec.family != "ordinal":
-        return (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-    return (0.2, 0.4, 0.6, 0.8, 1.0)
+    return data.spec.task_family.confidence_bands
 
 
 def band_label(conf: float, edges: tuple[float, ...]) -> str:

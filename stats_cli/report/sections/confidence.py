@@ -37,7 +37,7 @@ def confidence_section(data: AuditData, *, target_precision: float = 0.8, seed: 
     sizes = {"reviewed disagreements": len(reviewed), "flagged": sum(1 for it in data.items if it.flagged)}
     if not reviewed:
         return pending(KEY, TITLE, "no reviewed item where the ensemble disagrees with the original yet", sizes=sizes)
-    ordinal = data.spec.family == "ordinal"  # who is *closer* (Nahum App. A.4.1), not who matches exactly
+    ordinal = data.spec.task_family.ordered  # who is *closer* (Nahum App. A.4.1), not who matches exactly
     names, third = (ORDINAL_NAMES, "equal") if ordinal else (NAMES, "neither")
     result = confidence_bins([it.original for it, _ in reviewed], [it.prediction for it, _ in reviewed],
                              [float(it.confidence) for it, _ in reviewed], [g for _, g in reviewed],

@@ -55,8 +55,8 @@ def aggregation_methods(data: AuditData) -> tuple[list[str], str | None]:
 
     Returns the methods and, when strict is left out, the NOT APPLICABLE note saying why.
     """
-    family, negative = data.spec.family, data.spec.negative_label
-    if family == "ordinal":
+    negative = data.spec.negative_label
+    if data.spec.task_family.ordered:
         return ["majority", "median", "dawid-skene"], None
     if negative:
         return ["majority", "strict", "dawid-skene"], None
@@ -135,9 +135,9 @@ def stratified_section(data: AuditData) -> Section:
     key, title = STRATIFIED_KEY, STRATIFIED_TITLE
     if not multi_annotated(data):
         return not_applicable(key, title, "p_d needs several original annotations per item; the source has one")
-    majority = crowd_labels(data, method="median" if data.spec.family == "ordinal" else "majority")
+    majority = crowd_labels(data, method="median" if data.spec.task_family.ordered else "majority")
     by_id = {str(it.id): it for it in data.items}
-    positive = data.spec.positive_label if data.spec.family == "binary" else None
+    positive = data.spec.positive_label if data.spec.task_family.two_class else None
     tables, values = [], {}
     predictors = {"LLM ensemble": lambda it: it.prediction, "gold labels": lambda it: data.gold(it)[0]}
     for name, pick in predictors.items():

@@ -5,7 +5,7 @@
   Pearson correlation of the predicted class with gold for ordinal ones (Nahum App. A.4.2). The
   report's ensemble section has the right panel (error-detection F1).
 * Fig. 13: each model (its prompts' probabilities averaged) on the reviewed items where *it* disagrees
-  with the original label, cut into equal-size bins of its own confidence (the paper adjusts bin edges
+  with the original label, cut into quantile bins of its own confidence (merged below the minimum n) (the paper adjusts bin edges
   per model): how often the experts side with the model vs the original (ordinal: who is closer).
 
 Fig. 3 (left) rests on the random control sample only, design-weighted (:mod:`stats_cli.report.control`):
@@ -67,7 +67,7 @@ def quality_by_size(data: AuditData, probs: np.ndarray, *, seed: int = 0) -> lis
     gold_idx = np.array([labels.index(c.gold) for c in rows])
     weight = np.array([c.weight for c in rows])
     sub = probs[idx]
-    ordinal = data.spec.family == "ordinal"
+    ordinal = data.spec.task_family.ordered
     positive = labels.index(data.spec.positive_label) if not ordinal and data.spec.positive_label in labels else -1
     rng = random.Random(seed)
     out = []
@@ -88,7 +88,7 @@ def quality_by_size(data: AuditData, probs: np.ndarray, *, seed: int = 0) -> lis
 def model_who_is_right(data: AuditData, ids: list[str], probs: np.ndarray, *, seed: int = 0):
     """Per model: confidence bins over the reviewed items where that model disagrees with the original."""
     labels = list(data.spec.labels)
-    ordinal = data.spec.family == "ordinal"
+    ordinal = data.spec.task_family.ordered
     position = {str(it.id): i for i, it in enumerate(data.items)}
     reviewed = [(position[str(it.id)], it, gold) for it, gold in data.reviewed() if it.original is not None]
     models: dict[str, list[int]] = {}
@@ -121,7 +121,7 @@ def ensemble_gold_section(data: AuditData, *, seed: int = 0) -> Section:
              "control sample settled": len(control_items(data))}
     if not ids or not settled:
         return pending(KEY, TITLE, "needs member probabilities and settled gold labels", sizes=sizes)
-    ordinal = data.spec.family == "ordinal"
+    ordinal = data.spec.task_family.ordered
     metric = "Pearson r" if ordinal else "ROC AUC"
     tables, figures, notes = [], [], []
     curve = quality_by_size(data, probs, seed=seed)

@@ -15,7 +15,7 @@ def models_section(data: AuditData) -> Section:
     """ROC AUC, positive-class and weighted F1, accuracy and ROC-AUC rank of each model on original and gold labels (binary tasks)."""
     if not data.models:
         return not_applicable(KEY, TITLE, "no --models file given")
-    if data.spec.family != "binary":
+    if not data.spec.task_family.two_class:
         return not_applicable(KEY, TITLE, "re-ranking by ROC AUC needs a binary task")
     by_id = {str(it.id): it for it in data.items}
     cols: dict[str, list] = {"model": [], "score": [], "original": [], "gold": []}

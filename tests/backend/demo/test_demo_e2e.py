@@ -255,3 +255,16 @@ def test_stop_leaves_no_process(demo, tmp_path):
     assert left == []
     assert not any(port_open("127.0.0.1", p) for p in ports)
     assert ProcessTable(demo.home.pids).records() == []
+
+
+def test_tickets_project_shows_the_planted_errors_confident_learning_found(demo):
+    """The second project: 150 tickets, 15 planted errors, audited by cleanlab:tfidf-logreg through its worker."""
+    tickets = demo.state["tickets_project"]
+    assert f"{demo.url()}/projects/{tickets}/data" in demo.stdout
+    results = Ledger(demo.home.database_url).results(str(tickets))
+    assert len(results) == 150
+    assert {m.member_id for r in results for m in r.members} == {"cleanlab:tfidf-logreg/features@v1"}
+    flagged = [r for r in results if r.flagged]
+    hits = sum(bool(r.data.get("planted")) for r in flagged)
+    assert hits >= 12 and hits / len(flagged) >= 0.7  # chance precision would be 0.1
+    assert re.search(r"cleanlab:tfidf-logreg/features@v1: found \d+ of 15 planted errors, precision 0\.\d\d", demo.stdout)

@@ -18,7 +18,7 @@ def test_sentiment_template_is_a_nominal_generic_task_with_its_question_and_guid
     assert spec.family == "nominal" and spec.prompt_dir == "generic"
     assert spec.labels == ("Positive", "Negative", "Neutral") and spec.tokens == ("A", "B", "C")
     assert spec.negative_label == ""
-    assert spec.extra["from_name"] == "sentiment" and spec.extra["to_name"] == "text"
+    assert spec.binding.from_name == "sentiment" and spec.binding.to_name == "text"
     params = spec_params(spec)
     assert params["question"] == "Choose text sentiment:"
     assert "<b>" not in params["guidelines"] and "overall sentiment of the review & ignore" in params["guidelines"]
@@ -104,7 +104,7 @@ def test_cli_options_build_the_same_generic_spec(tmp_path):
     notes = tmp_path / "notes.html"
     notes.write_text("<p>Read twice.</p>", "utf-8")
     spec = resolve_task(label_config=config, guidelines=notes)
-    assert spec.labels == ("Positive", "Negative", "Neutral") and spec.extra["guidelines"] == "Read twice."
+    assert spec.labels == ("Positive", "Negative", "Neutral") and spec.prompt.guidelines == "Read twice."
     spec = resolve_task(labels=["a, b ,c"], fields="text")
     assert spec.labels == ("a", "b", "c") and spec.family == "nominal"
     assert split_labels(["x, y", "z"]) == ["x, y", "z"]
@@ -120,10 +120,14 @@ def test_nominal_labels_normalise_case_and_numbers_stay_strict():
 
 
 @pytest.mark.parametrize(("xml", "reason"), [
-    ("<View><Text name='t' value='$t'/><Choices name='c' toName='t' choice='multiple'><Choice value='a'/>"
-     "<Choice value='b'/></Choices></View>", "multi-label is not supported, because"),
-    ("<View><Text name='t' value='$t'/><Labels name='ner' toName='t'><Label value='PER'/></Labels></View>",
-     "only one label per item"),
+    ("<View><Text name='t' value='$t'/><Choices name='c' toName='t' choice='multiple' allowNested='true'>"
+     "<Choice value='a'><Choice value='a1'/></Choice><Choice value='b'/></Choices></View>", "allows nested choices"),
+    ("<View><Text name='t' value='$t'/><Choices name='c' toName='t' choice='multiple'>"
+     "<Choice value='a'><Choice value='a1'/></Choice><Choice value='b'/></Choices></View>", "nests <Choice> inside"),
+    ("<View><Text name='t' value='$t'/><Choices name='c' toName='t' choice='multiple' perRegion='true'>"
+     "<Choice value='a'/><Choice value='b'/></Choices></View>", "is per region"),
+    ("<View><Image name='i' value='$image'/><Labels name='ner' toName='i'><Label value='PER'/></Labels></View>",
+     "must mark a <Text"),  # span labels are audited over text only (docs/spans.md)
     ("<View><Image name='i' value='$image'/><Choices name='c' toName='i'><Choice value='cat'/>"
      "<Choice value='dog'/></Choices></View>", "found <Image>: the judges are text models"),
 ])

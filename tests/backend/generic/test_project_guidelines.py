@@ -22,7 +22,7 @@ def test_guidelines_from_a_webhook_survive_a_setup_without_them_and_change_the_v
     again = projects.context("7", SENTIMENT)  # /predict sends only the config
     assert again.model_version == with_notes.model_version
     assert split_guidelines(again.label_config)[1] == SENTIMENT_GUIDELINES
-    assert "overall sentiment" in again.spec.extra["guidelines"]
+    assert "overall sentiment" in again.spec.prompt.guidelines
     assert projects.context("7").model_version == with_notes.model_version  # from the ledger alone
     cleared = projects.context("7", SENTIMENT, guidelines="")
     assert cleared.model_version == bare.model_version

@@ -45,8 +45,8 @@ def test_binary_spec_uses_aliases_in_numeric_order_and_skips_the_label_field():
     assert spec.negative_label == "0"
     assert dict(spec.fields) == {"grounding": "grounding", "generated_text": "generated_text"}
     assert spec.prompt_dir == "factual_consistency"
-    assert spec.extra["from_name"] == "consistency"
-    assert spec.extra["to_name"] == "generated_text"
+    assert spec.binding.from_name == "consistency"
+    assert spec.binding.to_name == "generated_text"
 
 
 def test_numeric_choices_make_an_ascending_ordinal_spec():
@@ -58,10 +58,12 @@ def test_numeric_choices_make_an_ascending_ordinal_spec():
     assert dict(spec.fields) == {"source": "source", "summary": "summary"}
 
 
-def test_single_radio_is_a_single_choice_but_multiple_is_refused():
+def test_single_radio_is_a_single_choice_and_multiple_is_multi_label():
     assert spec_from_label_config(LIKERT.replace("single-radio", "single")).labels[0] == "1"
-    with pytest.raises(ValueError, match="several choices"):
-        spec_from_label_config(LIKERT.replace("single-radio", "multiple"))
+    multi = spec_from_label_config(LIKERT.replace("single-radio", "multiple"))
+    assert multi.family == "multilabel" and set(multi.labels) == {"1", "2", "3", "4", "5"}
+    with pytest.raises(ValueError, match="allows several choices .multi-label.: family 'ordinal' does not fit"):
+        spec_from_label_config(LIKERT.replace("single-radio", "multiple"), family="ordinal")
 
 
 @pytest.mark.parametrize(
@@ -111,7 +113,7 @@ def test_review_config_keeps_only_inputs_and_choices():
     assert choices == [("Inconsistent", "0"), ("Consistent", "1")]
     # The derived config still yields the same spec (labels and control), so answers map back.
     again = spec_from_label_config(xml)
-    assert again.labels == ("0", "1") and again.extra["from_name"] == "consistency"
+    assert again.labels == ("0", "1") and again.binding.from_name == "consistency"
 
 
 def test_review_config_retargets_choices_when_their_object_is_dropped():

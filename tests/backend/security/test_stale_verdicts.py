@@ -5,13 +5,7 @@ from __future__ import annotations
 
 from backend.labelstudio.tasks import tasks_to_items
 from backend.ledger import Ledger
-from backend.results import ItemResult
-
-try:
-    from backend.results import input_hash
-except ImportError:  # before the fix there was no input hash: the test then shows the stale verdict
-    def input_hash(fields):  # type: ignore[no-redef]
-        return ""
+from backend.results import ItemResult, input_hash
 from backend.worker.config import EnsembleConfig
 from tests.backend.security.test_backend_http import GOOD, LABEL_CONFIG, _request, backend  # noqa: F401
 

@@ -167,14 +167,14 @@ def test_spam_project_through_review_report_and_sync_gold(label_studio, env, tmp
         assert rows[str(r.id)]["gold"] == truth[MESSAGES[ids.index(int(r.id))]]
 
 
-def test_a_multi_label_project_is_refused_in_one_line_and_nothing_is_queued(label_studio, env, redis_url):
-    xml = SENTIMENT.replace('choice="single-radio"', 'choice="multiple"')
+def test_a_nested_choices_project_is_refused_in_one_line_and_nothing_is_queued(label_studio, env, redis_url):
+    xml = SENTIMENT.replace('choice="single-radio"', 'choice="multiple" allowNested="true"')
     project, _ = label_studio.create_project(xml, [{"data": {"text": "fine"}}])
     proc = subprocess.run(
         [str(Path(sys.executable).with_name("label-audit")), "audit", "--project", str(project)],
         cwd=REPO, env={**os.environ, **env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0
     message = " ".join(proc.stderr.split())
-    assert "multi-label is not supported, because" in message and "Traceback" not in proc.stderr
+    assert "allows nested choices" in message and "Traceback" not in proc.stderr
     assert Queue(env["LABEL_AUDIT_QUEUE"], connection=Redis.from_url(redis_url)).count == 0
     assert Ledger(env["DATABASE_URL"]).project(str(project)) is None

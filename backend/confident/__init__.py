@@ -1,0 +1,1 @@
+"""The confident-learning member: cross-validated probabilities of a classifier trained on the project's labels."""

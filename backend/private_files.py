@@ -1,0 +1,47 @@
+"""Folders and files that hold secrets: created 0700 / 0600, whoever creates the files in them.
+
+Label Studio's SQLite database holds its users' API tokens (and the ML backend's basic-auth password
+in its ML-backend rows); it is created by the Label Studio process, not by us, with that process's
+umask (0644 in a 0755 folder under the usual 0022). So every process label-audit starts that writes
+secrets gets umask 0077 (:data:`PRIVATE_UMASK`, ``subprocess.Popen(umask=...)``), and every folder it
+writes into is made 0700 by :func:`private_dir` (also when it existed with looser permissions).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+PRIVATE_UMASK = 0o077
+
+
+def private_dir(path: str | Path) -> Path:
+    """Create ``path`` (and parents) and make it 0700; returns it."""
+    folder = Path(path)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(folder, 0o700)
+    return folder
+
+
+def private_file(path: str | Path) -> Path:
+    """Make an existing file 0600 (a file created before this release kept its old mode)."""
+    target = Path(path)
+    if target.exists():
+        os.chmod(target, 0o600)
+    return target
+
+
+def runtime_dir() -> Path:
+    """A 0700 folder for sockets, owned by this user: ``$XDG_RUNTIME_DIR`` or ``<tmp>/label-audit-<uid>``.
+
+    Unix socket paths are limited to about 100 bytes, so sockets cannot live under any home folder.
+    Refuses (ValueError) a folder owned by someone else (a planted one in a shared /tmp).
+    """
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    folder = Path(base) / "label-audit" if base and os.path.isdir(base) else (
+        Path(tempfile.gettempdir()) / f"label-audit-{os.getuid()}")
+    private_dir(folder)
+    if folder.stat().st_uid != os.getuid():
+        raise ValueError(f"{folder} belongs to another user: refusing to put a control socket there")
+    return folder

@@ -1,0 +1,79 @@
+"""Active review: the unreviewed suspects ranked by the calibrated probability that their label is wrong.
+
+The calibration rests on the control sample only (items drawn by ``review push --sample N``, each weighted
+by the inverse of its inclusion probability), never on flagged items the experts happened to review: those
+are not a random sample of anything. Score of an item = 1 - the ensemble's probability of its label.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from backend.results import ItemResult
+from backend.review.calibration import Calibration, fit_calibration, not_enough
+from backend.review.outcome import ReviewOutcome
+from backend.review.sampling import Draw
+
+
+def wrong_score(item: ItemResult) -> float | None:
+    """1 - the ensemble's probability of the item's own label (None without a verdict or a label)."""
+    if item.probs is None or item.original is None:
+        return None
+    return 1.0 - float(item.probs.get(item.original, 0.0))
+
+
+@dataclass(frozen=True)
+class ControlSample:
+    """The settled control items: their ids, scores, whether the experts found the label wrong, design weights."""
+
+    ids: tuple[str, ...] = ()
+    scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    wrong: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+def control_sample(results: Sequence[ItemResult], draw: Draw | None,
+                   outcomes: Mapping[str, ReviewOutcome]) -> ControlSample:
+    """The drawn items the experts settled and the ensemble scored."""
+    if draw is None:
+        return ControlSample()
+    by_id = {str(r.id): r for r in results}
+    rows = []
+    for drawn in draw.items:
+        item, outcome = by_id.get(drawn.task_id), outcomes.get(drawn.task_id)
+        score = None if item is None else wrong_score(item)
+        if score is None or outcome is None or outcome.gold is None or not outcome.status.settled:
+            continue
+        rows.append((drawn.task_id, score, outcome.gold != item.original, 1.0 / drawn.inclusion_probability))
+    if not rows:
+        return ControlSample()
+    ids, scores, wrong, weights = zip(*rows)
+    return ControlSample(tuple(ids), np.array(scores), np.array(wrong, bool), np.array(weights))
+
+
+@dataclass(frozen=True)
+class ActiveRanking:
+    """The calibration (None, with ``reason``, while the control sample is too small) and the ranked suspects."""
+
+    calibration: Calibration | None
+    reason: str | None
+    ranked: tuple[tuple[str, float], ...] = ()  # (task id, calibrated P(label wrong)), most likely first
+
+
+def rank_suspects(results: Sequence[ItemResult], control: ControlSample, *, reviewed: set[str],
+                  method: str = "isotonic") -> ActiveRanking:
+    """Fit on the control sample, then rank the flagged items not yet in review by calibrated probability."""
+    reason = not_enough(control.wrong)
+    if reason:
+        return ActiveRanking(None, reason)
+    fit = fit_calibration(control.scores, control.wrong, weights=control.weights, method=method)
+    todo = [(str(r.id), wrong_score(r)) for r in results if r.flagged and str(r.id) not in reviewed]
+    todo = [(i, s) for i, s in todo if s is not None]
+    if not todo:
+        return ActiveRanking(fit, None)
+    probs = fit.predict(np.array([s for _, s in todo]))
+    order = sorted(range(len(todo)), key=lambda k: (-probs[k], -todo[k][1], todo[k][0]))
+    return ActiveRanking(fit, None, tuple((todo[k][0], round(float(probs[k]), 4)) for k in order))

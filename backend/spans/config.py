@@ -1,0 +1,120 @@
+"""A span project's label config: the ``<Labels>`` control, the ``<Text>`` it marks, its entity types.
+
+The same reasoning as :mod:`backend.labelstudio.labelconfig`: the config the lead already wrote is the
+one description of the task. The blind review config keeps only the text and the entity types (no
+header, instruction, hint or pre-selection can reach the expert).
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from backend.spans.model import NOT_AN_ENTITY
+
+
+@dataclass(frozen=True)
+class SpanControl:
+    """The ``<Labels>`` control to audit.
+
+    ``labels`` are what Label Studio stores (alias when set, else value), ``shown`` what annotators see,
+    ``hints`` each label's ``hint`` attribute ("" when none); ``field`` is the data field of the text.
+    """
+
+    name: str
+    to_name: str
+    field: str
+    labels: tuple[str, ...]
+    shown: tuple[str, ...]
+    hints: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.labels:
+            raise ValueError(f"<Labels name={self.name!r}> has no <Label>")
+        if len(set(self.labels)) != len(self.labels):
+            raise ValueError(f"<Labels name={self.name!r}> repeats a label: {self.labels}")
+        if NOT_AN_ENTITY in self.labels:
+            raise ValueError(f"an entity type may not be called {NOT_AN_ENTITY!r}: it is the judges' 'no' option")
+
+
+def _parse(xml: str) -> ET.Element:
+    if not xml or not xml.strip():
+        raise ValueError("the label config is empty")
+    try:
+        return ET.fromstring(xml)
+    except ET.ParseError as exc:
+        raise ValueError(f"the label config is not well-formed XML: {exc}") from exc
+
+
+def has_span_labels(xml: str) -> bool:
+    """Whether the config marks text spans with ``<Labels>`` (the NER template)."""
+    try:
+        return any(e.get("name") for e in _parse(xml).iter("Labels"))
+    except ValueError:
+        return False
+
+
+def span_control(xml: str, *, control: str | None = None) -> SpanControl:
+    """The single ``<Labels>`` over a ``<Text value="$field">``; ValueError saying what is missing."""
+    root = _parse(xml)
+    controls = [c for c in root.iter("Labels") if c.get("name")]
+    if control is not None:
+        controls = [c for c in controls if c.get("name") == control]
+    if len(controls) != 1:
+        names = ", ".join(c.get("name", "") for c in controls) or "none"
+        raise ValueError(f"a span audit needs exactly one <Labels> control (found: {names}); name the one to audit")
+    elem = controls[0]
+    texts = {t.get("name"): t for t in root.iter("Text") if t.get("name")}
+    target = texts.get(elem.get("toName", ""))
+    if target is None or not (target.get("value") or "").startswith("$"):
+        raise ValueError(f"<Labels name={elem.get('name')!r}> must mark a <Text value=\"$field\">")
+    if (target.get("granularity") or "symbol") != "symbol" and target.get("granularity") != "word":
+        raise ValueError(f"<Text name={target.get('name')!r}> granularity {target.get('granularity')!r} is not supported")
+    labels, shown, hints = [], [], []
+    for label in elem.iter("Label"):
+        value = label.get("value")
+        if value is None:
+            raise ValueError("a <Label> has no value attribute")
+        shown.append(value)
+        labels.append(label.get("alias") or value)
+        hints.append(label.get("hint") or "")
+    return SpanControl(name=elem.get("name", ""), to_name=target.get("name", ""),
+                       field=(target.get("value") or "$")[1:], labels=tuple(labels), shown=tuple(shown),
+                       hints=tuple(hints))
+
+
+def review_span_config(xml: str, *, control: str | None = None, answer_fields: Sequence[str] = ()) -> str:
+    """The blind review config: the text and the entity types, nothing else (no hint, no pre-selection).
+
+    ``answer_fields`` (round 2) adds each expert's round-1 spans, as text, above the entities to agree on.
+    """
+    ctrl = span_control(xml, control=control)
+    view = ET.Element("View")
+    if answer_fields:
+        ET.SubElement(view, "Header", {"value": "Round 1 answers", "size": "5"})
+        for name in answer_fields:
+            ET.SubElement(view, "Text", {"name": name, "value": f"${name}"})
+        ET.SubElement(view, "Header", {"value": "Agreed entities", "size": "5"})
+    labels = ET.SubElement(view, "Labels", {"name": ctrl.name, "toName": ctrl.to_name})
+    for value, stored in zip(ctrl.shown, ctrl.labels):
+        attrs = {"value": value, **({"alias": stored} if stored != value else {})}
+        ET.SubElement(labels, "Label", attrs)
+    ET.SubElement(view, "Text", {"name": ctrl.to_name, "value": f"${ctrl.field}"})
+    return ET.tostring(view, encoding="unicode").replace(" />", "/>")
+
+
+def span_spec(xml: str, *, guidelines: str = "", control: str | None = None, name: str | None = None,
+              label_field: str = "label") -> Any:
+    """The task spec of a span project: family ``spans``, its entity types then "not an entity"."""
+    from backend.generic import GENERIC_PROMPT_DIR, guidelines_text
+    from backend.taskspec import ChoiceBinding, PromptText, TaskSpec
+
+    ctrl = span_control(xml, control=control)
+    return TaskSpec(
+        name=name if name and name != "auto" else "spans", family="spans", prompt_dir=GENERIC_PROMPT_DIR,
+        fields={"text": ctrl.field}, labels=(*ctrl.labels, NOT_AN_ENTITY), label_field=label_field,
+        negative_label=NOT_AN_ENTITY,
+        binding=ChoiceBinding(from_name=ctrl.name, to_name=ctrl.to_name, labels=ctrl.labels, shown=ctrl.shown),
+        prompt=PromptText(guidelines=guidelines_text(guidelines), shown=ctrl.shown, hints=ctrl.hints),
+    )

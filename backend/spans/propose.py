@@ -1,0 +1,95 @@
+"""The proposal step: each judge model lists the entities it sees; the lists become exact spans.
+
+One call per (model, item) — not per member: a member is model × wording, and the proposal prompt
+has one wording. Temperature 0 and ``n=1`` through the providers' ``sample_texts`` (every provider
+kind has it), so the answer is the model's greedy reply; it is cached in the call cache like every
+call (key: provider, model, the proposal template and version, the prompt, the provider's params),
+so a re-run asks nothing twice. Proposals are only ever *questions*: they reach a prediction only
+after the ensemble has judged them (:mod:`backend.spans.questions`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from backend.cache import CallCache, call_key
+from backend.providers.base import ClassDistribution, ProviderError
+from backend.retry import RetryPolicy, call_with_retry
+from backend.spans.align import align
+from backend.spans.model import Span, sorted_spans
+from backend.spans.proposal_prompt import TEMPLATE_ID, TEMPLATE_VERSION, parse_proposals, proposal_prompt
+
+#: Room for a JSON object listing a sentence's entities; a longer reply is cut and may not parse.
+MAX_TOKENS = 200
+PROPOSAL_LABELS = ("<proposals>",)  # stands in for the label set in the cache key
+
+
+@dataclass
+class Proposals:
+    """Spans proposed for one item (union over models) and what went wrong, per model."""
+
+    spans: tuple[Span, ...] = ()
+    by_model: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    calls: int = 0
+    cached: int = 0
+
+
+def _models(providers: Sequence[Any]) -> list[Any]:
+    """One provider per distinct (kind, model): members sharing a model propose once."""
+    seen: dict[tuple[str, str], Any] = {}
+    for provider in providers:
+        seen.setdefault((str(provider.name), str(provider.model)), provider)
+    return list(seen.values())
+
+
+def _key(provider: Any, prompt: str) -> str:
+    params = {**dict(provider.cache_params()), "temperature": 0.0, "n": 1, "max_tokens": MAX_TOKENS}
+    return call_key(provider=provider.name, model=provider.model, template_id=TEMPLATE_ID,
+                    template_version=TEMPLATE_VERSION, prompt=prompt, labels=PROPOSAL_LABELS, params=params)
+
+
+def _reply(provider: Any, prompt: str, *, cache: CallCache | None, timeout: float, out: Proposals) -> str:
+    key = _key(provider, prompt)
+    hit = cache.get(key) if cache is not None else None
+    if hit is not None:
+        out.cached += 1
+        return hit.text or ""
+    began = time.perf_counter()
+    texts = call_with_retry(lambda: provider.sample_texts(prompt, n=1, temperature=0.0, seed=0,
+                                                          max_tokens=MAX_TOKENS, timeout=timeout),
+                            RetryPolicy(max_attempts=3))
+    out.calls += 1
+    reply = texts[0] if texts else ""
+    if cache is not None:
+        cache.put(key, ClassDistribution(probs={}, raw_mass=0.0, method="generated", text=reply),
+                  provider=provider.name, model=provider.model, template_id=TEMPLATE_ID,
+                  template_version=TEMPLATE_VERSION, latency_s=time.perf_counter() - began)
+    return reply
+
+
+def propose(text: str, *, types: Sequence[str], providers: Sequence[Any], cache: CallCache | None,
+            hints: Sequence[str] = (), guidelines: str = "", timeout: float = 120.0) -> Proposals:
+    """Ask each distinct model for the entities of ``text``; a failed model is counted, never raised."""
+    prompt = proposal_prompt(text, types=types, hints=hints, guidelines=guidelines)
+    out = Proposals()
+    found: list[Span] = []
+    for provider in _models(providers):
+        where = f"{provider.name}:{provider.model}"
+        try:
+            reply = _reply(provider, prompt, cache=cache, timeout=timeout, out=out)
+        except ProviderError as exc:
+            out.problems.append(f"{where}: {exc.reason}")
+            continue
+        parsed, problem = parse_proposals(reply, types=types)
+        if problem:
+            out.problems.append(f"{where}: {problem}")
+        aligned = align(text, parsed)
+        if aligned.unfound:
+            out.problems.append(f"{where}: {len(aligned.unfound)} proposed strings not in the text")
+        out.by_model[where] = len(aligned.spans)
+        found.extend(aligned.spans)
+    out.spans = sorted_spans(found)
+    return out

@@ -1,0 +1,232 @@
+"""A task family: everything that differs between label types, in one object per type.
+
+Binary, ordinal, nominal, multi-label (and, on their own branches, spans and images) differ in a fixed
+list of things: the default confidence threshold, when a prediction disagrees with the original label,
+how one original label is formed from several annotations, the prompt parameters, how a Label Studio
+result is read and written, how gold is formed and what the report shows. Each of those is a method of
+:class:`TaskFamily`; nothing else in the code asks which family a task is (no ``family ==`` branch).
+
+The engine judges *questions*. A question is a single-choice :class:`~backend.taskspec.TaskSpec` (its own
+labels, prompt parameters and flag rule) asked of every item, so the engine, cache, quorum, early exit and
+ensemble verdict judge it exactly as they judge a single-choice item. A single-choice family asks one
+question, the task itself; multi-label asks one per label ("does this label apply?"). The family splits an
+item's original label into one original per question (:meth:`TaskFamily.question_original`) and assembles
+the answers back into the item's verdict (:meth:`TaskFamily.assemble`), so the engine never changes for a
+new family (:mod:`backend.task.scoring` runs the questions).
+
+Label values
+------------
+A family's label value is a string: single-choice families use the label itself; a family whose answer
+is structured (a set of labels, spans) encodes it canonically (:meth:`TaskFamily.encode`/``decode``), so
+the ledger, the review stores and the report keep one string per item and only the family reads inside.
+
+How to add a family
+-------------------
+1. Write one module under ``backend/task/`` with a subclass of :class:`TaskFamily` (or of
+   :class:`backend.task.single.SingleChoiceFamily` when an item has one label) and ``@register_family``
+   on it, with a class-level ``name``.
+2. Add ``name: "backend.task.<module>"`` to :data:`FAMILY_MODULES` (the module is imported on first use).
+3. Override what differs: :meth:`check_spec`, :meth:`questions`/:meth:`question_original`/:meth:`assemble`
+   (several questions per item), :meth:`read_result`/:meth:`write_result` (Label Studio JSON), the
+   review and gold methods (:meth:`gold`, :meth:`reconciled`, :meth:`disputed`, :meth:`show_answer`), what the
+   report shows (:meth:`report_parts`, :attr:`report_skips`) and the class attributes.
+4. A family read from a Label Studio control other than ``<Choices>`` (spans: ``<Labels>``) adds its reader
+   to :func:`backend.labelstudio.projectspec.spec_from_label_config` (today: ``<Choices>`` single or
+   multiple) and, when its review needs another control, to :mod:`backend.labelstudio.expertview`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Sequence, TypeVar
+
+if TYPE_CHECKING:  # the spec imports this module; the families only need the types
+    from backend.dataset import Item
+    from backend.results import ItemResult
+    from backend.taskspec import TaskSpec
+
+__all__ = ["FAMILY_MODULES", "Question", "TaskFamily", "family_names", "get_family", "register_family"]
+
+#: Family name -> module whose class registers itself under that name when imported.
+FAMILY_MODULES: dict[str, str] = {
+    "binary": "backend.task.single",
+    "ordinal": "backend.task.single",
+    "nominal": "backend.task.single",
+    "multilabel": "backend.task.multilabel",
+    "spans": "backend.task.spans",
+}
+
+_FAMILIES: dict[str, "TaskFamily"] = {}
+T = TypeVar("T", bound=type)
+
+
+@dataclass(frozen=True)
+class Question:
+    """One single-choice question a family asks of every item.
+
+    ``key`` names it within the item (``""`` for the one question of a single-choice family, the label for
+    a multi-label question); ``spec`` is what the engine judges (labels, prompts, flag rule, threshold).
+    """
+
+    key: str
+    spec: "TaskSpec"
+
+
+class TaskFamily:
+    """The behaviour of one label type (see the module docstring). Instances are stateless singletons.
+
+    Every method takes the task's spec first, so one instance serves every project of its family.
+    """
+
+    name: ClassVar[str] = ""
+    #: Confidence a flag must exceed when the run sets no threshold.
+    default_threshold: ClassVar[float] = 0.5
+    #: Level of Krippendorff's alpha on the labels ("nominal" or "ordinal").
+    agreement_level: ClassVar[str] = "nominal"
+    #: Several labels per item (a set): the report adds its set statistics.
+    multi_valued: ClassVar[bool] = False
+    #: Labels are ordered grades: closeness counts (median of annotators, Pearson r, "who is closer").
+    ordered: ClassVar[bool] = False
+    #: Exactly two classes, one of them positive (positive agreement, ROC AUC of models).
+    two_class: ClassVar[bool] = False
+    #: A project may be judged with a built-in spec's prompts when its fields and labels fit one.
+    builtin_specs: ClassVar[bool] = False
+    #: Edges of the report's confidence bands for flagged items (from the default threshold up).
+    confidence_bands: ClassVar[tuple[float, ...]] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+    #: The label value is a list of text spans (NER): the report adds its span section.
+    span_valued: ClassVar[bool] = False
+    #: Report sections (by key) that do not apply to this family, with the reason the report prints.
+    report_skips: ClassVar[Mapping[str, str]] = {}
+
+    # -- the spec --------------------------------------------------------------------------------------
+    def check_spec(self, spec: "TaskSpec") -> None:
+        """Raise ValueError when ``spec`` is not a valid task of this family."""
+
+    def default_negative(self, spec: "TaskSpec") -> str:
+        """The "nothing here" class when the spec names none (``""``: none)."""
+        return ""
+
+    def normalize_label(self, spec: "TaskSpec", value: Any) -> str | None:
+        """A raw original label (a file's value, a Label Studio choice) -> the family's label value or None."""
+        raise NotImplementedError
+
+    def original_label(self, spec: "TaskSpec", labels: Iterable[str | None]) -> str | None:
+        """One original label value from several annotators' (normalised) values; None when nobody labelled."""
+        raise NotImplementedError
+
+    def encode(self, spec: "TaskSpec", parts: Mapping[str, str]) -> str:
+        """The label value whose per-question labels are ``parts`` (inverse of :meth:`split`)."""
+        raise NotImplementedError
+
+    def split(self, spec: "TaskSpec", value: str) -> dict[str, str]:
+        """A label value -> its label per question key (single-choice: ``{"": value}``)."""
+        raise NotImplementedError
+
+    # -- questions -------------------------------------------------------------------------------------
+    def questions(self, spec: "TaskSpec") -> tuple[Question, ...]:
+        """The single-choice questions the engine asks of every item (at least one)."""
+        return (Question("", spec),)
+
+    def question_original(self, spec: "TaskSpec", question: Question, original: str | None) -> str | None:
+        """The item's original label as an answer to ``question`` (None: unlabelled)."""
+        return None if original is None else self.split(spec, original).get(question.key)
+
+    def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"]) -> "ItemResult":
+        """The item's verdict from its questions' verdicts (one per :meth:`questions`, same order)."""
+        if len(answers) != 1:
+            raise ValueError(f"family {self.name!r} asks one question, got {len(answers)} answers")
+        return answers[0]
+
+    def make_engine(self, spec: "TaskSpec", members: Sequence[Any], **options: Any) -> Any | None:
+        """An engine of the family's own, for questions that depend on the item (spans); None: the
+        questions of :meth:`questions` are asked of every item (:func:`backend.task.scoring.make_engine`)."""
+        return None
+
+    # -- verdict ---------------------------------------------------------------------------------------
+    def disagrees(self, spec: "TaskSpec", prediction: str, original: str | None, *, delta: int | None = None) -> bool:
+        """Whether ``prediction`` disagrees with ``original`` (None never disagrees)."""
+        raise NotImplementedError
+
+    def describe_flag_rule(self, spec: "TaskSpec", *, delta: int | None = None) -> str:
+        """The flag rule in words, for summaries and reports."""
+        return "prediction != original"
+
+    def prompt_params(self, spec: "TaskSpec") -> dict[str, str]:
+        """Trusted template values of the task (from its configuration, never from an item)."""
+        raise NotImplementedError
+
+    # -- Label Studio ----------------------------------------------------------------------------------
+    def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:
+        """An annotation's ``result`` list -> the label value it gives for the spec's control, or None."""
+        raise NotImplementedError
+
+    def write_result(self, spec: "TaskSpec", value: str) -> list[dict[str, Any]]:
+        """The ``result`` list that selects label value ``value`` in the project's control."""
+        raise NotImplementedError
+
+    def marked_result(self, spec: "TaskSpec", result: "ItemResult", *, model_version: str) -> list[dict[str, Any]]:
+        """The prediction's ``result`` list, flagged regions marked for the suspects tab."""
+        from backend.labelstudio.scoreview import mark_result
+
+        return mark_result(self.write_result(spec, str(result.prediction)), flagged=bool(result.flagged),
+                           model_version=model_version)
+
+    # -- review and gold -------------------------------------------------------------------------------
+    def show_answer(self, spec: "TaskSpec", value: str) -> str:
+        """A label value as an expert reads it in a reconciliation task ("Expert A: ...")."""
+        return value
+
+    def review_config(self, spec: "TaskSpec", label_config: str, *, answer_fields: Sequence[str] = ()) -> str | None:
+        """A review config of the family's own (spans: a ``<Labels>`` view); None: the choices view of
+        :func:`backend.labelstudio.expertview.expert_label_config`."""
+        return None
+
+    def disputed(self, spec: "TaskSpec", answers: Sequence[str]) -> tuple[str, ...]:
+        """The question keys the experts' answers split on (what round 2 settles)."""
+        return ("",) if len(set(answers)) > 1 else ()
+
+    def reconciled(self, spec: "TaskSpec", round1: Sequence[str], round2: str) -> str:
+        """The resolution after round 2 from the round-1 answers and the round-2 agreed answer."""
+        return round2
+
+    def flipped(self, spec: "TaskSpec", result: Any, threshold: float) -> str | None:
+        """The label a training set gets when `sync-gold --mode flip` flips an unreviewed flagged item."""
+        return result.prediction
+
+    def export(self, spec: "TaskSpec", value: str) -> Any:
+        """A label value as a JSON file carries it (single-choice: the label; multi-label: a list)."""
+        return value
+
+    def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:
+        """The gold value of an item the ensemble disputes: single-choice, the experts' resolution."""
+        return resolution
+
+    # -- report ----------------------------------------------------------------------------------------
+    def report_parts(self, spec: "TaskSpec", value: str | None) -> dict[str, str] | None:
+        """Per-part labels the report tabulates (multi-label: label -> "yes"/"no"); None: the value itself."""
+        return None
+
+
+def register_family(cls: T) -> T:
+    """Class decorator: make an instance of ``cls`` the family named ``cls.name``."""
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"{cls.__name__} needs a class-level name to register")
+    _FAMILIES[name] = cls()
+    return cls
+
+
+def family_names() -> tuple[str, ...]:
+    """Every family that exists (built-in and registered), in a stable order."""
+    return tuple(dict.fromkeys([*FAMILY_MODULES, *_FAMILIES]))
+
+
+def get_family(name: str) -> TaskFamily:
+    """The family named ``name``; ValueError listing the known ones."""
+    if name not in _FAMILIES and name in FAMILY_MODULES:
+        importlib.import_module(FAMILY_MODULES[name])
+    family = _FAMILIES.get(name)
+    if family is None:
+        raise ValueError(f"family must be one of {', '.join(family_names())}, got {name!r}")
+    return family

@@ -1,0 +1,252 @@
+"""Multi-label classification: any subset of the labels applies to an item (``<Choices choice="multiple">``).
+
+Each label is one binary question, "does this label apply?", asked with the label's text and hint and
+the project's guidelines (the generic prompts, options "A. Yes" / "B. No"), so every member gives a
+probability per label from its logprobs exactly as for a binary task, and the engine, cache, quorum and
+early exit judge each label as they judge a binary item. A label is flagged when the ensemble
+confidently rejects a label the annotator set, or confidently asserts one the annotator left out (the
+binary flag rule on that question); the item is flagged when any label is.
+
+The label value of an item is its set, encoded canonically as a JSON array in class order
+(``["Sports", "Tech"]``; ``[]``: no label applies), so the ledger, the review stores and the report keep
+one string per item. The item's verdict keeps each question's verdict (``ItemResult.questions``); its
+``probs`` are the probabilities that each label applies; its confidence is that of its most confident
+flagged label when flagged (the suspects tab ranks by it), else that of its least confident label (how
+sure the ensemble is of the whole set).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+from backend.task.family import Question, TaskFamily, register_family
+from backend.task.single import choice_values, choices_result
+
+if TYPE_CHECKING:
+    from backend.dataset import Item
+    from backend.results import ItemResult
+    from backend.taskspec import TaskSpec
+
+__all__ = ["MultiLabelFamily", "YES", "NO", "question_key"]
+
+YES, NO = "yes", "no"
+#: Qualifies a member id with the label it answered (the ledger keeps one row per item and member id).
+QUESTION_SEP = "#"
+NO_LABEL = "(no label)"
+#: The ledger and review stores keep a label value in a 255-character column (PostgreSQL enforces it).
+MAX_VALUE_CHARS = 255
+
+
+def question_key(member_id: str) -> tuple[str, str | None]:
+    """``"provider:model/template@v1#Sports"`` -> ``("provider:model/template@v1", "Sports")``."""
+    base, sep, key = member_id.partition(QUESTION_SEP)
+    return (base, key) if sep else (member_id, None)
+
+
+@register_family
+class MultiLabelFamily(TaskFamily):
+    """Sets of labels; one binary question per label (see the module docstring)."""
+
+    name = "multilabel"
+    multi_valued = True
+    report_skips = {
+        key: f"{why}; the per-label view is in 'Label sets, per label'" for key, why in {
+            "classes": "a confusion of single labels does not fit sets",
+            "ensemble": "members answer one yes/no question per label, not one distribution per item",
+            "ensemble_gold": "members answer one yes/no question per label, not one distribution per item",
+            "judges": "members answer one yes/no question per label, not one distribution per item",
+            "crowd": "crowd aggregation of sets is per label (the original set is their per-label majority)",
+            "stratified": "p_d of sets is not defined here",
+            "probes": "the probes plant a single label",
+        }.items()
+    }
+
+    # -- the spec --------------------------------------------------------------------------------------
+    def check_spec(self, spec: "TaskSpec") -> None:
+        if spec.answer_tokens:
+            raise ValueError("a multi-label task asks one yes/no question per label: it has no answer_tokens")
+        longest = len(self.encode_set(spec, spec.labels))
+        if longest > MAX_VALUE_CHARS:
+            raise ValueError(f"the set of all {len(spec.labels)} labels takes {longest} characters, more than the "
+                             f"{MAX_VALUE_CHARS} the audit ledger stores per label value: shorten the labels "
+                             "(use aliases) or audit a subset")
+
+    def decode(self, spec: "TaskSpec", value: str) -> frozenset[str]:
+        """A stored set value -> its labels (ValueError for anything that is not one)."""
+        labels = json.loads(value)
+        if not isinstance(labels, list) or any(lab not in spec.labels for lab in labels):
+            raise ValueError(f"{value!r} is not a set of labels of {list(spec.labels)}")
+        return frozenset(labels)
+
+    def encode_set(self, spec: "TaskSpec", labels: Iterable[str]) -> str:
+        chosen = set(labels)
+        return json.dumps([lab for lab in spec.labels if lab in chosen], ensure_ascii=False)
+
+    def _one(self, spec: "TaskSpec", raw: Any) -> str | None:
+        text = str(raw).strip()
+        if text in spec.labels:
+            return text
+        folded = [lab for lab in spec.labels if lab.casefold() == text.casefold()]
+        return folded[0] if len(folded) == 1 else None
+
+    def normalize_label(self, spec: "TaskSpec", value: Any) -> str | None:
+        """A list of labels, a JSON array, one label, or labels separated by commas -> the set value, or None."""
+        if value is None or isinstance(value, (bool, dict)):
+            return None
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                try:
+                    value = json.loads(text)
+                except ValueError:
+                    return None
+            elif self._one(spec, text) is not None:
+                value = [text]
+            else:
+                value = [part for part in text.split(",") if part.strip()]
+        if not isinstance(value, (list, tuple, set, frozenset)):
+            return None
+        labels = [self._one(spec, raw) for raw in value]
+        return None if any(lab is None for lab in labels) else self.encode_set(spec, labels)  # type: ignore[arg-type]
+
+    def original_label(self, spec: "TaskSpec", labels: Iterable[str | None]) -> str | None:
+        """Per label, the majority of the annotators (a tie leaves the label out: the negative wins)."""
+        sets = [self.decode(spec, value) for value in labels if value is not None]
+        if not sets:
+            return None
+        return self.encode_set(spec, [lab for lab in spec.labels if 2 * sum(lab in s for s in sets) > len(sets)])
+
+    def encode(self, spec: "TaskSpec", parts: Mapping[str, str]) -> str:
+        return self.encode_set(spec, [lab for lab in spec.labels if parts.get(lab) == YES])
+
+    def split(self, spec: "TaskSpec", value: str) -> dict[str, str]:
+        chosen = self.decode(spec, value)
+        return {lab: YES if lab in chosen else NO for lab in spec.labels}
+
+    # -- questions -------------------------------------------------------------------------------------
+    def questions(self, spec: "TaskSpec") -> tuple[Question, ...]:
+        return tuple(Question(label, self._question_spec(spec, i)) for i, label in enumerate(spec.labels))
+
+    def _question_spec(self, spec: "TaskSpec", index: int) -> "TaskSpec":
+        from backend.generic import generic_spec
+        from backend.taskspec import PromptText
+
+        text = spec.prompt or PromptText()
+        label = spec.labels[index]
+        shown = text.shown[index] if text.shown else label
+        hint = text.hints[index] if text.hints else ""
+        others = ", ".join(f'"{s}"' for s in (text.shown or spec.labels))
+        meaning = f" ({hint})" if hint else ""
+        question = (f"{text.question}\n" if text.question else "") + (
+            f"An item may carry several of the labels {others}. "
+            f'Does the label "{shown}"{meaning} apply to this item?'
+        )
+        # Every template names the label: in the options and definitions too (not every template shows the question).
+        return generic_spec(
+            labels=[YES, NO], fields=dict(spec.fields), family="binary", name=f"{spec.name}{QUESTION_SEP}{label}",
+            guidelines=text.guidelines, shown=[f'Yes, "{shown}" applies', f'No, "{shown}" does not apply'],
+            hints=[hint, ""], titles=dict(text.titles), question=question, negative_label=NO,
+            label_field=spec.label_field, id_field=spec.id_field,
+        )
+
+    def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"]) -> "ItemResult":
+        from backend.results import ErrorInfo, ItemResult
+
+        keys = list(spec.labels)
+        if len(answers) != len(keys):
+            raise ValueError(f"a multi-label item has {len(keys)} questions, got {len(answers)} answers")
+        parts = tuple(replace(a, id=key, data={}, members=()) for key, a in zip(keys, answers))
+        members = tuple(replace(m, member_id=f"{m.member_id}{QUESTION_SEP}{key}")
+                        for key, a in zip(keys, answers) for m in a.members)
+        common = dict(id=item.id, original=item.original, members=members, line=item.line, data=item.data,
+                      suspicious_text=any(a.suspicious_text for a in answers), input_hash=answers[0].input_hash,
+                      questions=parts)
+        failed = [(key, a) for key, a in zip(keys, answers) if a.prediction is None or a.probs is None]
+        if failed:
+            first = failed[0][1].error or ErrorInfo("no_member_answered")
+            detail = f"no verdict on {len(failed)} of {len(keys)} labels ({', '.join(k for k, _ in failed)}): {first}"
+            return ItemResult(prediction=None, confidence=None, probs=None, flagged=False,
+                              error=ErrorInfo(first.reason, first.retryable, detail), **common)
+        flagged = [a for a in answers if a.flagged]
+        confidences = [float(a.confidence) for a in (flagged or answers)]  # type: ignore[arg-type]
+        return ItemResult(
+            prediction=self.encode(spec, {k: str(a.prediction) for k, a in zip(keys, answers)}),
+            confidence=max(confidences) if flagged else min(confidences),
+            probs={k: float(a.probs[YES]) for k, a in zip(keys, answers)},  # type: ignore[index]
+            flagged=bool(flagged), insufficient=any(a.insufficient for a in answers),
+            stopped_early=any(a.stopped_early for a in answers), **common,
+        )
+
+    # -- verdict ---------------------------------------------------------------------------------------
+    def disagrees(self, spec: "TaskSpec", prediction: str, original: str | None, *, delta: int | None = None) -> bool:
+        return original is not None and self.decode(spec, prediction) != self.decode(spec, original)
+
+    def describe_flag_rule(self, spec: "TaskSpec", *, delta: int | None = None) -> str:
+        return "per label: predicted != original (a label set or left out); the item when any label is"
+
+    def prompt_params(self, spec: "TaskSpec") -> dict[str, str]:
+        """The first question's values (the templates' placeholders) and every question's, keyed by label.
+
+        All of them enter the ensemble fingerprint: editing a label's text or hint changes the model version.
+        """
+        questions = self.questions(spec)
+        params = questions[0].spec.task_family.prompt_params(questions[0].spec)
+        for q in questions:
+            for name, value in q.spec.task_family.prompt_params(q.spec).items():
+                params[f"{QUESTION_SEP}{q.key}:{name}"] = value
+        return params
+
+    # -- Label Studio ----------------------------------------------------------------------------------
+    def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:
+        """The chosen set; an annotation without the control's region chose no label (Label Studio omits it)."""
+        control = spec.binding.from_name if spec.binding else ""
+        if not control:
+            return None
+        picked = choice_values(result, control=control)
+        return self.normalize_label(spec, picked or [])
+
+    def write_result(self, spec: "TaskSpec", value: str) -> list[dict[str, Any]]:
+        return choices_result(spec, [lab for lab in spec.labels if lab in self.decode(spec, value)])
+
+    # -- review and gold -------------------------------------------------------------------------------
+    def show_answer(self, spec: "TaskSpec", value: str) -> str:
+        chosen = self.decode(spec, value)
+        shown = [spec.binding.shown_for(lab) if spec.binding else lab for lab in spec.labels if lab in chosen]
+        return ", ".join(shown) or NO_LABEL
+
+    def reconciled(self, spec: "TaskSpec", round1: Sequence[str], round2: str) -> str:
+        """Per label: the round-1 answer where every expert gave it, else the round-2 agreed answer."""
+        firsts = [self.split(spec, v) for v in round1]
+        second = self.split(spec, round2)
+        out = {lab: firsts[0][lab] if firsts and len({f[lab] for f in firsts}) == 1 else second[lab]
+               for lab in spec.labels}
+        return self.encode(spec, out)
+
+    def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:
+        """Per label: the original where the ensemble agrees with it, else the experts' resolution."""
+        orig, pred, res = self.split(spec, original), self.split(spec, prediction), self.split(spec, resolution)
+        return self.encode(spec, {lab: orig[lab] if orig[lab] == pred[lab] else res[lab] for lab in spec.labels})
+
+    def flipped(self, spec: "TaskSpec", result: Any, threshold: float) -> str | None:
+        """Only the labels flagged at ``threshold`` or above take the prediction; the rest keep the original."""
+        if result.original is None or not result.questions:
+            return result.prediction
+        parts = self.split(spec, result.original)
+        for q in result.questions:
+            if q.flagged and q.prediction is not None and (q.confidence or 0.0) >= threshold:
+                parts[q.id] = q.prediction
+        return self.encode(spec, parts)
+
+    def export(self, spec: "TaskSpec", value: str) -> Any:
+        return sorted(self.decode(spec, value), key=spec.labels.index)
+
+    def disputed(self, spec: "TaskSpec", answers: Sequence[str]) -> tuple[str, ...]:
+        """The labels the experts' answers split on (what round 2 settles)."""
+        parts = [self.split(spec, v) for v in answers]
+        return tuple(lab for lab in spec.labels if len({p[lab] for p in parts}) > 1)
+
+    # -- report ----------------------------------------------------------------------------------------
+    def report_parts(self, spec: "TaskSpec", value: str | None) -> dict[str, str] | None:
+        return None if value is None else self.split(spec, value)

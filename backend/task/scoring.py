@@ -1,0 +1,98 @@
+"""Score items of any family: one :class:`~backend.engine.Engine` per question, answers assembled per item.
+
+A single-choice family asks one question, the task itself, and gets the plain engine (nothing changes for
+binary, ordinal and nominal tasks). A family with several questions per item (multi-label: one per label)
+gets a :class:`QuestionEngine`: each question's engine judges every item exactly as it judges a binary
+item (cache, retries, quorum, early exit, flag rule), then the family assembles the item's verdict
+(:meth:`~backend.task.family.TaskFamily.assemble`). Items go through in chunks so that results stream
+(``score`` writes as it goes, an interrupted run resumes from the cache).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any, Iterable, Iterator, Sequence
+
+from backend.dataset import Item, ItemError
+from backend.engine import Engine
+from backend.engine_config import EngineConfig
+from backend.members import Member
+from backend.results import ItemResult
+from backend.run_stats import EngineStats
+from backend.task.family import Question
+from backend.taskspec import TaskSpec
+
+__all__ = ["QuestionEngine", "make_engine"]
+
+#: Items judged per question before their verdicts are assembled and yielded.
+CHUNK = 16
+#: What the engine counts itself (not read off results): summed over the question engines.
+_CALL_COUNTS = ("llm_calls", "attempts", "items_with_calls", "early_exit_skipped", "call_seconds")
+
+
+def make_engine(spec: TaskSpec, members: Sequence[Member], *, cache: Any, config: EngineConfig | None = None,
+                budget: Any = None, secrets: Iterable[str] = ()) -> "Engine | QuestionEngine":
+    """The engine for ``spec``: the plain one for a one-question task, else a :class:`QuestionEngine`."""
+    own = spec.task_family.make_engine(spec, members, cache=cache, config=config, budget=budget, secrets=secrets)
+    if own is not None:
+        return own
+    questions = spec.task_family.questions(spec)
+    if len(questions) == 1 and questions[0].spec is spec:
+        return Engine(spec, members, cache=cache, config=config, budget=budget, secrets=secrets)
+    return QuestionEngine(spec, members, questions, cache=cache, config=config, budget=budget, secrets=secrets)
+
+
+class QuestionEngine:
+    """The engine API (``score``, ``stats``, ``threshold``, ``members``, ``cache``) over several questions.
+
+    ``engines`` holds one engine per question, in the family's question order.
+    """
+
+    def __init__(self, spec: TaskSpec, members: Sequence[Member], questions: Sequence[Question], *, cache: Any,
+                 config: EngineConfig | None = None, budget: Any = None, secrets: Iterable[str] = ()):
+        if not questions:
+            raise ValueError(f"family {spec.family!r} asks no question")
+        self.spec = spec
+        self.members = tuple(members)
+        self.cache = cache
+        self.config = config or EngineConfig()
+        self.questions = tuple(questions)
+        self.engines = [Engine(q.spec, members, cache=cache, config=self.config, budget=budget, secrets=secrets)
+                        for q in self.questions]
+        self.threshold = self.engines[0].threshold
+        self.stats = EngineStats()
+
+    def score(self, items: Iterable[Item | ItemError], *, progress: bool = False) -> Iterator[ItemResult]:
+        """Yield one ItemResult per input, in input order (input errors pass through unchanged)."""
+        self.stats = EngineStats()
+        started = time.perf_counter()
+        chunk: list[Item | ItemError] = []
+        try:
+            for entry in items:
+                chunk.append(entry)
+                if len(chunk) >= CHUNK:
+                    yield from self._chunk(chunk)
+                    chunk = []
+            if chunk:
+                yield from self._chunk(chunk)
+        finally:
+            self.stats.wall_seconds = time.perf_counter() - started
+
+    def _chunk(self, entries: list[Item | ItemError]) -> Iterator[ItemResult]:
+        family = self.spec.task_family
+        judged = [e for e in entries if isinstance(e, Item)]
+        per_question: list[list[ItemResult]] = []
+        for question, engine in zip(self.questions, self.engines):
+            asked = [replace(it, original=family.question_original(self.spec, question, it.original)) for it in judged]
+            per_question.append(list(engine.score(asked)))
+            for name in _CALL_COUNTS:
+                setattr(self.stats, name, getattr(self.stats, name) + getattr(engine.stats, name))
+        answers = iter(zip(*per_question)) if per_question else iter(())
+        for entry in entries:
+            if isinstance(entry, ItemError):
+                result = next(self.engines[0].score([entry]))
+            else:
+                result = family.assemble(self.spec, entry, list(next(answers)))
+            self.stats.add_result(result)
+            yield result

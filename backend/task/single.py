@@ -1,0 +1,177 @@
+"""Single-choice families: one label per item (binary, ordinal, nominal).
+
+An item is one question, the task itself; its label value is the label. What differs between the three:
+binary has exactly two labels and flags any difference; nominal (k unordered labels) flags any difference
+and has no negative class unless one is named; ordinal flags a distance above ``delta`` and/or a crossing
+of a class boundary (:func:`backend.ensemble.flag_rule`), takes the median of several annotations
+(Nahum et al. 2024, App. A) and its default threshold is 0.2 (their confidence bins start there).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+from backend.labels import majority_label, median_label, normalize_label as canonical_label
+from backend.task.family import TaskFamily, register_family
+
+if TYPE_CHECKING:
+    from backend.taskspec import TaskSpec
+
+__all__ = ["BinaryFamily", "NominalFamily", "OrdinalFamily", "SingleChoiceFamily", "choice_from_result",
+           "choices_result"]
+
+
+def _region_dict(region: Any) -> Mapping[str, Any]:
+    return region if isinstance(region, Mapping) else getattr(region, "__dict__", {})
+
+
+def choice_values(result: Sequence[Any] | None, *, control: str) -> list[str] | None:
+    """Every choice picked in ``control`` in an annotation result, or None if the control is absent.
+
+    A malformed region (``value`` not an object, ``choices`` not a list) counts as no answer: one bad
+    annotation must not stop the batch it came in.
+    """
+    for region in result or ():
+        item = _region_dict(region)
+        if item.get("from_name") != control or item.get("type") != "choices":
+            continue
+        value = item.get("value")
+        picked = value.get("choices") if isinstance(value, Mapping) else None
+        if isinstance(picked, str):
+            picked = [picked]
+        if isinstance(picked, (list, tuple)):
+            return [str(p) for p in picked]
+    return None
+
+
+def choice_from_result(result: Sequence[Any] | None, *, control: str) -> str | None:
+    """The (first) chosen label in an annotation result, or None if the control is absent or empty."""
+    picked = choice_values(result, control=control)
+    return picked[0] if picked else None
+
+
+def choices_result(spec: "TaskSpec", choices: Sequence[str]) -> list[dict[str, Any]]:
+    """The ``result`` list selecting ``choices`` in the spec's ``<Choices>`` control."""
+    binding = spec.binding
+    return [{  # ``value`` first: the suspects tab shows the result as text, cut after three lines
+        "value": {"choices": list(choices)},
+        "from_name": binding.from_name if binding else "label",
+        "to_name": binding.to_name if binding else "text",
+        "type": "choices",
+    }]
+
+
+class SingleChoiceFamily(TaskFamily):
+    """One label per item, judged as one question (the task itself)."""
+
+    def default_negative(self, spec: "TaskSpec") -> str:
+        return spec.labels[0] if spec.numeric_labels else ""  # 0 / the lowest grade
+
+    def normalize_label(self, spec: "TaskSpec", value: Any) -> str | None:
+        """An exact label wins; otherwise the one normaliser of :mod:`backend.labels` decides."""
+        if value is None or isinstance(value, (bool, list, dict)):
+            return None
+        text = str(value).strip()
+        if text in spec.labels:
+            return text
+        canonical = canonical_label(value)
+        if canonical is not None and canonical in spec.labels:
+            return canonical
+        try:
+            float(text)
+        except ValueError:
+            return self._casefold(spec, text) if not spec.numeric_labels else None
+        return None
+
+    def _casefold(self, spec: "TaskSpec", text: str) -> str | None:
+        folded = [lab for lab in spec.labels if lab.casefold() == text.casefold()]
+        return folded[0] if len(folded) == 1 else None
+
+    def original_label(self, spec: "TaskSpec", labels: Iterable[str | None]) -> str | None:
+        return majority_label(labels, negative=spec.negative_label or None, order=spec.labels)
+
+    def encode(self, spec: "TaskSpec", parts: Mapping[str, str]) -> str:
+        return parts[""]
+
+    def split(self, spec: "TaskSpec", value: str) -> dict[str, str]:
+        return {"": value}
+
+    def disagrees(self, spec: "TaskSpec", prediction: str, original: str | None, *, delta: int | None = None) -> bool:
+        return original is not None and prediction != original
+
+    def prompt_params(self, spec: "TaskSpec") -> dict[str, str]:
+        from backend.generic import GENERIC_PROMPT_DIR, generic_params
+        from backend.prompting import dimension_params
+
+        params = dimension_params(spec)
+        if spec.prompt_dir == GENERIC_PROMPT_DIR:
+            params.update(generic_params(spec))
+        return params
+
+    def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:
+        control = spec.binding.from_name if spec.binding else ""
+        raw = choice_from_result(result, control=control) if control else None
+        return None if raw is None else self.normalize_label(spec, raw)
+
+    def write_result(self, spec: "TaskSpec", value: str) -> list[dict[str, Any]]:
+        return choices_result(spec, [value])
+
+    def show_answer(self, spec: "TaskSpec", value: str) -> str:
+        return spec.binding.shown_for(value) if spec.binding is not None else value
+
+
+@register_family
+class BinaryFamily(SingleChoiceFamily):
+    """Two labels; any difference disagrees."""
+
+    name = "binary"
+    two_class = True
+    builtin_specs = True
+
+    def check_spec(self, spec: "TaskSpec") -> None:
+        if len(spec.labels) != 2:
+            raise ValueError("a binary task has exactly two labels")
+
+
+@register_family
+class NominalFamily(SingleChoiceFamily):
+    """k >= 2 unordered labels; any difference disagrees; no negative class unless named."""
+
+    name = "nominal"
+
+    def default_negative(self, spec: "TaskSpec") -> str:
+        return ""
+
+
+@register_family
+class OrdinalFamily(SingleChoiceFamily):
+    """Ordered grades: distance and/or boundary flag rule, median of annotations, threshold 0.2."""
+
+    name = "ordinal"
+    default_threshold = 0.2
+    agreement_level = "ordinal"
+    ordered = True
+    builtin_specs = True
+    confidence_bands = (0.2, 0.4, 0.6, 0.8, 1.0)
+
+    def original_label(self, spec: "TaskSpec", labels: Iterable[str | None]) -> str | None:
+        return median_label(labels, order=spec.labels, negative=spec.negative_label or None)
+
+    def disagrees(self, spec: "TaskSpec", prediction: str, original: str | None, *, delta: int | None = None) -> bool:
+        from backend.ensemble import flag_rule
+
+        if original is None:
+            return False
+        rule = flag_rule(spec, delta=delta)
+        pred_idx, orig_idx = spec.label_index(prediction), spec.label_index(original)
+        if rule.delta is not None and abs(pred_idx - orig_idx) > rule.delta:
+            return True
+        if rule.boundary is not None:
+            cut = spec.label_index(rule.boundary)
+            return (pred_idx >= cut) != (orig_idx >= cut)
+        return False
+
+    def describe_flag_rule(self, spec: "TaskSpec", *, delta: int | None = None) -> str:
+        from backend.ensemble import flag_rule
+
+        return flag_rule(spec, delta=delta).describe()

@@ -1,0 +1,208 @@
+"""Span labels (NER: ``<Labels>`` over ``<Text>``): an item's answer is its set of typed spans.
+
+The label value is the span list (:mod:`backend.spans.value`). An item is judged as questions that
+depend on the item itself — one per original span, one per proposed missed entity, one per boundary
+(:mod:`backend.spans.questions`) — so this family brings its own engine (:meth:`make_engine`,
+:class:`backend.spans.engine.SpanEngine`), which runs the unchanged engine on every question.
+Original from several annotations: per-span majority (:data:`backend.spans.original.RULE`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+from backend.spans.model import NOT_AN_ENTITY
+from backend.task.family import Question, TaskFamily, register_family
+
+if TYPE_CHECKING:
+    from backend.results import ItemResult
+    from backend.spans.config import SpanControl
+    from backend.taskspec import TaskSpec
+
+__all__ = ["SpanFamily", "span_control_of"]
+
+
+def span_control_of(spec: "TaskSpec") -> "SpanControl":
+    """The ``<Labels>`` control a span spec was read from (entity types, their texts and hints)."""
+    from backend.spans.config import SpanControl
+
+    binding, text = spec.binding, spec.prompt
+    types = tuple(lab for lab in spec.labels if lab != NOT_AN_ENTITY)
+    return SpanControl(
+        name=binding.from_name if binding else "label", to_name=binding.to_name if binding else "text",
+        field=spec.fields["text"], labels=types, shown=tuple(binding.shown[:len(types)]) if binding and binding.shown
+        else types, hints=tuple(text.hints[:len(types)]) if text and text.hints else ("",) * len(types))
+
+
+@register_family
+class SpanFamily(TaskFamily):
+    """Typed spans of one text; questions per span (see the module docstring)."""
+
+    name = "spans"
+    span_valued = True
+    report_skips = {
+        key: f"{why}; the span view is in 'Spans, by error kind'" for key, why in {
+            "classes": "a confusion of single labels does not fit span lists",
+            "ensemble": "members answer one question per span, not one distribution per item",
+            "ensemble_gold": "members answer one question per span, not one distribution per item",
+            "judges": "members answer one question per span, not one distribution per item",
+            "crowd": "the original spans are the annotators' per-span majority",
+            "stratified": "p_d of span lists is not defined here",
+            "probes": "the probes plant a single label",
+        }.items()
+    }
+
+    def check_spec(self, spec: "TaskSpec") -> None:
+        if spec.labels[-1] != NOT_AN_ENTITY:
+            raise ValueError(f"a span task's labels are its entity types followed by {NOT_AN_ENTITY!r}")
+        if "text" not in spec.fields:
+            raise ValueError("a span task reads one text, template variable 'text'")
+
+    def default_negative(self, spec: "TaskSpec") -> str:
+        return NOT_AN_ENTITY
+
+    def normalize_label(self, spec: "TaskSpec", value: Any) -> str | None:
+        """A span list (JSON text, or a list of ``{start, end, label, text}``/rows) -> the canonical value."""
+        from backend.spans.model import Span
+        from backend.spans.value import decode_spans, encode_spans
+
+        try:
+            if isinstance(value, str):
+                spans = decode_spans(value)
+            elif isinstance(value, list):
+                spans = tuple(Span.from_dict(v) if isinstance(v, Mapping) else Span(int(v[0]), int(v[1]), str(v[2]),
+                              str(v[3]) if len(v) > 3 else "") for v in value)
+            else:
+                return None
+        except (ValueError, TypeError, KeyError, IndexError):
+            return None
+        if any(s.label not in spec.labels[:-1] for s in spans):
+            return None
+        return encode_spans(spans)
+
+    def original_label(self, spec: "TaskSpec", labels: Iterable[str | None]) -> str | None:
+        from backend.spans.original import original_spans
+        from backend.spans.value import decode_spans, encode_spans
+
+        given = [decode_spans(v) for v in labels if v is not None]
+        return encode_spans(original_spans(given).spans) if given else None
+
+    def encode(self, spec: "TaskSpec", parts: Mapping[str, str]) -> str:
+        raise NotImplementedError("span values are encoded from spans (backend.spans.value.encode_spans)")
+
+    def split(self, spec: "TaskSpec", value: str) -> dict[str, str]:
+        """Per original span (question id ``type:s-e:T``), its type."""
+        from backend.spans.value import decode_spans
+
+        return {f"type:{s.start}-{s.end}:{s.label}": s.label for s in decode_spans(value)}
+
+    def questions(self, spec: "TaskSpec") -> tuple[Question, ...]:
+        """The two question specs (type/missed, boundary); which questions an item gets depends on it."""
+        from backend.spans.specs import boundary_spec, type_spec
+
+        guidelines = spec.prompt.guidelines if spec.prompt else ""
+        return (Question("type", type_spec(span_control_of(spec), guidelines=guidelines, name=spec.name)),
+                Question("boundary", boundary_spec(guidelines=guidelines, name=spec.name)))
+
+    def make_engine(self, spec: "TaskSpec", members: Sequence[Any], **options: Any) -> Any:
+        from backend.spans.engine import SpanEngine
+
+        return SpanEngine(spec, members, **options)
+
+    def disagrees(self, spec: "TaskSpec", prediction: str, original: str | None, *, delta: int | None = None) -> bool:
+        """The predicted spans differ from the original; a span the prediction keeps only to mark it "not an
+        entity" counts as removed."""
+        from backend.spans.engine import predicted_from_value
+        from backend.spans.value import decode_spans
+
+        if original is None:
+            return False
+        predicted = {(p.span.start, p.span.end, p.span.label) for p in predicted_from_value(prediction)
+                     if p.kind != "not_an_entity"}
+        return predicted != {(s.start, s.end, s.label) for s in decode_spans(original)}
+
+    def describe_flag_rule(self, spec: "TaskSpec", *, delta: int | None = None) -> str:
+        return ("per span: the ensemble confidently picks another type or 'not an entity', confirms a proposed "
+                "missed entity, or another extent; the item when any span is")
+
+    def prompt_params(self, spec: "TaskSpec") -> dict[str, str]:
+        """Both question specs' values (they enter the ensemble fingerprint, so the model version)."""
+        type_q, boundary_q = self.questions(spec)
+        params = type_q.spec.task_family.prompt_params(type_q.spec)
+        for name, value in boundary_q.spec.task_family.prompt_params(boundary_q.spec).items():
+            params[f"boundary:{name}"] = value
+        return params
+
+    def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:
+        """The spans of one annotation (an annotation with no region marked no entity)."""
+        from backend.spans.lsresult import read_spans_unchecked
+        from backend.spans.value import encode_spans
+
+        control = span_control_of(spec)
+        return encode_spans(read_spans_unchecked(result, control=control.name, labels=control.labels))
+
+    def write_result(self, spec: "TaskSpec", value: str) -> list[dict[str, Any]]:
+        from backend.spans.lsresult import span_region
+        from backend.spans.value import decode_spans
+
+        control = span_control_of(spec)
+        return [span_region(s, control=control.name, to_name=control.to_name, region_id=f"span-{i}")
+                for i, s in enumerate(decode_spans(value))]
+
+    def marked_result(self, spec: "TaskSpec", result: "ItemResult", *, model_version: str) -> list[dict[str, Any]]:
+        """Prediction regions with a score each, flagged ones marked for the suspects tab."""
+        from backend.spans.assemble import prediction_result
+        from backend.spans.engine import predicted_from_value
+
+        control = span_control_of(spec)
+        return prediction_result(predicted_from_value(str(result.prediction)), control=control.name,
+                                 to_name=control.to_name, model_version=model_version)
+
+    def review_config(self, spec: "TaskSpec", label_config: str, *, answer_fields: Sequence[str] = ()) -> str | None:
+        """Blind review: the text and the entity types only; round 2 adds each expert's spans above them."""
+        from backend.spans.config import review_span_config
+
+        return review_span_config(label_config, control=span_control_of(spec).name, answer_fields=answer_fields)
+
+    def disputed(self, spec: "TaskSpec", answers: Sequence[str]) -> tuple[str, ...]:
+        """The extents (``start-end``) some expert marked differently from another."""
+        from backend.spans.value import decode_spans
+
+        sets = [set(decode_spans(a)) for a in answers]
+        split = set().union(*sets) - set.intersection(*sets) if sets else set()
+        return tuple(sorted({f"{s.start}-{s.end}" for s in split}, key=lambda k: tuple(map(int, k.split("-")))))
+
+    def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:
+        """Per question: the original where the ensemble agrees, else the experts' spans (by offsets)."""
+        from backend.spans.engine import predicted_from_value
+        from backend.spans.gold import item_gold
+        from backend.spans.value import decode_spans, encode_spans
+
+        return encode_spans(item_gold(decode_spans(original), predicted_from_value(prediction),
+                                      decode_spans(resolution)))
+
+    def flipped(self, spec: "TaskSpec", result: Any, threshold: float) -> str | None:
+        """The prediction with its confident corrections applied (a flagged "not an entity" span removed)."""
+        from backend.spans.engine import predicted_from_value
+        from backend.spans.value import encode_spans
+
+        if result.prediction is None:
+            return None
+        kept = [p.span for p in predicted_from_value(result.prediction)
+                if not (p.kind == "not_an_entity" and p.confidence > threshold)]
+        return encode_spans(kept)
+
+    def export(self, spec: "TaskSpec", value: str) -> Any:
+        """Spans as JSON objects with code-point offsets."""
+        from backend.spans.value import decode_spans
+
+        return [s.to_dict() for s in decode_spans(value)]
+
+    def show_answer(self, spec: "TaskSpec", value: str) -> str:
+        from backend.spans.value import decode_spans
+
+        spans = decode_spans(value)
+        return "; ".join(f"«{s.text}» {s.label}" for s in spans) or "no entity"
+
+    def report_parts(self, spec: "TaskSpec", value: str | None) -> dict[str, str] | None:
+        return None if value is None else self.split(spec, value)

@@ -1,0 +1,92 @@
+"""``cleanlab:tfidf-logreg`` as an ensemble member: chosen like any member, one fit per run, cache reuse and
+invalidation, left out with the reason below the minimum. Real scikit-learn and cleanlab; the demo's
+self-written tickets (planted errors known)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from backend.cache import CallCache
+from backend.commands.score import run_scoring
+from backend.confident.fitting import prepare_members
+from backend.demo.tickets import LABELS, ticket_records
+from backend.engine import EngineConfig
+from backend.generic import generic_spec
+from backend.members import MemberSpec, build_members, members_from_config
+from backend.settings import Settings
+from backend.taskspec import load_spec
+
+SPEC = generic_spec(labels=list(LABELS), fields=["text"], name="tickets")
+CLEANLAB = MemberSpec(provider="cleanlab", model="tfidf-logreg")
+
+
+def write(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    return path
+
+
+def score(path: Path, cache: CallCache, tmp_path: Path):
+    members = build_members([CLEANLAB], SPEC)
+    out = tmp_path / "out.jsonl"
+    summary = run_scoring(path, SPEC, members, config=EngineConfig(), cache=cache, out=out, summary_json=None,
+                          top=5, progress=False, console=Console(file=open("/dev/null", "w")))
+    return members[0].provider, summary, [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def test_fitted_once_per_run_cached_and_refitted_when_a_label_changes(tmp_path):
+    records = ticket_records(n=150, error_rate=0.1, seed=7)
+    path = write(tmp_path / "tickets.jsonl", records)
+    cache = CallCache(f"sqlite:///{tmp_path / 'cache.sqlite'}")
+    provider, summary, results = score(path, cache, tmp_path)
+    assert provider.fits == 1  # 150 items, one fit
+    flagged = [r for r in results if r["flagged"]]
+    hits = sum(r["data"]["planted"] for r in flagged)
+    assert hits >= 12 and hits / len(flagged) >= 0.7  # 15 planted; chance precision would be 0.1
+    ranking = summary["confident_learning"]["cleanlab_ranking"][0]
+    assert ranking["items"] == 150 and ranking["issues"] > 0 and ranking["also_flagged_by_ensemble"] > 0
+    assert summary["top_suspects"][0]["found_by"] == ["cleanlab:tfidf-logreg/features@v1"]
+
+    again, summary2, results2 = score(path, cache, tmp_path)  # same items and labels: every answer cached
+    assert again.fits == 0 and summary2["cache_hits"] == 150
+    assert [r["flagged"] for r in results2] == [r["flagged"] for r in results]
+
+    records[0] = {**records[0], "label": next(c for c in LABELS if c != records[0]["label"])}
+    edited, summary3, _ = score(write(path, records), cache, tmp_path)
+    assert edited.fits == 1 and summary3["cache_hits"] == summary["cache_hits"]  # new training set: refit, no reuse
+    cache.close()
+
+
+def test_left_out_with_the_reason_below_the_minimum_and_refused_alone():
+    spec = load_spec("factual-consistency")  # the 24-item sample: 12 per class, below 20
+    from backend.dataset import read_items
+    from importlib import resources
+
+    with resources.as_file(resources.files("backend").joinpath("data", "sample_factual_consistency.jsonl")) as f:
+        items = list(read_items(f, spec))
+    members = build_members([CLEANLAB, MemberSpec(provider="local", model="smollm2", prompts=("fc-premise-hypothesis",))],
+                            spec)
+    prepared = prepare_members(members, items, spec, delimit=True)
+    assert [m.kind for m in prepared.members] == ["local"]
+    (reason,) = prepared.left_out.values()
+    assert "too few labelled items per class" in reason and "minimum is 20" in reason
+    with pytest.raises(ValueError, match="no member left"):
+        prepare_members(build_members([CLEANLAB], spec), items, spec, delimit=True)
+
+
+def test_chosen_from_the_environment_and_members_files_with_options(tmp_path):
+    settings = Settings.from_env({"LABEL_AUDIT_MEMBERS": "cleanlab:tfidf-logreg"})
+    (member,) = build_members(settings.members, SPEC)
+    assert member.id == "cleanlab:tfidf-logreg/features@v1" and member.kind == "cleanlab"
+    file = tmp_path / "members.yaml"
+    file.write_text("- provider: cleanlab\n  model: tfidf-logreg\n  options: {folds: 3, min_per_class: 5}\n")
+    (member,) = members_from_config(file, SPEC)
+    assert member.provider.cache_params()["folds"] == 3
+    file.write_text("- provider: cleanlab\n  model: tfidf-logreg\n  options: {folds: 1}\n")
+    with pytest.raises(ValueError, match="folds"):
+        members_from_config(file, SPEC)
+    with pytest.raises(ValueError, match="unknown confident-learning classifier"):
+        build_members([MemberSpec(provider="cleanlab", model="bert")], SPEC)

@@ -1,0 +1,64 @@
+"""The confident-learning member in the Label Studio path: real Label Studio, Redis and an rq worker.
+
+A job holds one batch, the member learns from the whole project: the first job fits once (on every
+labelled task of the project) and stores every task's answer in the call cache; the other jobs find
+theirs there. Observable from the ledger: only the fitting job's items have answers that were not cached.
+The tickets' planted errors are the only wrong labels, so the flags' precision is measured too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from redis import Redis
+from rq import Queue
+
+from backend.demo.confident import LABEL_CONFIG, ticket_tasks
+from backend.labelstudio.client import iter_tasks
+from backend.ledger import Ledger
+from tests.backend.server.backend_process import REPO
+from tests.backend.worker.rq_process import RQWorkerProcess
+
+pytestmark = [pytest.mark.labelstudio, pytest.mark.redis]
+BATCH = 30
+
+
+@pytest.fixture()
+def env(label_studio, redis_url, tmp_path):
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'audit.sqlite'}", "LABEL_AUDIT_HOME": str(tmp_path),
+           "REDIS_URL": redis_url, "LABEL_AUDIT_QUEUE": f"confident-{uuid.uuid4().hex[:10]}",
+           "LABEL_AUDIT_MEMBERS": "cleanlab:tfidf-logreg", "LABEL_AUDIT_BATCH": str(BATCH),
+           "LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    worker = RQWorkerProcess(redis_url, env["LABEL_AUDIT_QUEUE"], env).start()
+    try:
+        yield env
+    finally:
+        worker.stop()
+        Queue(env["LABEL_AUDIT_QUEUE"], connection=Redis.from_url(redis_url)).empty()
+
+
+def test_worker_fits_once_per_project_version_and_finds_planted_errors(label_studio, env):
+    tasks = ticket_tasks()
+    project, _ = label_studio.create_project(LABEL_CONFIG, tasks)
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("label-audit")), "audit", "--project", str(project), "--wait", "--json",
+         "--timeout", "600"],
+        cwd=REPO, env={**os.environ, **env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = json.loads(proc.stdout)
+    assert summary["scored"] == len(tasks) and summary["errors"] == {}
+    results = Ledger(env["DATABASE_URL"]).results(str(project), model_version=summary["model_version"])
+    answers = [m for r in results for m in r.members]
+    assert {m.member_id for m in answers} == {"cleanlab:tfidf-logreg/features@v1"}
+    assert sum(not m.cached for m in answers) == BATCH  # one job fitted; the other four read the cache
+    flagged = [r for r in results if r.flagged]
+    hits = sum(bool(r.data.get("planted")) for r in flagged)
+    assert hits >= 12 and hits / len(flagged) >= 0.7  # 15 planted among 150; chance precision 0.1
+    predicted = [t for t in iter_tasks(label_studio.client, project, with_annotations=True) if t.predictions]
+    assert len(predicted) == len(tasks)
