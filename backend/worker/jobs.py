@@ -20,6 +20,7 @@ from rq import get_current_job
 
 from backend.confident.project import prepare_for_project, share_fits
 from backend.task.scoring import make_engine
+from backend.labelstudio.predictions import ls_client
 from backend.labelstudio.tasks import error_result, tasks_to_items
 from backend.results import ItemResult, input_hash
 from backend.settings import Settings
