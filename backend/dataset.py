@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from backend import defaults
+from backend.images.part import ImagePart
 from backend.records import RecordProblem, RecordReader
 from backend.taskspec import TaskSpec
 
@@ -46,6 +47,9 @@ class Item:
         1-based line of the record in its file (first line of a multi-line CSV record).
     data : mapping
         The record as read.
+    images : tuple of ImagePart
+        The fetched images of the spec's ``image_fields``, in spec order (:mod:`backend.images`); their
+        variables' ``fields`` hold :func:`backend.images.part.placeholder` texts once fetched.
     """
 
     id: str
@@ -53,6 +57,7 @@ class Item:
     fields: Mapping[str, str]
     line: int | None = None
     data: Mapping[str, Any] = field(default_factory=dict)
+    images: tuple[ImagePart, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -100,6 +100,10 @@ class TaskSpec:
         The quality dimension the built-in prompts name (default consistency).
     probes : mapping, optional
         The gullibility probes' layout (:func:`backend.probes.layout.layout_for`).
+    image_fields : tuple of str
+        Template variables whose field holds an image reference (a Label Studio ``<Image>``), not text:
+        the item carries the fetched bytes (:attr:`backend.dataset.Item.images`), only judges that see
+        are asked (:mod:`backend.images`).
     extra : mapping
         Options only the family reads (other keys of the spec file).
 
@@ -128,6 +132,7 @@ class TaskSpec:
     dimension: str = ""
     dimension_definition: str = ""
     probes: Mapping[str, Any] | None = None
+    image_fields: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         family = get_family(str(self.family))  # ValueError naming the known families
@@ -137,6 +142,10 @@ class TaskSpec:
             raise ValueError(f"labels must be distinct: {self.labels}")
         if not self.fields:
             raise ValueError("a task spec maps at least one template variable to a field")
+        object.__setattr__(self, "image_fields", tuple(str(v) for v in self.image_fields))
+        unknown = [v for v in self.image_fields if v not in self.fields]
+        if unknown:
+            raise ValueError(f"image_fields {unknown} are not template variables of the spec ({sorted(self.fields)})")
         family.check_spec(self)
         if self.negative_label == "":
             object.__setattr__(self, "negative_label", family.default_negative(self))
@@ -207,6 +216,7 @@ class TaskSpec:
             **({"dimension": self.dimension} if self.dimension else {}),
             **({"dimension_definition": self.dimension_definition} if self.dimension_definition else {}),
             **({"probes": dict(self.probes)} if self.probes is not None else {}),
+            **({"image_fields": list(self.image_fields)} if self.image_fields else {}),
         }
 
 
@@ -216,7 +226,7 @@ def spec_from_mapping(data: Mapping[str, Any]) -> TaskSpec:
     if missing:
         raise ValueError(f"task spec is missing {', '.join(missing)}")
     known = {"name", "family", "prompt_dir", "fields", "labels", "id_field", "label_field", "negative_label",
-             "answer_tokens", "flag", "dimension", "dimension_definition", "probes"}
+             "answer_tokens", "flag", "dimension", "dimension_definition", "probes", "image_fields"}
     family = str(data["family"])
     return TaskSpec(
         name=str(data["name"]),
@@ -232,6 +242,7 @@ def spec_from_mapping(data: Mapping[str, Any]) -> TaskSpec:
         dimension=str(data.get("dimension") or ""),
         dimension_definition=str(data.get("dimension_definition") or ""),
         probes=data.get("probes"),
+        image_fields=tuple(str(v) for v in data.get("image_fields") or ()),
         extra={k: v for k, v in data.items() if k not in known},
     )
 

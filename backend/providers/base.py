@@ -90,10 +90,14 @@ class Provider(Protocol):
 
     name: str  # "local", "openai", "gemini", ...
     model: str
+    #: Whether the judge can be sent images (``images=``); absent means False (:func:`accepts_images`).
+    # accepts_images: bool
 
     def classify(self, prompt: str, labels: Sequence[str], *, timeout: float) -> ClassDistribution:
         """Return class probabilities for ``labels`` given the fully rendered ``prompt``.
 
+        A provider that sees images also takes ``images: Sequence[ImagePart] = ()`` (:mod:`backend.images.part`),
+        sent before the prompt's text; the engine passes it only to providers whose ``accepts_images`` is true.
         Raises ProviderError (or NoClassTokenError) on failure.
         """
         ...
@@ -102,3 +106,8 @@ class Provider(Protocol):
         """Everything besides the prompt that changes the answer (temperature, top_logprobs,
         base_url, n samples...). Enters the cache key; must not contain secrets."""
         ...
+
+
+def accepts_images(provider: object) -> bool:
+    """Whether ``provider`` can be sent images (its ``accepts_images`` attribute; absent: False)."""
+    return bool(getattr(provider, "accepts_images", False))
