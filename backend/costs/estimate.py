@@ -58,7 +58,7 @@ def estimate_run(engine: Engine, entries: Iterable[Item | ItemError], *, prices:
                     prompt = question.prompt_for(member, item)
                 except ValueError:
                     continue  # a render error: the run records it and calls nothing
-                keys[question.key_for(member, prompt)] = (prompt, item.images)
+                keys[question.key_for(member, prompt, item.images)] = (prompt, item.images)
                 rendered += 1
         hits = engine.cache.get_many(keys) if engine.cache is not None else {}
         fresh = [call for k, call in keys.items() if k not in hits]

@@ -157,3 +157,21 @@ def test_an_ensemble_where_nobody_sees_is_refused_once_before_anything_is_queued
     with pytest.raises(ValueError, match="can see"):
         check_members_see(SPEC, members(HashTestProvider("blind-1")))
     check_members_see(SPEC, members(SeeingTestProvider(), HashTestProvider("blind-1")))
+
+
+def test_the_backend_fetches_only_scored_tasks_to_check_their_stored_verdicts(instance, monkeypatch):
+    """/predict and enqueueing compare stored verdicts with the tasks' current inputs: for an image project
+    that needs the images, so only tasks that have a stored result are fetched; a refused image's hash is
+    the one its error result is stored with, so it is not queued again and again."""
+    from backend.worker.queueing import input_hashes
+
+    monkeypatch.setenv("LABEL_STUDIO_URL", instance.url)
+    config = EnsembleConfig(members=(parse_member_arg("gemini:gemini-2.0-flash"),))
+    tasks = [task(1, "/data/upload/1/red.png"), task(2, "/data/upload/1/blue.jpg"), task(3, "http://10.0.0.1/x.png")]
+    hashes = input_hashes(tasks, config, CONFIG, scored=lambda ids: {"1", "3"})
+    assert set(hashes) == {"1", "3"} and [path for path, _ in instance.seen] == ["/data/upload/1/red.png"]
+    with ImageFetcher(instance.url, None) as fetcher:
+        converted = tasks_to_items(tasks, SPEC, fetcher=fetcher)
+    item = next(it for it in converted.items if it.id == "1")
+    assert hashes["1"] == input_hash(item.fields, item.images)
+    assert hashes["3"] == next(e.input_hash for e in converted.errors if e.id == "3")
