@@ -13,7 +13,8 @@ another host would receive the Label Studio token. So a reference is fetched onl
   instance's own resolve endpoint for the task (Label Studio 1.23.2 ``TaskResolveStorageUri``: it proxies
   the bytes when the storage has presigning off, else answers ``303`` to a presigned URL);
 - a URL on a storage host named in ``allowed_hosts`` (fetched without the token), every address of which
-  is public;
+  is public (checked when the name is resolved here; the connection resolves it again, so list only
+  storage hosts whose DNS you trust);
 - an inline ``data:image/...;base64,`` URL (size-checked, nothing fetched).
 
 No redirect is followed, except the instance's answer pointing at an allowed storage host (a presigned

@@ -9,7 +9,9 @@ Studio is tests/backend/images/test_labelstudio_images.py.
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
 from typing import Any, Iterator, Sequence
 
 import pytest
@@ -175,3 +177,35 @@ def test_the_backend_fetches_only_scored_tasks_to_check_their_stored_verdicts(in
     item = next(it for it in converted.items if it.id == "1")
     assert hashes["1"] == input_hash(item.fields, item.images)
     assert hashes["3"] == next(e.input_hash for e in converted.errors if e.id == "3")
+
+
+def test_label_audit_score_reads_image_files_and_refuses_a_blind_ensemble(instance, tmp_path, monkeypatch):
+    """``label-audit score FILE --label-config`` with an <Image>: data URLs and the instance's paths are
+    fetched; a private URL is that line's counted error. The judge is the TEST-ONLY recording server."""
+    from typer.testing import CliRunner
+
+    from backend.cli import app
+    from tests.support.recording_openai_server import RecordingOpenAIServer, image_urls
+
+    config = tmp_path / "config.xml"
+    config.write_text(CONFIG)
+    inline = "data:image/png;base64," + base64.b64encode(BLUE).decode()
+    rows = [{"id": "a", "photo": "/data/upload/1/red.png", "caption": "one", "label": "Cat"},
+            {"id": "b", "photo": inline, "caption": "two", "label": "Dog"},
+            {"id": "c", "photo": "http://169.254.169.254/latest/", "caption": "three", "label": "Bird"}]
+    data = tmp_path / "items.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    monkeypatch.setenv("LABEL_STUDIO_URL", instance.url)
+    monkeypatch.setenv("LABEL_AUDIT_HOME", str(tmp_path / "home"))
+    blind = CliRunner().invoke(app, ["score", str(data), "--label-config", str(config), "--member", "local:smollm2"])
+    assert blind.exit_code == 2 and "no member of the ensemble can see" in blind.output
+    assert instance.seen == []
+    out = tmp_path / "out.jsonl"
+    with RecordingOpenAIServer(answer="A", other="B") as judge:
+        result = CliRunner().invoke(app, ["score", str(data), "--label-config", str(config), "--no-cache",
+                                          "--member", f"openai:vision-test@{judge.url}", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert lines["c"]["error"] == "image_private_address" and lines["a"]["error"] is None and lines["b"]["error"] is None
+    sent = {base64.b64decode(image_urls(body)[0].split(",", 1)[1]) for body in judge.requests}
+    assert sent == {RED, BLUE} and [path for path, _ in instance.seen] == ["/data/upload/1/red.png"]
