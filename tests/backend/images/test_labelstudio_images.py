@@ -18,7 +18,7 @@ import httpx
 import pytest
 from PIL import Image
 
-from backend.images.fetch import ImageFetcher
+from backend.images.fetch import ImageFetcher, ImageRefused
 from backend.images.part import placeholder
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.projectspec import spec_from_label_config
@@ -141,3 +141,25 @@ def test_a_project_no_member_can_see_is_refused_before_any_job(members, monkeypa
     monkeypatch.setenv("LABEL_AUDIT_MEMBERS", members)
     with pytest.raises(ValueError, match="no member of the ensemble can see"):
         EnsembleConfig.from_env().spec(CONFIG)
+
+
+def test_a_personal_access_token_is_exchanged_and_fetches_like_a_legacy_one(label_studio):
+    """Label Studio 1.23.2's personal access tokens are JWT refresh tokens: the fetcher has the SDK exchange
+    it for an access token (``Bearer``), as every other call of the tool does."""
+    from tests.support.labelstudio import unique_email
+
+    ls = label_studio
+    user = ls.create_user(unique_email("pat"))
+    made = httpx.post(f"{ls.url}/api/token/", headers={"Authorization": f"Token {user.token}"}, timeout=30)
+    assert made.status_code in (200, 201), made.text[:200]
+    pat = made.json()["token"]
+    assert pat.count(".") == 2  # a JWT, not a legacy key
+    png = picture("PNG", (12, 10), (1, 2, 3))
+    project, _ = ls.create_project(CONFIG)
+    (task_id,) = upload(ls, project, {"pat.png": png})
+    reference = listed(ls, project)[0]["data"]["image"]
+    with ImageFetcher(ls.url, pat) as fetcher:
+        assert fetcher.fetch(reference, variable="image", task_id=task_id).data == png
+    with ImageFetcher(ls.url, pat[:-4] + "AAAA") as forged, pytest.raises(ImageRefused) as info:
+        forged.fetch(reference, variable="image", task_id=task_id)
+    assert info.value.reason == "image_fetch" and pat not in str(info.value)
