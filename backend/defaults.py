@@ -11,7 +11,7 @@ from backend.ensemble import DEFAULT_DELTA, DEFAULT_QUORUM
 __all__ = [
     "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CONCURRENCY",
     "CONFIDENT_FOLDS", "CONFIDENT_MIN_PER_CLASS", "CONFIDENT_SEED",
-    "DEFAULT_DELTA", "EARLY_EXIT", "HOME", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "QUEUE", "QUORUM_MODELS",
+    "DEFAULT_DELTA", "EARLY_EXIT", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "QUEUE", "QUORUM_MODELS",
     "QUORUM_SHARE", "REDIS_URL", "SPEC", "TIMEOUT", "TOP",
 ]
 
@@ -42,3 +42,8 @@ MAX_ID_CHARS = 255  # an item or task id must fit the ledger's key columns (Stri
 CONFIDENT_MIN_PER_CLASS = 20  # confident-learning member: labelled items each class needs before it is fitted
 CONFIDENT_FOLDS = 5  # its cross-validation folds (fewer when the smallest class is smaller)
 CONFIDENT_SEED = 0  # its fold assignment
+# Image inputs (backend.images.fetch): the largest image fetched for a judge. OpenAI takes up to 20 MB per
+# image and Gemini 20 MB per inline request; 10 MB leaves room for the prompt. LABEL_AUDIT_IMAGE_MAX_BYTES.
+IMAGE_MAX_BYTES = 10 * 1024 * 1024
+IMAGE_MAX_PIXELS = 50_000_000  # a decompression bomb (a tiny PNG of 100 000 x 100 000 pixels) is refused
+IMAGE_FETCH_TIMEOUT = 30.0  # seconds per image fetch (connect and each read)
