@@ -111,8 +111,12 @@ def generic_spec(
     label_field: str = "label",
     id_field: str = "id",
     binding: ChoiceBinding | None = None,
+    image_fields: Sequence[str] = (),
 ) -> TaskSpec:
     """A spec judged with the generic prompts: lettered options over ``labels``.
+
+    ``image_fields`` are the variables holding an image (a Label Studio ``<Image>``): the prompt shows
+    each under its title as :func:`backend.images.part.placeholder` text, and the image travels beside it.
 
     ``family`` defaults to binary for two labels, ordinal when every label is a number, nominal otherwise.
     ``shown``/``hints`` are what annotators see for each label and its description; ``titles`` name the
@@ -140,7 +144,7 @@ def generic_spec(
     return TaskSpec(
         name=name, family=family, prompt_dir=GENERIC_PROMPT_DIR, fields=fmap, labels=labels,
         id_field=id_field, label_field=label_field, negative_label=negative_label, answer_tokens=tokens,
-        binding=binding, prompt=prompt,
+        binding=binding, prompt=prompt, image_fields=tuple(image_fields),
     )
 
 

@@ -221,7 +221,8 @@ def ensemble_fingerprint(members: Sequence[Member], spec: TaskSpec) -> str:
     Member order does not matter.
     """
     payload = {
-        "task": {"name": spec.name, "family": spec.family, "labels": list(spec.labels), "fields": dict(spec.fields)},
+        "task": {"name": spec.name, "family": spec.family, "labels": list(spec.labels), "fields": dict(spec.fields),
+                 **({"image_fields": list(spec.image_fields)} if spec.image_fields else {})},
         "params": spec_params(spec),
         "members": sorted(
             [m.id, json.dumps(dict(m.provider.cache_params()), sort_keys=True, default=str)] for m in members
@@ -250,7 +251,8 @@ def spec_fingerprint(entries: Sequence[MemberSpec], spec: TaskSpec) -> str:
         for template in chosen:
             rows.append([member_id(entry.provider, entry.model, template), json.dumps(described, sort_keys=True, default=str)])
     payload = {
-        "task": {"name": spec.name, "family": spec.family, "labels": list(spec.labels), "fields": dict(spec.fields)},
+        "task": {"name": spec.name, "family": spec.family, "labels": list(spec.labels), "fields": dict(spec.fields),
+                 **({"image_fields": list(spec.image_fields)} if spec.image_fields else {})},
         "params": spec_params(spec),
         "members": sorted(rows),
     }

@@ -22,8 +22,12 @@ from defusedxml.ElementTree import fromstring as safe_fromstring
 from backend.task.single import choice_from_result  # noqa: F401  (re-exported: its readers import it here)
 from backend.taskspec import TaskSpec
 
-# Object tags whose ``value="$field"`` shows an item input (text-like data this tool judges).
-INPUT_TAGS = frozenset({"Text", "HyperText", "Paragraphs", "Markdown", "Table"})
+# Object tags whose ``value="$field"`` shows a text-like item input.
+TEXT_TAGS = frozenset({"Text", "HyperText", "Paragraphs", "Markdown", "Table"})
+# Object tags whose ``value="$field"`` shows an image: judged by members that see (backend.images).
+IMAGE_TAGS = frozenset({"Image"})
+# Every object tag this tool judges an input of; any other object tag bound to data is refused.
+INPUT_TAGS = TEXT_TAGS | IMAGE_TAGS
 # Attributes of an input tag that only say how to render it (kept); everything else is dropped.
 INPUT_ATTRS = ("name", "value", "valueType", "layout", "nameKey", "textKey", "granularity")
 CHOICE_ATTRS = ("value", "alias", "hotkey")
@@ -60,6 +64,11 @@ class InputObject:
     field: str
     attrs: tuple[tuple[str, str], ...]
 
+    @property
+    def is_image(self) -> bool:
+        """An ``<Image>``: its field holds an image reference, fetched for the judges, never sent as text."""
+        return self.tag in IMAGE_TAGS
+
 
 def parse_label_config(xml: str) -> ET.Element:
     """The config's element tree; ValueError when it is empty, not XML, or declares entities or a DTD."""
@@ -89,6 +98,9 @@ def find_inputs(root: ET.Element) -> list[InputObject]:
     for elem in root.iter():
         field = _field_of(elem.get("value"))
         if elem.tag in INPUT_TAGS and field and elem.get("name"):
+            if elem.tag in IMAGE_TAGS and elem.get("valueList"):
+                raise ValueError(f"<Image name={elem.get('name')!r}> shows a list of images (valueList): only one "
+                                 "image per <Image> input is supported")
             attrs = tuple((k, elem.get(k, "")) for k in INPUT_ATTRS if elem.get(k) is not None)
             found.append(InputObject(tag=elem.tag, name=elem.get("name", ""), field=field, attrs=attrs))
     return found
@@ -205,7 +217,8 @@ def reconcile_label_config(
 
 
 def label_config_for_spec(spec: TaskSpec, *, choice_name: str = "label") -> str:
-    """A minimal Label Studio label config for ``spec``: one ``<Text>`` per input field, one ``<Choices>``.
+    """A minimal Label Studio label config for ``spec``: one ``<Text>`` (``<Image>`` for an image field) per
+    input field, one ``<Choices>``.
 
     The inverse of :func:`spec_from_label_config` (labels, fields and family survive the round trip), so a
     project created for a file of items is audited exactly as ``label-audit score`` audits the file.
@@ -219,8 +232,9 @@ def label_config_for_spec(spec: TaskSpec, *, choice_name: str = "label") -> str:
     """
     view = ET.Element("View")
     data_fields = list(dict.fromkeys(spec.fields.values()))
+    image_data = {spec.fields[var] for var in spec.image_fields}
     for field_name in data_fields:
-        ET.SubElement(view, "Text", name=field_name, value=f"${field_name}")
+        ET.SubElement(view, "Image" if field_name in image_data else "Text", name=field_name, value=f"${field_name}")
     mode = "multiple" if spec.task_family.multi_valued else "single"
     choices = ET.SubElement(view, "Choices", name=choice_name, toName=data_fields[-1], choice=mode)
     for label in spec.labels:

@@ -163,13 +163,17 @@ def spec_from_label_config(
     inputs = [obj for obj in find_inputs(root) if obj.field != label_field]
     if not inputs:
         other = sorted({e.tag for e in root.iter() if _field_of(e.get("value")) and e.tag not in INPUT_TAGS})
-        why = f" (found <{other[0]}>: the judges are text models)" if other else ""
-        raise ValueError("the label config shows no text input bound to a data field (value=\"$field\"); "
-                         f"supported inputs: {', '.join(sorted(INPUT_TAGS))}{why}")
+        why = f" (found <{other[0]}>: the judges read text and images only)" if other else ""
+        raise ValueError("the label config shows no input this tool can judge bound to a data field "
+                         f"(value=\"$field\"); supported inputs: {', '.join(sorted(INPUT_TAGS))}{why}")
     data_fields = list(dict.fromkeys(obj.field for obj in inputs))
+    image_data = {obj.field for obj in inputs if obj.is_image}
+    if image_data & {obj.field for obj in inputs if not obj.is_image}:
+        raise ValueError(f"field {sorted(image_data)[0]!r} is shown both as an image and as text: give each its own field")
     binding = ChoiceBinding(from_name=choices.name, to_name=choices.to_name, labels=choices.labels,
                             shown=choices.shown)
-    builtin = None if family is not None and not get_family(family).builtin_specs else _builtin_for(name, data_fields, labels)
+    builtin = None if image_data or (family is not None and not get_family(family).builtin_specs) \
+        else _builtin_for(name, data_fields, labels)
     if builtin is not None:
         return _builtin_spec(builtin, labels, label_field, binding, family=family, negative_label=negative_label)
     return _generic_from_config(root, choices, inputs, name=name, label_field=label_field, binding=binding,
@@ -209,4 +213,5 @@ def _generic_from_config(root: ET.Element, choices: ChoiceControl, inputs: list[
         labels=labels, fields=data_fields, family=family, name=str(spec_name), guidelines=guidelines,
         shown=shown, hints=hints, titles=titles, question=question, negative_label=negative_label or "",
         label_field=label_field, binding=replace(binding, labels=tuple(labels), shown=tuple(shown)),
+        image_fields=tuple(dict.fromkeys(obj.field for obj in inputs if obj.is_image)),
     )

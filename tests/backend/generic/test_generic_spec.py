@@ -128,8 +128,8 @@ def test_nominal_labels_normalise_case_and_numbers_stay_strict():
      "<Choice value='a'/><Choice value='b'/></Choices></View>", "is per region"),
     ("<View><Image name='i' value='$image'/><Labels name='ner' toName='i'><Label value='PER'/></Labels></View>",
      "must mark a <Text"),  # span labels are audited over text only (docs/spans.md)
-    ("<View><Image name='i' value='$image'/><Choices name='c' toName='i'><Choice value='cat'/>"
-     "<Choice value='dog'/></Choices></View>", "found <Image>: the judges are text models"),
+    ("<View><Audio name='a' value='$audio'/><Choices name='c' toName='a'><Choice value='cat'/>"
+     "<Choice value='dog'/></Choices></View>", "found <Audio>: the judges read text and images only"),
 ])
 def test_unsupported_projects_are_refused_in_one_line_with_the_reason(xml, reason):
     with pytest.raises(ValueError, match=reason) as info:

@@ -77,7 +77,7 @@ def test_single_radio_is_a_single_choice_and_multiple_is_multi_label():
             + "".join(f"<Choice value='class {i}'/>" for i in range(27)) + "</Choices></View>",
             "at most 26 classes",
         ),
-        ("<View><Choices name='c' toName='t'><Choice value='0'/><Choice value='1'/></Choices></View>", "no text input"),
+        ("<View><Choices name='c' toName='t'><Choice value='0'/><Choice value='1'/></Choices></View>", "no input"),
         (
             "<View><Text name='t' value='$t'/><Choices name='c' toName='t'><Choice value='0'/></Choices></View>",
             "at least two",
