@@ -45,7 +45,7 @@ def source_fetch(client: Any) -> Fetch:
     fetcher = ImageFetcher(wrapper.get_base_url(), wrapper._tokens_client.api_key)
 
     def fetch(reference: str, variable: str, task_id: str) -> Any:
-        return fetcher.fetch(reference, variable=variable, task_id=task_id)
+        return fetcher.fetch(reference, variable=variable, task_id=int(task_id) if str(task_id).isdigit() else None)
 
     return fetch
 

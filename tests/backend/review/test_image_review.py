@@ -28,6 +28,7 @@ from typer.testing import CliRunner
 
 from backend.cli import app
 from backend.labelstudio.client import iter_tasks
+from backend.labelstudio.taskshape import field as task_field
 from backend.labelstudio.uploads import upload_file
 from backend.ledger import Ledger
 from backend.results import ItemResult
@@ -49,11 +50,12 @@ CONFIG = """<View>
   </Choices>
 </View>"""
 # Per item: (format, colour, original label, ensemble prediction, confidence, the expert's answer).
-# Items 0 and 2 are confirmed errors (the expert agrees with the ensemble), item 1 keeps its label,
-# item 3's image is missing on the source, item 4 is not flagged.
+# Items 0, 2 and 5 are confirmed errors (the expert agrees with the ensemble), item 1 keeps its label,
+# item 3's image is missing on the source, item 4 is not flagged; item 5's source file is deleted after
+# the push, so the report cannot fetch it.
 ITEMS = [("PNG", (220, 40, 40), "cat", "dog", 0.93, "dog"), ("JPEG", (40, 160, 60), "dog", "cat", 0.88, "dog"),
          ("PNG", (40, 60, 200), "cat", "dog", 0.81, "dog"), ("PNG", (0, 0, 0), "dog", "cat", 0.77, None),
-         ("PNG", (200, 200, 40), "dog", "dog", 0.9, None)]
+         ("PNG", (200, 200, 40), "dog", "dog", 0.9, None), ("JPEG", (150, 60, 160), "cat", "dog", 0.85, "dog")]
 VERSION = "label-audit-1ma9e5"
 
 
@@ -148,12 +150,12 @@ def scene(label_studio, review_ls, tmp_path_factory) -> Scene:
 
 
 def test_push_uploads_a_copy_per_item_and_counts_the_missing_image(scene):
-    assert scene.push["new_tasks"] == {scene.expert: 3}
+    assert scene.push["new_tasks"] == {scene.expert: 4}
     missing = str(scene.ids[3])
     assert set(scene.push["errors"]) == {missing}
     assert "not copied for review" in scene.push["errors"][missing] and "image_fetch" in scene.push["errors"][missing]
     tasks = scene.review_tasks()
-    assert sorted(scene.source_of(t.data[REF_FIELD]) for t in tasks) == sorted(scene.ids[:3])
+    assert sorted(scene.source_of(t.data[REF_FIELD]) for t in tasks) == sorted(scene.ids[:3] + [scene.ids[5]])
     for task in tasks:
         assert set(task.data) == {"image", REF_FIELD}
         assert re.fullmatch(r"/data/upload/\d+/[0-9a-f]{8}-[0-9a-f]{32}\.png", task.data["image"]), task.data
@@ -225,19 +227,45 @@ def test_browser_the_expert_sees_the_image_and_nothing_else_of_the_source(scene)
     assert "animals source" not in text and "0.93" not in text and "Prediction" not in text
 
 
-def _answer_as_expert(scene: Scene) -> None:
+@pytest.fixture(scope="module")
+def answered(scene) -> Scene:
+    """The expert answers every review task; then item 5's file is deleted from the source project."""
     (project,) = ReviewStore(scene.db).projects(str(scene.project), round=ROUND_REVIEW)
     by_source = {scene.source_of(t.data[REF_FIELD]): t for t in scene.review_tasks()}
     for k, (*_rest, answer) in enumerate(ITEMS):
         task = by_source.get(scene.ids[k])
-        if task is not None and answer is not None and not task.annotations:
+        if task is not None and answer is not None:
             scene.review.client.annotations.create(
                 id=task.id, completed_by=project.expert_user_id,
                 result=[{"from_name": "animal", "to_name": "image", "type": "choices", "value": {"choices": [answer]}}])
+    listed = scene.source.client._client_wrapper.httpx_client.request(
+        f"api/projects/{scene.project}/file-uploads", method="GET", params={"all": "true"}).json()
+    (gone,) = [f["id"] for f in listed if "item5" in str(f["file"])]
+    scene.source.client.files.delete(gone)
+    return scene
 
 
-def test_report_shows_the_confirmed_errors_as_thumbnails(scene, tmp_path):
-    _answer_as_expert(scene)
+def test_gold_and_sync_gold_work_for_the_image_project(answered, tmp_path):
+    scene = answered
+    result = invoke(scene.env, "review", "gold", "--project", str(scene.project), "--json")
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "gold.jsonl"
+    synced = CliRunner().invoke(audit_stats, ["sync-gold", "--project", str(scene.project), "--out", str(out),
+                                              "--to-labelstudio"], env=scene.env)
+    assert synced.exit_code == 0, synced.output
+    rows = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    corrected = {k for k in range(len(ITEMS)) if rows[str(scene.ids[k])]["action"] == "corrected"}
+    assert corrected == {0, 2, 5} and all(rows[str(scene.ids[k])]["label"] == "dog" for k in corrected)
+    assert int(re.search(r"(\d+) created", synced.output).group(1)) >= 3
+    tasks = {int(t.id): t for t in iter_tasks(scene.source.client, scene.project, with_annotations=True)}
+    for k in corrected:
+        results = [task_field(a, "result") for a in task_field(tasks[scene.ids[k]], "annotations")]
+        assert [{"from_name": "animal", "to_name": "image", "type": "choices", "value": {"choices": ["dog"]}}] in \
+            [[{key: r[key] for key in ("from_name", "to_name", "type", "value")} for r in res] for res in results]
+
+
+def test_report_shows_the_confirmed_errors_as_thumbnails(answered, tmp_path):
+    scene = answered
     out = tmp_path / "report.html"
     result = CliRunner().invoke(audit_stats, ["report", "--project", str(scene.project), "--format", "html",
                                               "--out", str(out), "--no-progress", "--no-cache"], env=scene.env)
@@ -245,13 +273,17 @@ def test_report_shows_the_confirmed_errors_as_thumbnails(scene, tmp_path):
     html = out.read_text()
     grid = html.split("<section id='error_images'>", 1)[1].split("</section>", 1)[0]
     figures = re.findall(r"<figure data-item='(\d+)'>(.*?)</figure>", grid)
-    assert [int(item) for item, _ in figures] == [scene.ids[0], scene.ids[2]]  # the two confirmed errors
+    assert [int(item) for item, _ in figures] == [scene.ids[0], scene.ids[2], scene.ids[5]]  # the confirmed errors
     for item, body in figures:
         assert "cat → dog" in body
+        if int(item) == scene.ids[5]:  # its source file is gone: said, never a broken image
+            assert "<img" not in body and "class='missing'" in body and "image not available: image_fetch" in body
+            continue
         (data,) = re.findall(r"src='data:image/png;base64,([^']+)'", body)
-        with Image.open(io.BytesIO(base64.b64decode(data))) as thumb:
+        png = base64.b64decode(data)
+        assert MARKER.encode() not in png  # made from the pixels only
+        with Image.open(io.BytesIO(png)) as thumb:
             assert max(thumb.size) <= 160 and thumb.size == (96, 64)  # already small: not enlarged
-    assert MARKER not in html
     SHOTS.mkdir(parents=True, exist_ok=True)
     with headless_chromium() as browser:
         page = browser.new_context(viewport={"width": 1100, "height": 900}).new_page()
