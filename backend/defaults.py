@@ -6,8 +6,6 @@ all take their defaults from here, so a default changes in one place.
 
 from __future__ import annotations
 
-from backend.ensemble import DEFAULT_DELTA, DEFAULT_QUORUM
-
 __all__ = [
     "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CONCURRENCY",
     "CONFIDENT_FOLDS", "CONFIDENT_MIN_PER_CLASS", "CONFIDENT_SEED",
@@ -20,9 +18,10 @@ MEMBER = "local:smollm2"  # the embedded default judge
 CONCURRENCY = 8  # calls in flight at once
 TIMEOUT = 60.0  # per-call timeout, seconds
 MAX_ATTEMPTS = 5  # tries per call, the first included
-QUORUM_SHARE = DEFAULT_QUORUM.min_share  # share of the members that must answer for a flaggable verdict
-QUORUM_MODELS = DEFAULT_QUORUM.every_model  # and every model through at least one of its prompts
+QUORUM_SHARE = 0.5  # share of the members that must answer for a flaggable verdict
+QUORUM_MODELS = True  # and every model through at least one of its prompts
 EARLY_EXIT = False  # stop an item once the remaining members cannot change its verdict
+DEFAULT_DELTA = 1  # ordinal flag rule: |prediction - original| above this many grades
 TOP = 10  # suspects listed in a summary
 BACKOFF_BASE = 0.5  # first backoff, seconds
 BACKOFF_MAX = 30.0  # backoff cap, seconds

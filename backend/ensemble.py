@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
+from backend import defaults
 from backend.taskspec import BUILTIN_SPECS, TaskSpec, load_spec
 
-DEFAULT_DELTA = 1
+DEFAULT_DELTA = defaults.DEFAULT_DELTA
 #: Two top probabilities closer than this are a tie (averages of symmetric answers differ in the last bits).
 TIE_TOLERANCE = 1e-9
 #: How far from 1 a normalised distribution's sum may be (rounding only; anything more is a caller's bug).
@@ -64,8 +65,8 @@ class Quorum:
     every model of the ensemble answered through at least one of its prompts.
     """
 
-    min_share: float = 0.5
-    every_model: bool = True
+    min_share: float = defaults.QUORUM_SHARE
+    every_model: bool = defaults.QUORUM_MODELS
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.min_share <= 1.0:

@@ -12,7 +12,11 @@ from __future__ import annotations
 import os
 from typing import Mapping
 
-__all__ = ["environment", "env_value", "parse_bool"]
+__all__ = ["TOKEN_HELP", "environment", "env_value", "parse_bool"]
+
+#: Help of every command's ``--token`` option (label-audit's and audit-stats'): where the token should come from.
+TOKEN_HELP = ("Label Studio API token. Prefer $LABEL_STUDIO_API_KEY: a token given here is visible to other "
+              "local users in `ps` and stays in shell history. Never printed.")
 
 
 def environment() -> Mapping[str, str]:

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Mapping
 
-from backend.ensemble import disagrees
-from backend.results import ItemResult
-from backend.review.sampling import Draw
-from backend.review.outcome import GoldStatus, ReviewOutcome, answers_after, decide_outcome
-from backend.taskspec import TaskSpec
+from backend.api import disagrees
+from backend.api import ItemResult
+from backend.api import Draw
+from backend.api import GoldStatus, ReviewOutcome, answers_after, decide_outcome
+from backend.api import TaskSpec
 
 
 @dataclass(frozen=True)

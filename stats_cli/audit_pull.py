@@ -16,13 +16,13 @@ from typing import Any, Iterator
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from backend.labelstudio.tasks import crowd_labels
-from backend.labelstudio.expert_instances import review_clients_from_env
-from backend.ledger import Ledger
-from backend.review.gold import refresh_review as refresh_review_outcomes
-from backend.review.source import load_source
-from backend.review.store import ReviewStore
-from backend.taskspec import TaskSpec
+from backend.api import crowd_labels
+from backend.api import review_clients_from_env
+from backend.api import Ledger
+from backend.api import refresh_review as refresh_review_outcomes
+from backend.api import load_source
+from backend.api import ReviewStore
+from backend.api import TaskSpec
 
 from stats_cli.task_cache import STAMP_FIELDS, TaskCache, stamp_of
 from stats_cli.audit_data import AuditData

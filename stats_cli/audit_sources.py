@@ -11,14 +11,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from backend.ledger import Ledger
-from backend.probes.store import latest_probe_results
-from backend.results import ItemResult
-from backend.review.source import SourceProject
-from backend.review.outcome import ReviewOutcome
-from backend.review.sample_store import SampleStore
-from backend.review.sampling import Draw
-from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore
+from backend.api import Ledger
+from backend.api import latest_probe_results
+from backend.api import ItemResult
+from backend.api import SourceProject
+from backend.api import ReviewOutcome
+from backend.api import SampleStore
+from backend.api import Draw
+from backend.api import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore
 from stats_cli.rows import RowError, read_rows
 
 from stats_cli.audit_data import ExpertReview, ProbeRow

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from backend.review.sampling import ALL, Draw
+from backend.api import ALL, Draw
 from stats_cli.detector import DetectorEstimate, RecallEstimate, detector_estimates
 from stats_cli.estimate import METHOD, StratumCount, estimate_rate
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from statistics import NormalDist, mean
 from typing import Sequence
 
-from backend.review.sampling import Candidate, FLAGGED_REVIEWED, draw_sample
+from backend.api import Candidate, FLAGGED_REVIEWED, draw_sample
 from stats_cli.detector import detector_estimates
 from stats_cli.estimate import StratumCount, estimate_rate
 from stats_cli.stratified_interval import stratified_interval

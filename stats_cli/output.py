@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from backend.terminal_text import plain
+from backend.api import plain
 from stats_cli.rows import RowError
 
 __all__ = ["stdout", "stderr", "fmt", "print_table", "print_errors", "print_json", "errors_json", "MAX_SHOWN_ERRORS",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from backend.records import FileFormat, Record, RecordProblem, RecordReader, detect_format
+from backend.api import FileFormat, Record, RecordProblem, RecordReader, detect_format
 
 __all__ = ["RowError", "Row", "RowsFile", "read_rows", "detect_format", "FileFormat"]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Iterable, Mapping, Sequence
 
-from backend.spans.model import Span
+from backend.api import Span
 from stats_cli.bounds import clopper_pearson
 from stats_cli.estimate import RateEstimate, StratumCount, estimate_rate
 

@@ -16,14 +16,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping
 
-from backend.atomic_write import atomic_write
-from backend.csv_cells import safe_row
-from backend.ensemble import resolve_threshold
-from backend.labelstudio.client import ensure_user, organization_id
+from backend.api import atomic_write
+from backend.api import safe_row
+from backend.api import resolve_threshold
+from backend.api import ensure_user, organization_id
 
-from backend.labelstudio.gold import GOLD_USER_EMAIL, is_gold_annotation, mark_gold
-from backend.labelstudio.taskshape import field, live_annotations
-from backend.review.outcome import GoldStatus
+from backend.api import GOLD_USER_EMAIL, is_gold_annotation, mark_gold
+from backend.api import field, live_annotations
+from backend.api import GoldStatus
 from stats_cli.audit_data import AuditData
 
 Mode = Literal["correct", "flip", "filter"]
@@ -128,7 +128,7 @@ def _exported(row: dict[str, Any], spec: Any) -> dict[str, Any]:
 
 def choice_values(label_config: str, *, control: str) -> dict[str, str]:
     """Label (alias or value) -> the ``value`` Label Studio stores for that ``<Choice>``."""
-    from backend.labelstudio.labelconfig import parse_label_config
+    from backend.api import parse_label_config
 
     root = parse_label_config(label_config)  # defusedxml: a config from Label Studio is untrusted input
     out = {}

@@ -14,8 +14,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from backend import defaults
-from backend.environment import env_value
+from backend.api import defaults
+from backend.api import env_value
 
 STAMP_FIELDS = ("updated_at", "total_annotations", "cancelled_annotations", "total_predictions")
 

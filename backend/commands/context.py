@@ -21,8 +21,6 @@ from backend.settings import Settings
 
 #: The one opinion on tokens on the command line: prefer the environment, because an option's value
 #: shows in ``ps`` and shell history for every local user.
-TOKEN_HELP = ("Label Studio API token. Prefer $LABEL_STUDIO_API_KEY: a token given here is visible to other "
-              "local users in `ps` and stays in shell history. Never printed.")
 
 MEMBERS_FILE = typer.Option(None, "--members", help="YAML list of members (provider, model, base_url, prompts, "
                             "options); default $LABEL_AUDIT_MEMBERS_FILE.")

@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 
 from backend.cli_errors import fail
-from backend.commands.context import TOKEN_HELP
+from backend.environment import TOKEN_HELP
 
 log = logging.getLogger(__name__)
 

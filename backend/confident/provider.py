@@ -51,6 +51,8 @@ class ConfidentProvider:
 
     name = KIND
     takes_base_url = False
+    #: Its classifier reads the item's text inputs only: left out of image questions (``no_vision``).
+    accepts_images = False
 
     def __init__(self, model: str, *, folds: int = defaults.CONFIDENT_FOLDS,
                  min_per_class: int = defaults.CONFIDENT_MIN_PER_CLASS, seed: int = defaults.CONFIDENT_SEED):

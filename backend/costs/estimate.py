@@ -2,8 +2,10 @@
 
 Prompts are rendered and looked up in the call cache exactly as the engine does, so "cached" means the
 run will not call for it. Tokens come from :mod:`backend.costs.tokens` (real tokenizer or a stated
-approximation); time from the median latency of this member's earlier calls recorded in the cache
-(PENDING when there is none), divided by the concurrency its provider gets.
+approximation), image tokens from :mod:`backend.costs.image_tokens` (where the provider documents its
+billing; else the row says "image tokens: not counted (why)"); time from the median latency of this
+member's earlier calls recorded in the cache (PENDING when there is none), divided by the concurrency its
+provider gets. A member that cannot see is not called for an item with images (the engine's ``no_vision``).
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from sqlalchemy import select
 
 from backend.cache import CallCache, llm_call_cache
 from backend.costs.accounting import provider_model
+from backend.costs.image_tokens import image_tokens
 from backend.costs.prices import PriceTable
 from backend.costs.tokens import output_tokens_per_call, token_counter
 from backend.dataset import Item, ItemError
 from backend.engine import Engine
 from backend.engine_config import DEFAULT_PROVIDER_CONCURRENCY
+from backend.providers.base import accepts_images
 
 
 def past_latency(cache: CallCache | None, member: Any) -> tuple[float | None, int]:
@@ -43,20 +47,24 @@ def estimate_run(engine: Engine, entries: Iterable[Item | ItemError], *, prices:
     unknown_time = False
     for member in engine.members:
         count, how = token_counter(member.provider)
-        keys, tokens, rendered = {}, {}, 0
+        keys, rendered, no_vision = {}, 0, 0
+        sees = accepts_images(member.provider)
         for item in items:
+            if item.images and not sees:
+                no_vision += 1  # the engine leaves this member out of the item's questions (no_vision)
+                continue
             for question in getattr(engine, "engines", [engine]):  # a multi-question task: each question's prompt
                 try:
                     prompt = question.prompt_for(member, item)
                 except ValueError:
                     continue  # a render error: the run records it and calls nothing
-                keys[question.key_for(member, prompt)] = prompt
+                keys[question.key_for(member, prompt)] = (prompt, item.images)
                 rendered += 1
         hits = engine.cache.get_many(keys) if engine.cache is not None else {}
-        fresh = [p for k, p in keys.items() if k not in hits]
-        for prompt in fresh:
-            tokens[prompt] = count(prompt)
-        input_tokens = sum(tokens.values())
+        fresh = [call for k, call in keys.items() if k not in hits]
+        text_tokens = {prompt: count(prompt) for prompt, _ in fresh}
+        image_count, images_by = _image_tokens(member.provider, [images for _, images in fresh if images])
+        input_tokens = sum(text_tokens.values()) + (image_count or 0)
         output_tokens = output_tokens_per_call(member.provider) * len(fresh)
         provider, model = provider_model(member.id)
         price = prices.find(provider, model) if prices is not None else None
@@ -68,12 +76,26 @@ def estimate_run(engine: Engine, entries: Iterable[Item | ItemError], *, prices:
             kind_seconds[member.kind] += seconds or 0.0
         rows.append({
             "member": member.id, "calls": len(fresh), "cached": rendered - len(fresh),
-            "input_tokens": input_tokens, "output_tokens": output_tokens, "tokenizer": how,
+            "input_tokens": input_tokens, "output_tokens": output_tokens,
+            "tokenizer": f"{how}; {images_by}" if images_by else how,
+            **({"image_tokens": image_count, "no_vision_items": no_vision} if images_by or no_vision else {}),
             "cost_usd": None if price is None else round(price.cost(input_tokens, output_tokens), 9),
             "seconds": None if seconds is None else round(seconds, 2),
             "latency_basis": f"median of {n_timed} earlier calls" if n_timed else "no earlier call timed",
         })
     return _totals(engine, items, rows, kind_seconds, unknown_time, prices)
+
+
+def _image_tokens(provider: Any, calls: list[Any]) -> tuple[int | None, str]:
+    """Image tokens of ``calls`` (each a tuple of images) and the words for the "tokens by" column;
+    None tokens when any call's images cannot be counted (the words say why)."""
+    if not calls:
+        return 0, ""
+    counted = [image_tokens(provider, images) for images in calls]
+    missing = next((t.basis for t in counted if t.tokens is None), None)
+    if missing is not None:
+        return None, f"image tokens: not counted ({missing})"
+    return sum(t.tokens or 0 for t in counted), f"image tokens: {counted[0].basis}"
 
 
 def _totals(engine, items, rows, kind_seconds, unknown_time, prices) -> dict[str, Any]:

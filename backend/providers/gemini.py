@@ -2,7 +2,9 @@
 
 ``generate_content`` with ``response_logprobs=True`` returns, per generated token, the chosen
 candidate and the top candidates; they are read exactly like OpenAI's logprobs (``logprobs.py``).
-The SDK's own retries are switched off: the engine retries, honouring ``Retry-After``.
+The SDK's own retries are switched off: the engine retries, honouring ``Retry-After``. Every Gemini model
+reads images: they go as inline bytes (``Part.from_bytes``: ``inline_data`` with the MIME type), before the
+prompt's text in the one user turn, so the prompt still ends with the answer cue.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
+from backend.images.part import ImagePart
 from backend.providers.base import ClassDistribution, ProviderError
 from backend.providers.errors import (
     connection_error,
@@ -75,6 +78,8 @@ class GeminiProvider:
     """
 
     name = "gemini"
+    #: Gemini models are multimodal: the engine may send them images.
+    accepts_images = True
 
     def __init__(
         self,
@@ -114,11 +119,13 @@ class GeminiProvider:
             "system": self.system,
         }
 
-    def classify(self, prompt: str, labels: Sequence[str], *, timeout: float) -> ClassDistribution:
-        """Class probabilities from the logprobs of the first class token Gemini generates."""
+    def classify(self, prompt: str, labels: Sequence[str], *, timeout: float,
+                 images: Sequence[ImagePart] = ()) -> ClassDistribution:
+        """Class probabilities from the logprobs of the first class token Gemini generates (``images``
+        are sent before the prompt's text, :func:`contents`)."""
         labels = check_labels(labels)
         extra = {"logprobs": self.logprobs} if self.logprobs else {}
-        response = self._generate(prompt, timeout=timeout, temperature=self.temperature,
+        response = self._generate(prompt, images=images, timeout=timeout, temperature=self.temperature,
                                   max_output_tokens=self.max_output_tokens, response_logprobs=True, **extra)
         candidate = _first_candidate(response)
         text = _text(candidate)
@@ -136,26 +143,28 @@ class GeminiProvider:
         return distribution_from_positions(positions, labels, text=text, usage=_usage(response))
 
     def sample_texts(
-        self, prompt: str, *, n: int, temperature: float, seed: int | None, max_tokens: int, timeout: float
+        self, prompt: str, *, n: int, temperature: float, seed: int | None, max_tokens: int, timeout: float,
+        images: Sequence[ImagePart] = (),
     ) -> list[str]:
         """``n`` sampled answers: ``candidate_count`` per call (the API allows at most 8)."""
 
         def draw(count: int, call_seed: int | None) -> list[str]:
             seeded = {} if call_seed is None else {"seed": call_seed}
-            response = self._generate(prompt, timeout=timeout, temperature=temperature, max_output_tokens=max_tokens,
+            response = self._generate(prompt, images=images, timeout=timeout, temperature=temperature, max_output_tokens=max_tokens,
                                       candidate_count=min(count, 8), **seeded)
             return [_text(c) for c in (response.candidates or ())]
 
         return collect_samples(draw, n=n, seed=seed)
 
-    def _generate(self, prompt: str, *, timeout: float, **config: Any) -> Any:
+    def _generate(self, prompt: str, *, timeout: float, images: Sequence[ImagePart] = (), **config: Any) -> Any:
         if self.thinking_budget is not None:
             config["thinking_config"] = types.ThinkingConfig(thinking_budget=self.thinking_budget)
         if self.system:
             config["system_instruction"] = self.system
         cfg = types.GenerateContentConfig(http_options=types.HttpOptions(timeout=max(int(timeout * 1000), 1)), **config)
         try:
-            return self._client.models.generate_content(model=self.model, contents=prompt, config=cfg)
+            return self._client.models.generate_content(model=self.model, contents=contents(prompt, images),
+                                                        config=cfg)
         except genai_errors.APIError as exc:
             raise self._status_error(exc) from None
         except _TIMEOUT_ERRORS:
@@ -175,6 +184,15 @@ class GeminiProvider:
         if "API_KEY_INVALID" in json.dumps(exc.details, default=str):  # Gemini says 400 for a bad key
             return ProviderError("auth", msg, retryable=False)
         return error_for_status(int(exc.code or 0), msg, retry_after=retry_after)
+
+
+def contents(prompt: str, images: Sequence[ImagePart]) -> Any:
+    """What ``generate_content`` is given: the prompt alone without images (the text request as it always
+    was), else one user turn of the images' inline bytes followed by the prompt's text."""
+    if not images:
+        return prompt
+    parts = [types.Part.from_bytes(data=image.data, mime_type=image.mime) for image in images]
+    return types.Content(role="user", parts=[*parts, types.Part.from_text(text=prompt)])
 
 
 def _first_candidate(response: Any) -> Any:

@@ -179,6 +179,8 @@ class LocalGGUFProvider:
 
     name = "local"
     takes_base_url = False  # runs in-process
+    #: A text-only model (no multimodal projector is loaded): the engine leaves it out of image questions.
+    accepts_images = False
 
     def __init__(
         self,

@@ -5,15 +5,23 @@ changes between servers. ``endpoint="completions"`` uses the raw ``/v1/completio
 vLLM and llama.cpp serve: the prompt is wrapped in the chat template here (``prompt_format``, as the
 in-process provider does) and ends with the answer cue, so the next token is the answer. The client never retries (``max_retries=0``): the engine owns retries so
 that it can count them, honour ``Retry-After`` and resume interrupted runs without double calls.
+
+Images (``vision``, on by default for the chat endpoint) go as the user message's content parts: one
+``image_url`` part per image holding its base64 data URL, then the prompt's text, so the prompt still ends
+with the answer cue. A server that cannot take them (llama.cpp without a projector, vLLM with
+``--language-model-only``, a text-only OpenAI model) says so in a 4xx or 5xx; that answer is the
+non-retryable reason ``no_vision``, never a retry.
 """
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 from typing import Any, Mapping, Sequence
 
 import openai
 
+from backend.images.part import ImagePart
 from backend.providers.base import ClassDistribution, ProviderError
 from backend.providers.chatml import PROMPT_FORMATS, chatml_segments
 from backend.providers.errors import (
@@ -33,6 +41,34 @@ from backend.environment import env_value
 PLACEHOLDER_KEY = "no-key-needed"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 ENDPOINTS = ("chat", "completions")
+
+#: How servers refuse image parts: llama.cpp's ``llama-server`` without ``--mmproj`` ("image input is not
+#: supported - hint: ... provide the mmproj", a 500), llama-cpp-python's ``llama_cpp.server`` with a text-only
+#: model (its chat template cannot join a list of content parts: 500 'can only concatenate str (not "list")
+#: to str'), vLLM serving only the language model ("At most 0 image(s) may be provided in one prompt", 400),
+#: OpenAI's text-only models ("image_url is only supported by certain models"), and the usual "does not
+#: support images/vision/multimodal" wordings.
+_NO_VISION = re.compile(
+    r"(image|vision|multi-?modal)[\w\s()-]{0,40}(not supported|unsupported|not enabled|only supported)"
+    r"|(does not|doesn't|cannot|can't|not) (support|accept|take|process)[\w\s-]{0,30}(image|vision|multi-?modal)"
+    r"|at most 0 image|mmproj|concatenate str \(not \W?list\W?\) to str",
+    re.IGNORECASE,
+)
+
+
+def refuses_images(message: str) -> bool:
+    """Whether a server's error text says it cannot take images (see :data:`_NO_VISION`)."""
+    return bool(_NO_VISION.search(message or ""))
+
+
+def user_content(prompt: str, images: Sequence[ImagePart]) -> str | list[dict[str, Any]]:
+    """The user message's content: the prompt alone without images (as a text-only call always was), else
+    one ``image_url`` part per image (base64 data URL) followed by the prompt as a ``text`` part."""
+    if not images:
+        return prompt
+    parts: list[dict[str, Any]] = [{"type": "image_url", "image_url": {"url": image.data_url()}} for image in images]
+    parts.append({"type": "text", "text": prompt})
+    return parts
 
 
 def completion_prompt(prompt: str, *, prompt_format: str, system: str | None) -> str:
@@ -116,6 +152,11 @@ class OpenAIProvider:
     endpoint : {"chat", "completions"}
         ``chat`` (default): chat completions. ``completions``: raw completions of the prompt formatted
         with ``prompt_format`` (one of ``chatml.PROMPT_FORMATS``; default ``chatml-prefill``).
+    vision : bool or None
+        Whether this judge is sent images (``accepts_images``). None: True for ``chat``, False for
+        ``completions`` (raw text cannot carry an image; ``vision=True`` there is a ValueError). Set False
+        for a text-only model so the engine leaves it out of image questions (``no_vision``) instead of
+        calling it. Not in the cache key: it decides whether a call is made, never what a call answers.
     """
 
     name = "openai"
@@ -132,9 +173,17 @@ class OpenAIProvider:
         system: str | None = None,
         endpoint: str = "chat",
         prompt_format: str = "chatml-prefill",
+        vision: bool | None = None,
     ):
         if endpoint not in ENDPOINTS:
             raise ValueError(f"endpoint must be one of {ENDPOINTS}, got {endpoint!r}")
+        if vision is not None and not isinstance(vision, bool):
+            raise ValueError(f"vision is true or false, got {vision!r}")
+        if vision and endpoint == "completions":
+            raise ValueError("endpoint='completions' sends raw text and cannot carry images: use the chat endpoint "
+                             "for vision=True")
+        #: Whether the engine may send this judge images (:func:`backend.providers.base.accepts_images`).
+        self.accepts_images: bool = (endpoint == "chat") if vision is None else vision
         if prompt_format not in PROMPT_FORMATS:
             raise ValueError(f"prompt_format must be one of {PROMPT_FORMATS}, got {prompt_format!r}")
         self.endpoint = endpoint
@@ -163,13 +212,19 @@ class OpenAIProvider:
             **({"endpoint": self.endpoint, "prompt_format": self.prompt_format} if self.endpoint != "chat" else {}),
         }
 
-    def classify(self, prompt: str, labels: Sequence[str], *, timeout: float) -> ClassDistribution:
-        """Class probabilities from the logprobs of the first class token the model generates."""
+    def classify(self, prompt: str, labels: Sequence[str], *, timeout: float,
+                 images: Sequence[ImagePart] = ()) -> ClassDistribution:
+        """Class probabilities from the logprobs of the first class token the model generates.
+
+        ``images`` go before the prompt's text (:func:`user_content`). A judge configured without vision
+        raises ``no_vision`` for them, calling nothing (the engine asks only judges that accept images).
+        """
         labels = check_labels(labels)
+        self._check_images(images)
         if self.endpoint == "completions":
             return self._classify_completion(prompt, labels, timeout=timeout)
         extra: dict[str, Any] = {"top_logprobs": self.top_logprobs} if self.top_logprobs else {}
-        response = self._create(prompt, timeout=timeout, logprobs=True, max_tokens=self.max_tokens,
+        response = self._create(prompt, timeout=timeout, images=images, logprobs=True, max_tokens=self.max_tokens,
                                 temperature=self.temperature, **extra)
         choice = response.choices[0] if response.choices else None
         text = choice.message.content if choice is not None else None
@@ -206,28 +261,35 @@ class OpenAIProvider:
         return distribution_from_positions(positions, labels, text=text, usage=_usage(response))
 
     def sample_texts(
-        self, prompt: str, *, n: int, temperature: float, seed: int | None, max_tokens: int, timeout: float
+        self, prompt: str, *, n: int, temperature: float, seed: int | None, max_tokens: int, timeout: float,
+        images: Sequence[ImagePart] = (),
     ) -> list[str]:
         """``n`` sampled answers: ``n`` choices per call, topped up when the server ignores ``n``."""
+        self._check_images(images)
 
         def draw(count: int, call_seed: int | None) -> list[str]:
             seeded = {} if call_seed is None else {"seed": call_seed}
-            response = self._create(prompt, timeout=timeout, n=count, temperature=temperature, max_tokens=max_tokens,
-                                    **seeded)
+            response = self._create(prompt, timeout=timeout, images=images, n=count, temperature=temperature,
+                                    max_tokens=max_tokens, **seeded)
             return [c.message.content or "" for c in response.choices]
 
         return collect_samples(draw, n=n, seed=seed)
 
-    def _create(self, prompt: str, *, timeout: float, **params: Any) -> Any:
+    def _check_images(self, images: Sequence[ImagePart]) -> None:
+        if images and not self.accepts_images:
+            raise ProviderError("no_vision", f"openai:{self.model} is configured without vision (vision: false "
+                                             f"or the completions endpoint) and is sent no image", retryable=False)
+
+    def _create(self, prompt: str, *, timeout: float, images: Sequence[ImagePart] = (), **params: Any) -> Any:
         messages = ([{"role": "system", "content": self.system}] if self.system else []) + [
-            {"role": "user", "content": prompt}
+            {"role": "user", "content": user_content(prompt, images)}
         ]
         try:
             return self._client.chat.completions.create(model=self.model, messages=messages, timeout=timeout, **params)
         except openai.OpenAIError as exc:
-            raise self._provider_error(exc) from None
+            raise self._provider_error(exc, with_images=bool(images)) from None
 
-    def _provider_error(self, exc: openai.OpenAIError) -> ProviderError:
+    def _provider_error(self, exc: openai.OpenAIError, *, with_images: bool = False) -> ProviderError:
         """Map SDK exceptions to the engine's reason codes (see ``errors.error_for_status``)."""
         where = public_url(self.base_url) or DEFAULT_BASE_URL
         if isinstance(exc, openai.APITimeoutError):
@@ -239,6 +301,8 @@ class OpenAIProvider:
             if isinstance(detail, dict):
                 detail = detail.get("message", detail)
             msg = status_message("openai", exc.status_code, detail, self._secrets)
+            if with_images and refuses_images(str(detail)):  # llama-server says 500: a retry cannot help
+                return ProviderError("no_vision", f"{msg} (set the member's option vision: false)", retryable=False)
             return error_for_status(exc.status_code, msg, retry_after=parse_retry_after(exc.response.headers))
         return ProviderError("provider_error", redact(f"openai: {type(exc).__name__}: {exc}", self._secrets))
 

@@ -11,7 +11,8 @@ import re
 from collections import Counter
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from backend.providers.base import ClassDistribution, NoClassTokenError
+from backend.images.part import ImagePart
+from backend.providers.base import ClassDistribution, NoClassTokenError, accepts_images
 from backend.providers.logprobs import check_labels
 
 
@@ -117,6 +118,8 @@ class SamplingProvider:
         if n < 1 or temperature <= 0 or max_tokens < 1:
             raise ValueError("sampling needs n >= 1, temperature > 0 and max_tokens >= 1")
         self.inner = inner
+        #: Sees images exactly when the wrapped provider does (it draws the samples).
+        self.accepts_images = accepts_images(inner)
         self.name = inner.name
         self.model = inner.model
         self.n = n
@@ -133,9 +136,11 @@ class SamplingProvider:
             },
         }
 
-    def classify(self, prompt: str, labels: Sequence[str], *, timeout: float) -> ClassDistribution:
-        """Draw ``n`` answers and count the labels they start with."""
+    def classify(self, prompt: str, labels: Sequence[str], *, timeout: float,
+                 images: Sequence[ImagePart] = ()) -> ClassDistribution:
+        """Draw ``n`` answers and count the labels they start with (``images`` go to every draw)."""
         labels = check_labels(labels)
+        with_images = {"images": tuple(images)} if images else {}  # text-only samplers take no images=
         texts = self.inner.sample_texts(prompt, n=self.n, temperature=self.temperature, seed=self.seed,
-                                        max_tokens=self.max_tokens, timeout=timeout)
+                                        max_tokens=self.max_tokens, timeout=timeout, **with_images)
         return distribution_from_samples(texts, labels)

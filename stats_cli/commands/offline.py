@@ -13,9 +13,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from backend.atomic_write import atomic_write
-from backend.csv_cells import safe_row
-from backend.terminal_text import plain
+from backend.api import atomic_write
+from backend.api import safe_row
+from backend.api import plain
 from stats_cli.aggregate import aggregate as aggregate_items
 from stats_cli.agreement_summary import COEFFICIENTS, agreement_summary
 from stats_cli.bounds import error_rate_bounds

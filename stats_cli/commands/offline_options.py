@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from backend.cli_errors import fail
+from backend.api import fail
 from stats_cli.ratings import RatingsTable, read_ratings
 from stats_cli.rows import Row, RowError, read_rows
 

@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from backend.atomic_write import atomic_write
+from backend.api import atomic_write
 from stats_cli.commands.source_options import DB, PROJECT, TOKEN, URL, connect_source, pull_source, task_cache
 from stats_cli.report.snapshot import DEFAULT_REFRESH, snapshot_note
 
@@ -41,7 +41,7 @@ def report_command(
         raise typer.BadParameter(f"--format must be one of {', '.join(FORMATS)}")
     if not 0.0 < target_precision <= 1.0:
         raise typer.BadParameter("--target-precision must be in (0, 1]")
-    from backend.costs.prices import load_prices
+    from backend.api import load_prices
 
     try:
         price_table = load_prices(prices) if prices else None

@@ -12,8 +12,8 @@ from typing import Iterator, Optional
 
 import typer
 
-from backend.cli_errors import fail as _fail
-from backend.commands.context import TOKEN_HELP
+from backend.api import fail as _fail
+from backend.api import TOKEN_HELP
 
 PROJECT = typer.Option(..., "--project", help="Source project id in Label Studio.")
 URL = typer.Option(None, "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")
@@ -23,7 +23,7 @@ DB = typer.Option(None, "--db", help="Ledger / review store URL (default: $DATAB
 
 def connect_source(url: Optional[str], token: Optional[str]):
     """A Label Studio client for the source project (a bad address or missing token is a usage error)."""
-    from backend.labelstudio.client import connect
+    from backend.api import connect
 
     try:
         return connect(url, token)
@@ -34,7 +34,7 @@ def connect_source(url: Optional[str], token: Optional[str]):
 @contextlib.contextmanager
 def label_studio_errors(project: int) -> Iterator[None]:
     """Turn Label Studio failures into one line (status and detail only: headers carry session cookies)."""
-    from backend.labelstudio.errors import client_errors, describe_error
+    from backend.api import client_errors, describe_error
 
     try:
         yield
@@ -54,7 +54,7 @@ def task_cache(url: Optional[str], project: int, enabled: bool):
     """The on-disk cache of the project's pulled tasks (None when disabled or no server is known)."""
     from stats_cli.task_cache import TaskCache
 
-    from backend.labelstudio.instances import source_url_from_env
+    from backend.api import source_url_from_env
 
     server = source_url_from_env(url) or ""
     return TaskCache(server, project) if enabled and server else None

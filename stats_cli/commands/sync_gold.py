@@ -66,7 +66,7 @@ def sync_gold_command(
     if conll is not None:
         if not data.spec.task_family.span_valued:
             raise typer.BadParameter("--conll writes span (NER) tasks only")
-        from backend.spans.export import conll_from_rows
+        from backend.api import conll_from_rows
 
         with label_studio_errors(project):
             texts = {str(t["id"]): t["data"].get(data.spec.fields["text"]) for t in map(_task_dict, pull_tasks(
@@ -90,6 +90,6 @@ def register(app: typer.Typer) -> None:
 
 
 def _task_dict(task) -> dict:
-    from backend.labelstudio.taskshape import as_dict
+    from backend.api import as_dict
 
     return as_dict(task)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from backend.taskspec import TaskSpec
+from backend.api import TaskSpec
 from stats_cli.agreement_summary import AgreementSummary, agreement_summary
 from stats_cli.labels import normalize_label
 from stats_cli.ratings import RatingsTable, ratings_from_long

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from backend.results import ItemResult
+from backend.api import ItemResult
 
 from .inputs import AuditData
 

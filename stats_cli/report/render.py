@@ -7,7 +7,7 @@ import json
 
 from rich.console import Console
 
-from backend.terminal_text import plain
+from backend.api import plain
 from rich.table import Table as RichTable
 
 from .fmt import data_notes, format_row, sizes_line, status_line

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from backend.run_stats import tally
+from backend.api import tally
 
 from ..inputs import AuditData
 from ..model import Section, Status, Table, pending

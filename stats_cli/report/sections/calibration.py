@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from backend.review.active import ControlSample, control_sample, rank_suspects
-from backend.review.calibration import MIN_PER_OUTCOME, MIN_REVIEWED, stacking_gain
+from backend.api import ControlSample, control_sample, rank_suspects
+from backend.api import MIN_PER_OUTCOME, MIN_REVIEWED, stacking_gain
 
 from ..inputs import AuditData
 from ..model import Section, Status, Table, pending

@@ -7,8 +7,8 @@ ensemble also flagged, and its top items. NOT APPLICABLE when the audit has no `
 
 from __future__ import annotations
 
-from backend.confident.issues import ranking_report
-from backend.confident.report import confident_ids
+from backend.api import ranking_report
+from backend.api import confident_ids
 
 from ..inputs import AuditData
 from ..model import Section, Status, Table, not_applicable

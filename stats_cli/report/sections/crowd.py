@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sklearn.metrics import f1_score
 
-from backend.labels import median_label
+from backend.api import median_label
 from stats_cli.aggregate import aggregate
 from stats_cli.crowd_quality import annotator_quality, dawid_skene
 from stats_cli.stratify import stratify

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 from sklearn.metrics import f1_score
 
-from backend.ensemble import TIE_TOLERANCE, check_distribution, disagrees, resolve_threshold
+from backend.api import TIE_TOLERANCE, check_distribution, disagrees, resolve_threshold
 
 from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement
 from ..control import NO_CONTROL, control_items

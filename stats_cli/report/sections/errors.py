@@ -14,7 +14,7 @@ Two kinds of figure, kept apart because they rest on different things:
 
 from __future__ import annotations
 
-from backend.review.outcome import GoldStatus
+from backend.api import GoldStatus
 from stats_cli.design_estimate import DesignResult, Interval, estimate_from_draw
 
 from ..fmt import are, plural

@@ -16,8 +16,8 @@ from typing import Any, Mapping
 import numpy as np
 from sklearn.metrics import cohen_kappa_score, f1_score
 
-from backend.costs.accounting import Accountant
-from backend.ensemble import VerdictRule, argmax, model_of, verdict
+from backend.api import Accountant
+from backend.api import VerdictRule, argmax, model_of, verdict
 
 from ..model import Figure, Section, Series, Status, Table
 from ..registry import BuildOptions, ReportSection

@@ -8,7 +8,7 @@ works for any single-label project.
 
 from __future__ import annotations
 
-from backend.probes.planted import PLANTED  # the condition the planted probe is stored under
+from backend.api import PLANTED  # the condition the planted probe is stored under
 
 from ..inputs import AuditData, ProbeRow
 from ..model import Section, Status, Table, pending

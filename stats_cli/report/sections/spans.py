@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from backend.spans.model import NOT_AN_ENTITY
-from backend.spans.questions import EXTENT_OPTIONS, KINDS, parse_qid
-from backend.spans.review import expert_answer
-from backend.spans.value import decode_spans
+from backend.api import NOT_AN_ENTITY
+from backend.api import EXTENT_OPTIONS, KINDS, parse_qid
+from backend.api import expert_answer
+from backend.api import decode_spans
 from stats_cli.span_stats import ERROR_KINDS, QuestionOutcome, errors_by_kind, errors_by_type, span_agreement
 
 from ..inputs import AuditData
