@@ -130,7 +130,8 @@ def item_from_record(record: Mapping[str, Any], spec: TaskSpec, *, line: int | N
         if source not in record or record[source] is None:
             raise RecordError("missing_field", f"field {source!r} is missing", item_id=item_id)
         fields[variable] = _text(record[source], source, item_id)
-    size = sum(len(text) for text in fields.values())
+    # An image field holds a reference (a path, a URL, a data URL): the judges get its bytes, not its text.
+    size = sum(len(text) for variable, text in fields.items() if variable not in spec.image_fields)
     if size > max_chars:
         raise RecordError("too_long", f"the inputs have {size} characters, more than the cap of {max_chars} "
                           "(LABEL_AUDIT_MAX_ITEM_CHARS; each call would send them all)", item_id=item_id)

@@ -41,9 +41,10 @@ from backend.engine_calls import CallOutcome, CallRunner
 from backend.engine_config import EngineConfig
 from backend.ensemble import Decision, VerdictRule, model_of, normalize, resolve_threshold, verdict
 from backend.guard import item_has_instructions
+from backend.images.part import ImagePart
 from backend.members import Member
 from backend.prompting import spec_params
-from backend.providers.base import ClassDistribution
+from backend.providers.base import ClassDistribution, accepts_images
 from backend.results import ErrorInfo, ItemResult, MemberResult, input_hash
 from backend.run_stats import EngineStats
 from backend.taskspec import TaskSpec
@@ -60,6 +61,8 @@ class _Slot:
     owner: bool = False  # this slot made the call (False: shares another slot's identical call)
     prompt: str = ""
     lazy: bool = False  # early exit: not sent yet (sent only if the verdict is still open)
+    images: tuple[ImagePart, ...] = ()  # sent beside the prompt (only to a member that sees)
+    blind: bool = False  # left out of an image item: the member's provider takes no images (no_vision)
 
 
 @dataclass
@@ -73,6 +76,11 @@ class _Pending:
     @property
     def calls(self) -> int:
         return sum(1 for s in self.slots if s.owner)
+
+    @property
+    def seeing(self) -> list[_Slot]:
+        """The slots that judge this item (all but the members left out for not seeing its images)."""
+        return [s for s in self.slots if not s.blind]
 
 
 class Engine(EarlyExitScheduling):
@@ -126,8 +134,11 @@ class Engine(EarlyExitScheduling):
         """The exact prompt ``member`` sends for ``item``."""
         return member.template.render(item.fields, delimit=self.config.delimit, params=self._params)
 
-    def key_for(self, member: Member, prompt: str) -> str:
-        """The cache key of ``member`` sending ``prompt``."""
+    def key_for(self, member: Member, prompt: str, images: Sequence[ImagePart] = ()) -> str:
+        """The cache key of ``member`` sending ``prompt`` (and ``images``, by content hash)."""
+        params = dict(member.provider.cache_params())
+        if images:  # text-only keys stay as they were
+            params["images"] = [image.sha256 for image in images]
         return call_key(
             provider=member.kind,
             model=member.model,
@@ -135,7 +146,7 @@ class Engine(EarlyExitScheduling):
             template_version=member.template.version,
             prompt=prompt,
             labels=self.spec.labels,
-            params=dict(member.provider.cache_params()),
+            params=params,
         )
 
     def score(self, items: Iterable[Item | ItemError], *, progress: bool = False) -> Iterator[ItemResult]:
@@ -216,14 +227,19 @@ class Engine(EarlyExitScheduling):
         job = _Pending(entry, [], suspicious=item_has_instructions(entry.fields))
         keyed: list[tuple[_Slot, str, str]] = []
         for member in self.members:
-            slot = _Slot(member)
+            slot = _Slot(member, images=tuple(entry.images))
             job.slots.append(slot)
+            if entry.images and not accepts_images(member.provider):  # no call: the member cannot see the item
+                slot.blind = True
+                slot.result = MemberResult(member.id, error=ErrorInfo(
+                    "no_vision", False, f"{member.kind}:{member.model} takes no images; left out of image items"))
+                continue
             try:
                 prompt = self.prompt_for(member, entry)
             except ValueError as exc:
                 slot.result = MemberResult(member.id, error=ErrorInfo("render_error", False, str(exc)))
                 continue
-            keyed.append((slot, prompt, self.key_for(member, prompt)))
+            keyed.append((slot, prompt, self.key_for(member, prompt, entry.images)))
         hits = self.cache.get_many(k for _, _, k in keyed) if self.cache is not None else {}
         for slot, prompt, key in keyed:
             if key in hits:
@@ -253,10 +269,12 @@ class Engine(EarlyExitScheduling):
         self.stats.early_exit_skipped += len(job.slots) - len(called)
         self.stats.items_with_calls += fresh
         results: tuple[MemberResult, ...] = tuple(s.result for s in called)  # type: ignore[misc]
+        seeing = [s for s in called if not s.blind]  # a member left out (no_vision) neither answers nor counts
         decision = job.decision if self.config.early_exit else verdict(
-            [r.probs for r in results], self._models, entry.original, self.rule)
+            [s.result.probs for s in seeing], [model_of(s.member.id) for s in seeing], entry.original, self.rule)  # type: ignore[union-attr]
         common = dict(id=entry.id, original=entry.original, members=results, line=entry.line,
-                      suspicious_text=job.suspicious, data=entry.data, input_hash=input_hash(entry.fields))
+                      suspicious_text=job.suspicious, data=entry.data,
+                      input_hash=input_hash(entry.fields, entry.images))
         if decision is None:
             return ItemResult(prediction=None, confidence=None, probs=None, flagged=False,
                               error=_no_answer(results), **common)

@@ -59,7 +59,9 @@ class CallRunner:
         for m in members:
             self.breakers.setdefault(id(m.provider), CircuitBreaker(config.breaker_after, config.breaker_cooldown))
 
-    def call(self, member: Member, prompt: str, key: str) -> CallOutcome:
+    def call(self, member: Member, prompt: str, key: str, *, images: Sequence[Any] = ()) -> CallOutcome:
+        """One member's answer to ``prompt`` (with ``images``, :class:`backend.images.part.ImagePart`, sent
+        only to a provider that sees: the engine leaves the others out of image items)."""
         breaker = self.breakers[id(member.provider)]
         if not breaker.allow():
             return CallOutcome(
@@ -72,7 +74,7 @@ class CallRunner:
         if reserved is None:
             return CallOutcome(error="over_budget", detail="not called: --max-cost reached; rerun to resume",
                             called=False)
-        outcome = self._call_within_budget(member, prompt, key, breaker)
+        outcome = self._call_within_budget(member, prompt, key, breaker, tuple(images))
         if self.budget is not None:
             if outcome.dist is not None:
                 self.budget.settle(reserved, member, outcome.dist.usage)
@@ -80,7 +82,8 @@ class CallRunner:
                 self.budget.release(reserved)
         return outcome
 
-    def _call_within_budget(self, member: Member, prompt: str, key: str, breaker: CircuitBreaker) -> CallOutcome:
+    def _call_within_budget(self, member: Member, prompt: str, key: str, breaker: CircuitBreaker,
+                            images: tuple[Any, ...] = ()) -> CallOutcome:
         semaphore = self.semaphores[member.kind]
         labels = self.labels
         timeout = self.timeout
@@ -93,6 +96,8 @@ class CallRunner:
                     raise ProviderError("cancelled", "run interrupted before this call was sent")
                 began = time.perf_counter()
                 try:
+                    if images:  # text calls keep the plain Provider protocol
+                        return member.provider.classify(prompt, labels, timeout=timeout, images=images)
                     return member.provider.classify(prompt, labels, timeout=timeout)
                 finally:
                     spent[0] += time.perf_counter() - began

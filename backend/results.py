@@ -11,14 +11,21 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 __all__ = ["ErrorInfo", "ItemResult", "MemberResult", "input_hash"]
 
 
-def input_hash(fields: Mapping[str, Any]) -> str:
-    """A short hash of the input fields the prompts use: a stored verdict is only valid for these inputs."""
-    blob = json.dumps({str(k): v for k, v in fields.items()}, sort_keys=True, ensure_ascii=False, default=str)
+def input_hash(fields: Mapping[str, Any], images: Sequence[Any] = ()) -> str:
+    """A short hash of the input fields the prompts use: a stored verdict is only valid for these inputs.
+
+    ``images`` (:class:`backend.images.part.ImagePart`, in spec order) enter by content hash: an edited
+    image is re-scored even where its reference stays the same. Without images the hash is the text one.
+    """
+    payload: Any = {str(k): v for k, v in fields.items()}
+    if images:
+        payload = {"fields": payload, "images": [str(image.sha256) for image in images]}
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
 
 

@@ -99,6 +99,8 @@ class Settings:
     insecure_no_auth: bool = False
     max_request_bytes: int = defaults.MAX_REQUEST_BYTES
     max_item_chars: int = defaults.MAX_ITEM_CHARS
+    image_hosts: tuple[str, ...] = ()  # storage hosts images may be fetched from besides Label Studio
+    image_max_bytes: int = defaults.IMAGE_MAX_BYTES
     provider_keys: tuple[str, ...] = field(default=(), repr=False)
 
     @classmethod
@@ -138,6 +140,8 @@ class Settings:
             "insecure_no_auth": parse_bool(env.get("LABEL_AUDIT_INSECURE_NO_AUTH")),
             "max_request_bytes": _number(env, "LABEL_AUDIT_MAX_REQUEST_BYTES", int, defaults.MAX_REQUEST_BYTES),
             "max_item_chars": _number(env, "LABEL_AUDIT_MAX_ITEM_CHARS", int, defaults.MAX_ITEM_CHARS),
+            "image_hosts": tuple(h.strip() for h in (env.get("LABEL_AUDIT_IMAGE_HOSTS") or "").split(",") if h.strip()),
+            "image_max_bytes": _number(env, "LABEL_AUDIT_IMAGE_MAX_BYTES", int, defaults.IMAGE_MAX_BYTES),
             "provider_keys": tuple(env[n] for n in sorted(key_names) if env.get(n)),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
@@ -149,6 +153,8 @@ class Settings:
         self.quorum()  # ValueError on a share outside [0, 1]
         if not 0.0 <= self.import_wait <= 3600.0:
             raise ValueError(f"LABEL_AUDIT_IMPORT_WAIT must be within [0, 3600] seconds, got {self.import_wait}")
+        if self.image_max_bytes < 1:
+            raise ValueError(f"LABEL_AUDIT_IMAGE_MAX_BYTES must be positive, got {self.image_max_bytes}")
         if (self.auth_user is None) != (self.auth_password is None):
             raise ValueError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
 

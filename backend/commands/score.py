@@ -31,6 +31,8 @@ from backend.costs.report import estimate_table
 from backend.confident.fitting import prepare_members
 from backend.confident.report import ConfidentTally, confident_ids, print_block
 from backend.dataset import read_items
+from backend.images.items import with_images
+from backend.images.vision import check_members_see
 from backend.engine import Engine, EngineConfig
 from backend.task.scoring import make_engine
 from backend.ensemble import describe_flag_rule, flag_rule
@@ -67,7 +69,7 @@ def run_scoring(
     ``dry_run`` only estimates (no model is called); ``budget`` stops the run at its cap: the item
     where it stopped and the later ones are not written, and rerunning resumes from the cache.
     """
-    entries = list(read_items(input_path, spec, max_chars=max_chars))
+    entries = with_images(list(read_items(input_path, spec, max_chars=max_chars)), spec)
     try:  # confident-learning members learn from every labelled item of the file: one fit per run
         prepared = prepare_members(members, entries, spec, delimit=config.delimit)
     except ValueError as exc:
@@ -203,6 +205,7 @@ def score(
         flag_rule(spec, delta=config.delta)  # a bad rule fails here, before any call
         prices = load_prices(prices_file) if prices_file else None
         members = build_members(settings.members, spec)
+        check_members_see(spec, members)  # an image task no member can see: refused before any item is read
     except (ValueError, OSError) as exc:
         _fail(str(exc))
     if not input_path.is_file():

@@ -133,7 +133,16 @@ def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, price
     members = config.build(spec)
     version = config.model_version(spec)
     tasks = [job_task(t) for t in iter_tasks(client, project, with_annotations=True)]
-    items = tasks_to_items(tasks, spec, label_field=config.label_field, max_chars=config.max_item_chars).items
+    from backend.images.items import fetcher_from_settings
+    from backend.settings import Settings
+
+    fetcher = fetcher_from_settings(Settings.from_env()) if spec.image_fields else None
+    try:  # image tokens are counted from the images themselves (their size)
+        items = tasks_to_items(tasks, spec, label_field=config.label_field, max_chars=config.max_item_chars,
+                               fetcher=fetcher).items
+    finally:
+        if fetcher is not None:
+            fetcher.close()
     todo = set(ledger.pending(str(project), [it.id for it in items], version))
     cache = CallCache()
     try:

@@ -24,13 +24,15 @@ class EarlyExitScheduling:
         if slot.key in inflight:
             slot.future = inflight[slot.key]
             return
-        slot.future = inflight[slot.key] = self._pool.submit(self._call, slot.member, slot.prompt, slot.key)
+        slot.future = inflight[slot.key] = self._pool.submit(self._call, slot.member, slot.prompt, slot.key,
+                                                             images=slot.images)
         slot.owner = True
 
     def _send_first_wave(self: Any, job: Any, inflight: dict[str, Future]) -> None:
         lazy = [s for s in job.slots if s.lazy]
-        known = [model_of(s.member.id) for s in job.slots if s.result is not None and s.result.ok]
-        for slot in lazy[:first_wave(known, [model_of(s.member.id) for s in lazy], self._models, self.config.quorum)]:
+        known = [model_of(s.member.id) for s in job.seeing if s.result is not None and s.result.ok]
+        universe = [model_of(s.member.id) for s in job.seeing]  # members left out (no_vision) never count
+        for slot in lazy[:first_wave(known, [model_of(s.member.id) for s in lazy], universe, self.config.quorum)]:
             self._send(slot, inflight)
 
     def _drive_early_exit(self: Any, job: Any, inflight: dict[str, Future]) -> bool:
@@ -39,15 +41,17 @@ class EarlyExitScheduling:
         Returns whether a fresh call was made; unsent slots stay ``lazy`` (skipped).
         """
         fresh = False
+        seeing = job.seeing  # members left out of an image item (no_vision) neither answer nor count
+        universe = [model_of(s.member.id) for s in seeing]
         while True:
-            called = [s for s in job.slots if not s.lazy]
+            called = [s for s in seeing if not s.lazy]
             for slot in called:
                 fresh |= self._resolve(slot, inflight)
             answers = [s.result.probs for s in called]
-            job.decision = settled(answers, [model_of(s.member.id) for s in called], self._models,
+            job.decision = settled(answers, [model_of(s.member.id) for s in called], universe,
                                    job.entry.original, self.rule)
-            lazy = [s for s in job.slots if s.lazy]
+            lazy = [s for s in seeing if s.lazy]
             if job.decision is not None or not lazy:
                 return fresh
-            for slot in lazy[:more_needed(answers, len(job.slots), self.spec)]:
+            for slot in lazy[:more_needed(answers, len(seeing), self.spec)]:
                 self._send(slot, inflight)

@@ -17,11 +17,13 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from backend import defaults
 from backend.dataset import Item, RecordError, item_from_record, short_id
+from backend.images.fetch import ImageFetcher, ImageRefused
+from backend.images.items import attach_images
 from backend.labels import original_label
 from backend.labelstudio.gold import is_gold_annotation
 from backend.labelstudio.taskshape import as_dict, field, live_annotations, user_id_of
 from backend.ledger.store import CrowdLabel
-from backend.results import ErrorInfo, ItemResult
+from backend.results import ErrorInfo, ItemResult, input_hash
 from backend.taskspec import TaskSpec
 
 MALFORMED = "malformed_task"
@@ -97,11 +99,14 @@ def task_to_item(task: Mapping[str, Any], spec: TaskSpec, *, label_field: str | 
 
 
 def tasks_to_items(tasks: Iterable[Any], spec: TaskSpec, *, label_field: str | None = None,
-                   max_chars: int = defaults.MAX_ITEM_CHARS) -> ConvertedTasks:
+                   max_chars: int = defaults.MAX_ITEM_CHARS, fetcher: ImageFetcher | None = None) -> ConvertedTasks:
     """Convert many tasks; each bad one becomes an error result (``malformed_task: <reason>: <detail>``).
 
     An error's id is storable (:func:`backend.dataset.short_id`): a 300-character task id overflowed
-    the ledger's key column on PostgreSQL and failed the whole batch.
+    the ledger's key column on PostgreSQL and failed the whole batch. A spec with image fields has each
+    task's images fetched by ``fetcher`` (:func:`backend.images.items.attach_images`); a refused image is
+    that task's error under the refusal's own reason (``image_host``, ``image_too_large``...), its input
+    hash that of the references, and its annotators' labels are kept.
     """
     out = ConvertedTasks()
     for index, task in enumerate(tasks):
@@ -112,15 +117,27 @@ def tasks_to_items(tasks: Iterable[Any], spec: TaskSpec, *, label_field: str | N
             reason = f"{exc.reason}: {exc.detail}" if isinstance(exc, RecordError) else str(exc)
             out.errors.append(error_result(short_id(str(raw_id)) if raw_id is not None else f"task#{index}", reason))
             continue
-        out.items.append(item)
         out.crowd.extend(crowd)
+        try:
+            item = attach_images(item, spec, fetcher, task_id=_task_number(raw_id))
+        except ImageRefused as exc:
+            out.errors.append(error_result(item.id, exc.detail, code=exc.reason, input_hash=input_hash(item.fields)))
+            continue
+        out.items.append(item)
     return out
 
 
-def error_result(task_id: str, reason: str) -> ItemResult:
-    """The ledger's record of a task that could not be judged."""
+def _task_number(raw_id: Any) -> int | None:
+    try:
+        return int(raw_id)
+    except (TypeError, ValueError):
+        return None
+
+
+def error_result(task_id: str, reason: str, *, code: str = MALFORMED, input_hash: str | None = None) -> ItemResult:
+    """The ledger's record of a task that could not be judged (``code``: the counted reason)."""
     return ItemResult(
         id=task_id, original=None, prediction=None, confidence=None, probs=None, flagged=False,
-        error=ErrorInfo(MALFORMED, False, reason),
+        error=ErrorInfo(code, False, reason), input_hash=input_hash,
     )
 

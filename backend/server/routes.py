@@ -96,7 +96,8 @@ def predict(backend: Backend):
     except ValueError as exc:
         return _bad_request(str(exc))
     ids = [str(t.get("id")) for t in tasks if isinstance(t, dict)]
-    hashes = input_hashes([t for t in tasks if isinstance(t, dict)], backend.config, ctx.label_config)
+    hashes = input_hashes([t for t in tasks if isinstance(t, dict)], backend.config, ctx.label_config,
+                          scored=lambda wanted: set(backend.ledger.results_for(ctx.project, wanted, ctx.model_version)))
     scored = backend.ledger.results_for(ctx.project, ids, ctx.model_version, input_hashes=hashes)
     results: list[Any] = []
     answered = []

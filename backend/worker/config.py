@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from backend import defaults
+from backend.images.vision import check_entries_see
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.members import Member, MemberSpec, build_members, parse_member_arg, spec_fingerprint
 from backend.settings import Settings, check_ensemble_values
@@ -89,10 +90,16 @@ class EnsembleConfig:
         return cls(**kwargs)
 
     def spec(self, label_config: str) -> TaskSpec:
-        """The project's task spec, derived from its label config (raises ValueError if unusable)."""
-        return spec_from_label_config(
+        """The project's task spec, derived from its label config (raises ValueError if unusable).
+
+        An image project whose members all take no images is unusable: refused here, once, before any
+        task is queued (:mod:`backend.images.vision`).
+        """
+        spec = spec_from_label_config(
             label_config, label_field=self.label_field, name=self.spec_name, control=self.control
         )
+        check_entries_see(spec, self.members)
+        return spec
 
     def member_specs(self) -> list[MemberSpec]:
         return list(self.members)

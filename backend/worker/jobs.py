@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 from rq import get_current_job
 
 from backend.confident.project import prepare_for_project, share_fits
+from backend.images.items import fetcher_from_settings
 from backend.task.scoring import make_engine
 from backend.labelstudio.predictions import ls_client
 from backend.labelstudio.tasks import error_result, tasks_to_items
@@ -75,10 +76,16 @@ def score_tasks(
         log.error("refused job %s: %s", job_key, reason)
         ledger.jobs.finish(job_key, status="refused", error=reason)
         raise RefusedJob(reason)
-    converted = tasks_to_items(tasks, spec, label_field=cfg.label_field, max_chars=cfg.max_item_chars)
+    fetcher = fetcher_from_settings(settings) if spec.image_fields else None
+    try:  # an image project's images are fetched here, each refusal that task's error
+        converted = tasks_to_items(tasks, spec, label_field=cfg.label_field, max_chars=cfg.max_item_chars,
+                                   fetcher=fetcher)
+    finally:
+        if fetcher is not None:
+            fetcher.close()
     ledger.record_crowd(project, converted.crowd)
     ledger.record_many(project, model_version, converted.errors)
-    hashes = {str(it.id): input_hash(it.fields) for it in converted.items}
+    hashes = {str(it.id): input_hash(it.fields, it.images) for it in converted.items}
     todo_ids = set(ledger.pending(project, [it.id for it in converted.items], model_version, input_hashes=hashes))
     items = [it for it in converted.items if it.id in todo_ids]
     log.info("job %s attempt %d: %d tasks, %d to score", job_key, attempt, len(tasks), len(items))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from redis import Redis
 from redis.exceptions import WatchError
@@ -22,6 +22,7 @@ from rq import Queue, Retry
 from rq.job import JobStatus
 
 from backend import defaults
+from backend.images.items import fetcher_from_settings
 from backend.labelstudio.tasks import error_result, tasks_to_items
 from backend.labelstudio.taskshape import job_task
 from backend.ledger import Ledger
@@ -88,7 +89,8 @@ def enqueue_scoring(
     if nameless:
         log.warning("project %s: %d tasks without an id were not queued", project, len(nameless))
         ledger.record_many(project, model_version, nameless)
-    hashes = input_hashes(list(by_id.values()), config, label_config)
+    hashes = input_hashes(list(by_id.values()), config, label_config,
+                          scored=lambda ids: set(ledger.results_for(project, ids, model_version)))
     todo = ledger.pending(project, list(by_id), model_version, input_hashes=hashes)
     queue = scoring_queue(queue.name, queue.connection)
     job_ids = []
@@ -102,14 +104,35 @@ def enqueue_scoring(
     return job_ids
 
 
-def input_hashes(tasks: Sequence[Mapping[str, Any]], config: EnsembleConfig, label_config: str) -> dict[str, str]:
-    """Task id -> hash of the input fields its prompts use (tasks that cannot be read get none)."""
+def input_hashes(tasks: Sequence[Mapping[str, Any]], config: EnsembleConfig, label_config: str, *,
+                 scored: Callable[[list[str]], set[str]] | None = None) -> dict[str, str]:
+    """Task id -> hash of the input fields its prompts use (tasks that cannot be read get none).
+
+    An image project's hash holds its images' content, so they are fetched (:mod:`backend.images`); with
+    ``scored`` (task ids -> those with a stored result) only those are, the others being unscored anyway.
+    A task whose image is refused gets the hash its error result is stored with (the references').
+    """
     try:
         spec = config.spec(label_config)
     except ValueError:
         return {}
-    converted = tasks_to_items(tasks, spec, label_field=config.label_field, max_chars=config.max_item_chars)
-    return {str(item.id): input_hash(item.fields) for item in converted.items}
+    fetcher = None
+    if spec.image_fields:
+        if scored is not None:
+            keep = scored([str(t.get("id")) for t in tasks])
+            tasks = [t for t in tasks if str(t.get("id")) in keep]
+        if not tasks:
+            return {}
+        fetcher = fetcher_from_settings(Settings.from_env())
+    try:
+        converted = tasks_to_items(tasks, spec, label_field=config.label_field, max_chars=config.max_item_chars,
+                                   fetcher=fetcher)
+    finally:
+        if fetcher is not None:
+            fetcher.close()
+    hashes = {str(item.id): input_hash(item.fields, item.images) for item in converted.items}
+    hashes.update({str(r.id): r.input_hash for r in converted.errors if r.input_hash is not None})
+    return hashes
 
 
 def _enqueue_once(queue: Queue, ledger: Ledger, key: str, kwargs: dict[str, Any]) -> bool:

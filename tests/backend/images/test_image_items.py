@@ -1,0 +1,159 @@
+"""Image items through the real task conversion and engine: fetched images, per-item refusals, the cache
+key and input hash by content, members that cannot see left out (``no_vision``), and the one refusal of
+an ensemble where nobody sees.
+
+The judges are TEST-ONLY providers (tests/backend/hash_provider.py, not LLMs: they judge nothing) so the
+bookkeeping is exact; the end-to-end test against a recording OpenAI-compatible server and a real Label
+Studio is tests/backend/images/test_labelstudio_images.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Iterator, Sequence
+
+import pytest
+
+from backend.cache import CallCache
+from backend.engine import Engine, EngineConfig
+from backend.ensemble import Quorum
+from backend.images.fetch import ImageFetcher
+from backend.images.part import placeholder
+from backend.images.vision import check_members_see
+from backend.labelstudio.projectspec import spec_from_label_config
+from backend.labelstudio.tasks import tasks_to_items
+from backend.members import build_members, parse_member_arg
+from backend.results import input_hash
+from backend.worker.config import EnsembleConfig
+from tests.backend.hash_provider import HashTestProvider, hash_distribution
+from tests.support.http_recorder import Recorder, image_bytes
+
+CONFIG = """<View><Header value="Photo"/><Image name="photo" value="$photo"/><Header value="Caption"/>
+<Text name="caption" value="$caption"/>
+<Choices name="animal" toName="photo"><Choice value="Cat"/><Choice value="Dog"/><Choice value="Bird"/></Choices></View>"""
+SPEC = spec_from_label_config(CONFIG)
+RED, BLUE = image_bytes(color="red"), image_bytes("JPEG", (6, 6), "blue")
+
+
+class SeeingTestProvider(HashTestProvider):
+    """TEST-ONLY: the hash provider that takes images; its answer depends on the images' bytes too."""
+
+    accepts_images = True
+
+    def __init__(self, model: str = "see-1") -> None:
+        super().__init__(model)
+        self.images_seen: list[tuple[bytes, ...]] = []
+
+    def classify(self, prompt: str, labels: Sequence[str], *, timeout: float, images: Sequence[Any] = ()):
+        with self.lock:
+            self.images_seen.append(tuple(image.data for image in images))
+        salt = "".join(hashlib.sha256(image.data).hexdigest() for image in images)
+        super().classify(prompt, labels, timeout=timeout)  # counts the call
+        return hash_distribution(prompt + salt, labels)
+
+
+@pytest.fixture
+def instance() -> Iterator[Recorder]:
+    rec = Recorder(routes={"/data/upload/1/red.png": (200, {}, RED), "/data/upload/1/blue.jpg": (200, {}, BLUE)}).start()
+    yield rec
+    rec.stop()
+
+
+@pytest.fixture
+def cache(tmp_path):
+    c = CallCache(f"sqlite:///{tmp_path / 'cache.sqlite'}")
+    yield c
+    c.close()
+
+
+def task(task_id: int, photo: str, label: str = "Cat") -> dict:
+    return {"id": task_id, "data": {"photo": photo, "caption": f"caption {task_id}"},
+            "annotations": [{"id": 10 + task_id, "completed_by": 1, "result": [
+                {"from_name": "animal", "to_name": "photo", "type": "choices", "value": {"choices": [label]}}]}]}
+
+
+def members(*providers):
+    by_model = {p.model: p for p in providers}
+    entries = [parse_member_arg(f"hash:{p.model}") for p in providers]
+    return build_members(entries, SPEC, provider_factory=lambda e: by_model[e.model])
+
+
+def test_tasks_become_items_with_their_images_and_refusals_become_counted_errors(instance):
+    fetcher = ImageFetcher(instance.url, "tok")
+    tasks = [task(1, "/data/upload/1/red.png"), task(2, "http://169.254.169.254/latest/meta-data/", "Dog"),
+             task(3, "https://elsewhere.example.com/cat.png"), task(4, "/data/upload/1/blue.jpg", "Bird")]
+    converted = tasks_to_items(tasks, SPEC, fetcher=fetcher)
+    assert [it.id for it in converted.items] == ["1", "4"]
+    first = converted.items[0]
+    assert first.images[0].data == RED and first.fields["photo"] == placeholder(1)
+    assert first.fields["caption"] == "caption 1" and first.original == "Cat"
+    assert converted.items[1].images[0].mime == "image/jpeg"
+    assert {e.id: e.error.reason for e in converted.errors} == {"2": "image_private_address", "3": "image_host"}
+    assert all(e.input_hash for e in converted.errors)
+    assert sorted(c.task_id for c in converted.crowd) == ["1", "2", "3", "4"]  # their labels still count
+    assert [path for path, _ in instance.seen] == ["/data/upload/1/red.png", "/data/upload/1/blue.jpg"]
+    no_fetcher = tasks_to_items(tasks[:1], SPEC)
+    assert no_fetcher.items == [] and no_fetcher.errors[0].error.reason == "image_fetch"
+
+
+def test_an_image_is_judged_only_by_members_that_see_and_the_others_are_counted_no_vision(instance, cache):
+    items = tasks_to_items([task(1, "/data/upload/1/red.png")], SPEC, fetcher=ImageFetcher(instance.url, None)).items
+    seeing, blind = SeeingTestProvider(), HashTestProvider("blind-1")
+    engine = Engine(SPEC, members(seeing, blind), cache=cache, config=EngineConfig(quorum=Quorum(min_share=1.0)))
+    (result,) = list(engine.score(items))
+    assert result.error is None and result.prediction in SPEC.labels and not result.insufficient  # quorum: seers only
+    assert blind.total_calls == 0 and seeing.total_calls == len(engine.members) // 2
+    assert all(images == (RED,) for images in seeing.images_seen)
+    reasons = {m.member_id.split("/")[0]: m.reason for m in result.members}
+    assert reasons == {"hash:see-1": None, "hash:blind-1": "no_vision"}
+    assert engine.stats.errors["no_vision"] == len(engine.members) // 2 and engine.stats.llm_calls == seeing.total_calls
+    assert result.input_hash == input_hash(items[0].fields, items[0].images)
+
+
+def test_text_items_still_go_to_every_member_without_images(cache):
+    spec = spec_from_label_config(CONFIG.replace("<Image", "<Text"))
+    item_list = tasks_to_items([task(1, "a photo described in words")], spec).items
+    seeing, blind = SeeingTestProvider(), HashTestProvider("blind-1")
+    by_model = {p.model: p for p in (seeing, blind)}
+    built = build_members([parse_member_arg("hash:see-1"), parse_member_arg("hash:blind-1")], spec,
+                          provider_factory=lambda e: by_model[e.model])
+    (result,) = list(Engine(spec, built, cache=cache).score(item_list))
+    assert result.error is None and blind.total_calls > 0 and all(images == () for images in seeing.images_seen)
+
+
+def test_the_cache_key_and_input_hash_follow_the_image_content(instance, cache):
+    fetcher = ImageFetcher(instance.url, None)
+    red = tasks_to_items([task(1, "/data/upload/1/red.png")], SPEC, fetcher=fetcher).items
+    blue = tasks_to_items([task(1, "/data/upload/1/blue.jpg")], SPEC, fetcher=fetcher).items
+    assert red[0].fields == blue[0].fields  # same task text: only the image differs
+    assert input_hash(red[0].fields, red[0].images) != input_hash(blue[0].fields, blue[0].images)
+    assert input_hash(red[0].fields) == input_hash(red[0].fields, ())  # text-only hashes unchanged
+    seeing = SeeingTestProvider()
+    engine = Engine(SPEC, members(seeing), cache=cache)
+    list(engine.score(red))
+    calls = seeing.total_calls
+    list(engine.score(blue))  # an edited image is asked again
+    assert seeing.total_calls == 2 * calls
+    list(engine.score(red))  # the same image again: from the cache
+    assert seeing.total_calls == 2 * calls and engine.stats.cache_hits == calls
+    member = engine.members[0]
+    prompt = engine.prompt_for(member, red[0])
+    assert engine.key_for(member, prompt) != engine.key_for(member, prompt, red[0].images)
+
+
+def test_early_exit_leaves_the_blind_members_out_too(instance, cache):
+    items = tasks_to_items([task(1, "/data/upload/1/red.png")], SPEC, fetcher=ImageFetcher(instance.url, None)).items
+    seeing, blind = SeeingTestProvider(), HashTestProvider("blind-1")
+    engine = Engine(SPEC, members(seeing, blind), cache=cache, config=EngineConfig(early_exit=True, quorum=Quorum(min_share=1.0)))
+    (result,) = list(engine.score(items))
+    assert result.error is None and not result.insufficient and blind.total_calls == 0 and seeing.total_calls >= 1
+
+
+def test_an_ensemble_where_nobody_sees_is_refused_once_before_anything_is_queued():
+    with pytest.raises(ValueError, match="no member of the ensemble can see them") as info:
+        EnsembleConfig(members=(parse_member_arg("local:smollm2"),)).spec(CONFIG)
+    assert "<Image> 'photo'" in str(info.value) and "local:smollm2" in str(info.value)
+    EnsembleConfig(members=(parse_member_arg("local:smollm2"),)).spec(CONFIG.replace("<Image", "<Text"))
+    with pytest.raises(ValueError, match="can see"):
+        check_members_see(SPEC, members(HashTestProvider("blind-1")))
+    check_members_see(SPEC, members(SeeingTestProvider(), HashTestProvider("blind-1")))
