@@ -37,12 +37,17 @@ def client_origin(client: Any) -> Any:
 def source_fetch(client: Any) -> Fetch:
     """Fetch images from the source instance with its own credentials (:class:`backend.images.fetch.ImageFetcher`).
 
-    The fetcher is made lazily, once: a project without images never needs it.
+    The instance and token are the client's (``--url``/``--token`` or the environment); the storage hosts and
+    the size limit come from the settings (``LABEL_AUDIT_IMAGE_HOSTS``, ``LABEL_AUDIT_IMAGE_MAX_BYTES``), as
+    for the judges. Made only for a project with images.
     """
     from backend.images.fetch import ImageFetcher
+    from backend.settings import Settings
 
-    wrapper = client._client_wrapper
-    fetcher = ImageFetcher(wrapper.get_base_url(), wrapper._tokens_client.api_key)
+    settings = Settings.from_env()
+    wrapper = client._client_wrapper  # the SDK keeps the URL and token it was made with
+    fetcher = ImageFetcher(wrapper.get_base_url(), wrapper._tokens_client.api_key,
+                           max_bytes=settings.image_max_bytes, allowed_hosts=settings.image_hosts)
 
     def fetch(reference: str, variable: str, task_id: str) -> Any:
         return fetcher.fetch(reference, variable=variable, task_id=int(task_id) if str(task_id).isdigit() else None)

@@ -60,6 +60,7 @@ def test_reconcile_points_at_the_round1_copy_on_the_same_instance(label_studio, 
     assert rec.errors == {} and rec.new_tasks == 1
     (rproject,) = store.projects(str(project), round=ROUND_RECONCILE)
     (task,) = list(iter_tasks(review_ls.client, rproject.ls_project_id))
+    source_of = {a.ref: a.task_id for a in store.assignments(str(project))}  # round 2 has refs of its own
     assert source_of[task.data[REF_FIELD]] == str(ids[1])
     assert {task.data["image"]} == copies[str(ids[1])]  # the round-1 copy, not a second upload
     assert set(task.data) == {"image", REF_FIELD, "expert_a", "expert_b"}
