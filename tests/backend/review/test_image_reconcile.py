@@ -17,7 +17,7 @@ from backend.review.push import push_review
 from backend.review.reconcile import reconcile
 from backend.review.source import REF_FIELD, load_source
 from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW
-from tests.backend.review.test_image_review import CONFIG, MARKER, make_image, pixels
+from tests.backend.review.test_image_review import CONFIG, MARKER, drop_review_projects, make_image, pixels
 from tests.support.labelstudio import unique_email
 
 pytestmark = pytest.mark.labelstudio
@@ -42,6 +42,13 @@ def test_reconcile_points_at_the_round1_copy_on_the_same_instance(label_studio, 
                for t in ids]
     ledger, store = record_verdicts(project, results, config=CONFIG, label_field="animal")
     experts = [unique_email("rec-a"), unique_email("rec-b")]
+    try:
+        _push_and_reconcile(label_studio, review_ls, store, ledger, project, ids, images, experts)
+    finally:
+        drop_review_projects(review_ls.client, store, project)
+
+
+def _push_and_reconcile(label_studio, review_ls, store, ledger, project, ids, images, experts) -> None:
     report = push_review(label_studio.client, store, ledger, review_client=review_ls.client, project_id=project,
                          experts=experts)
     assert report.errors == {} and report.new_tasks == {experts[0]: 2, experts[1]: 2}

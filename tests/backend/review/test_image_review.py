@@ -20,7 +20,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 from PIL import Image, PngImagePlugin
@@ -112,7 +112,7 @@ class Scene:
 
 
 @pytest.fixture(scope="module")
-def scene(label_studio, review_ls, tmp_path_factory) -> Scene:
+def scene(label_studio, review_ls, tmp_path_factory) -> Iterator[Scene]:
     project, _ = label_studio.create_project(CONFIG, title="animals source")
     images, names, tasks = {}, {}, []
     for k, (fmt, colour, label, *_rest) in enumerate(ITEMS):
@@ -144,9 +144,19 @@ def scene(label_studio, review_ls, tmp_path_factory) -> Scene:
                   {ids[k]: v for k, v in names.items()}, expert, env, db)
     result = invoke(env, "review", "push", "--project", str(project), "--experts", expert, "--initial-passwords",
                     "--json")
-    assert result.exit_code == 0, result.output
-    scene.push = json.loads(result.stdout)
-    return scene
+    try:
+        assert result.exit_code == 0, result.output
+        scene.push = json.loads(result.stdout)
+        yield scene
+    finally:
+        drop_review_projects(review_ls.client, ReviewStore(db), project)
+
+
+def drop_review_projects(client: Any, store: ReviewStore, source_project: int) -> None:
+    """Delete this module's projects from the session's review instance: every user of an instance sees
+    every project of it, and other modules count what their experts see there."""
+    for project in store.projects(str(source_project)):
+        client.projects.delete(id=project.ls_project_id)
 
 
 def test_push_uploads_a_copy_per_item_and_counts_the_missing_image(scene):
