@@ -116,6 +116,9 @@ class AuditData:
     sample: Draw | None = None
     # Annotations in review projects that did not count (not by the project's own expert): reported only.
     ignored_answers: tuple[Any, ...] = ()
+    # Thumbnails of the confirmed errors of an image project (stats_cli.error_images.ErrorImages); None:
+    # not fetched (a project without images, or a pull that did not ask for them).
+    error_images: Any = None
 
     def __post_init__(self) -> None:
         if self.sample is not None and not self.sampled:  # the draw names its items

@@ -10,7 +10,7 @@ The token is passed to the SDK and never printed, logged or cached. Shared by `a
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterator
 
 from rich.console import Console
@@ -143,6 +143,7 @@ def pull_audit(
     model_version: str | None = None,
     refresh_review: bool = True,
     stats: PullStats | None = None,
+    images: bool = False,
 ) -> AuditData:
     """Everything one report needs about ``project``, as :class:`AuditData`.
 
@@ -158,6 +159,8 @@ def pull_audit(
         Reuse unchanged source tasks from an earlier pull.
     refresh_review : bool
         Re-read the review projects through the SDK before reporting (the review store's ``collect_answers``).
+    images : bool
+        Fetch thumbnails of the confirmed errors of an image project (the HTML report's grid).
     """
     stats = stats if stats is not None else PullStats()
     ledger = Ledger(db_url)
@@ -177,7 +180,7 @@ def pull_audit(
     if models_file:
         models, bad = load_models(models_file)
         stats.notes += [f"--models {models_file}: skipped {err}" for err in bad]
-    return AuditData(
+    data = AuditData(
         project=source.key,
         spec=source.spec,
         items=tuple(items),
@@ -192,3 +195,12 @@ def pull_audit(
         probes=probe_rows(db_engine=ledger.db_engine),
         models=models,
     )
+    if images and source.spec.image_fields:
+        from stats_cli.error_images import ErrorImages, fetch_error_images
+
+        try:
+            data = replace(data, error_images=fetch_error_images(client, data))
+        except Exception as exc:  # noqa: BLE001 - no thumbnails is a note, never a lost report
+            why = f"{type(exc).__name__}: {exc}" if isinstance(exc, ValueError) else type(exc).__name__
+            data = replace(data, error_images=ErrorImages(source.spec.image_fields[0], unavailable=why))
+    return data

@@ -1,5 +1,8 @@
 """What an expert sees in a review project: titled inputs, choices with their meaning, safe guidelines.
 
+Inputs are text blocks and images (``<Image name=... value="$field"/>``: the task's field holds the URL of
+the neutral copy uploaded to the review instance, never the source's reference).
+
 A blind view must still be usable: two bare text blocks and the choices "0" / "1" leave an expert
 guessing what is asked. Everything kept here is *static* — the same for every item of the project —
 so none of it can carry an item's label: a header's text (a header bound to a data field, or one
@@ -160,6 +163,18 @@ def _quotable(value: str) -> list[str]:
     return [p for p in dict.fromkeys(pieces) if len(p) >= QUOTE_MIN_CHARS]
 
 
+# An image input is shown zoomable; its ``value`` is the review copy's field (:mod:`backend.review.images`).
+IMAGE_VIEW = {"zoom": "true", "zoomControl": "true"}
+
+
+def _shown_attrs(obj) -> dict[str, str]:
+    """The attributes an input keeps in the review view (an ``<Image>``: its name, field and zoom only)."""
+    attrs = dict(obj.attrs)
+    if obj.tag == "Image":
+        return {"name": attrs["name"], "value": attrs["value"], **IMAGE_VIEW}
+    return attrs
+
+
 def expert_label_config(
     source_xml: str,
     *,
@@ -187,7 +202,7 @@ def expert_label_config(
     for obj in inputs:
         for title in titles.get(obj.field, [field_title(obj.field)]):
             ET.SubElement(view, "Header", {"value": title, "size": "5"})
-        ET.SubElement(view, obj.tag, dict(obj.attrs))
+        ET.SubElement(view, obj.tag, _shown_attrs(obj))
     if answer_fields:
         ET.SubElement(view, "Header", {"value": answers_title, "size": "5"})
     for field in answer_fields:

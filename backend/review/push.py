@@ -34,6 +34,7 @@ from backend.labelstudio.expert_instances import ReviewClients, as_review_client
 from backend.labelstudio.expertview import Guidelines, check_guidelines
 from backend.labelstudio.labelconfig import expert_name
 from backend.results import ItemResult
+from backend.review.images import ReviewImages, prepare_or_pass
 from backend.review.sample_push import SampleRequest, draw_for_push, review_order
 from backend.review.source import REF_FIELD, SourceProject, fetch_inputs, load_source
 from backend.review.store import ROUND_REVIEW, Assignment, ReviewItem, ReviewProject, ReviewStore
@@ -262,8 +263,9 @@ def push_review(
     report.guidelines_shown = bool(guidelines.html)
     if initial_passwords:
         _sign_up_new_experts(review, report, experts)
+    images = ReviewImages.for_source(client, source.spec)  # image inputs: a neutral copy on each review instance
     _fill_expert_projects(review, store, source, report, experts=experts, items=items, inputs=inputs,
-                          guidelines=guidelines, order=order, seed=seed)
+                          guidelines=guidelines, order=order, seed=seed, images=images)
     return report
 
 
@@ -299,9 +301,13 @@ def _sign_up_new_experts(review: ReviewClients, report: PushReport, experts: Seq
 def _fill_expert_projects(
     review: ReviewClients, store: ReviewStore, source: SourceProject, report: PushReport, *,
     experts: Sequence[str], items: Sequence[ReviewItem], inputs: dict[str, dict[str, Any]],
-    guidelines: Guidelines, order: str, seed: int,
+    guidelines: Guidelines, order: str, seed: int, images: ReviewImages | None = None,
 ) -> None:
-    """Create each missing expert project on the review instance and import what it lacks."""
+    """Create each missing expert project on the review instance and import what it lacks.
+
+    With ``images``, each task's image fields point at the copy uploaded to that expert's instance; an item
+    whose copy fails is that item's error and stays unimported (the next push retries it).
+    """
     projects = {p.expert: p for p in store.projects(source.key, round=ROUND_REVIEW)}
     for email in experts:
         if email not in projects:
@@ -319,7 +325,11 @@ def _fill_expert_projects(
             random.Random(f"{seed}:{email}").shuffle(todo)
         todo = review_order(todo, engine=store.db_engine, source_key=source.key, expert=email) or todo
         fresh = store.assign(source.key, todo, round=ROUND_REVIEW, expert=email, ls_project_id=project.ls_project_id)
-        report.new_tasks[email] = import_assignments(client, store, project.ls_project_id, unconfirmed + fresh, inputs)
+        pending = unconfirmed + fresh
+        data_of, bad = prepare_or_pass(images, {a.task_id: inputs[a.task_id] for a in pending if a.task_id in inputs},
+                                       client=client, project_id=project.ls_project_id)
+        report.errors.update({t: f"{why} (review project of {email})" for t, why in bad.items()})
+        report.new_tasks[email] = import_assignments(client, store, project.ls_project_id, pending, data_of)
         report.projects[email] = project.ls_project_id
         url = review.project_url(project.instance, project.ls_project_id)
         if url:

@@ -17,6 +17,7 @@ from backend.labelstudio.client import create_project, ensure_user, organization
 from backend.labelstudio.expert_instances import ReviewClients, as_review_clients
 from backend.labelstudio.labelconfig import expert_field, expert_name
 from backend.review.collect import collect_answers
+from backend.review.images import ReviewImages, prepare_or_pass, reuse_round1_copies
 from backend.review.push import BLIND_SETTINGS, TITLE_MAX, import_assignments, recover_task_ids
 from backend.review.source import SourceProject, fetch_inputs
 from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, SHARED, ReviewProject, ReviewStore
@@ -129,5 +130,10 @@ def reconcile(
     for task_id, data in inputs.items():
         for i, email in enumerate(experts):
             data[expert_field(i)] = f"{expert_name(i)}: {source.shown_label(answers.get(task_id, {}).get(email))}"
-    report.new_tasks = import_assignments(review, store, project.ls_project_id, todo, inputs)
+    images = ReviewImages.for_source(client, source.spec)
+    if images is not None:  # round 1 on this same instance already holds a copy of each image
+        reuse_round1_copies(images, clients, store, source.key, [a.task_id for a in todo])
+    data_of, bad = prepare_or_pass(images, inputs, client=review, project_id=project.ls_project_id)
+    report.errors.update(bad)
+    report.new_tasks = import_assignments(review, store, project.ls_project_id, todo, data_of)
     return report

@@ -51,7 +51,7 @@ def report_command(
     stats = PullStats()
     data = pull_source(project, client=client, db_url=db, cache=task_cache(url, project, cache),
                       progress=progress and sys.stderr.isatty(), stats=stats,
-                      models_file=str(models) if models else None)
+                      models_file=str(models) if models else None, images=fmt == "html")
     report = build_report(data, target_precision=target_precision, prices=price_table,
                           meta={"tasks_in_project": stats.tasks, "tasks_fetched": stats.fetched,
                                 "tasks_from_cache": stats.from_cache, "pull_notes": stats.notes,

@@ -10,7 +10,7 @@ import base64
 from html import escape
 
 from .fmt import data_notes, format_row, sizes_line, status_line
-from .model import Report, Section, Status
+from .model import Report, Section, Status, Thumbnail
 from .plots import figure_png
 
 _CSS = """
@@ -23,6 +23,9 @@ td:first-child,th:first-child{text-align:left}caption{font-weight:600;text-align
 .sizes{color:#555;font-size:.9em}.status{padding:.5em .8em;border-radius:4px;background:#fff4d6}
 .status.not-applicable{background:#eee}.note{border-left:4px solid #4a7bd0;padding:.3em .8em;background:#f2f6fd}
 img{max-width:100%;display:block;margin:.5em 0}
+.grid{display:flex;flex-wrap:wrap;gap:.8em;margin:.6em 0}.grid figure{margin:0;width:170px;font-size:.8em}
+.grid img{margin:0 0 .2em;border:1px solid #ccc}.grid .missing{width:160px;height:120px;display:flex;
+align-items:center;justify-content:center;text-align:center;background:#eee;color:#555;border:1px dashed #aaa}
 """
 
 
@@ -55,5 +58,21 @@ def _section(sec: Section) -> str:
         data = base64.b64encode(figure_png(fig)).decode("ascii")
         parts.append(f"<img alt='{escape(fig.title)}' data-figure='{escape(fig.key)}' "
                      f"src='data:image/png;base64,{data}'>")
+    if sec.gallery:
+        parts.append(_gallery(sec.gallery))
     parts.append("</section>")
     return "".join(parts)
+
+
+def _gallery(thumbs: tuple[Thumbnail, ...]) -> str:
+    """A grid of thumbnails; one that could not be had is its reason in a grey box (never a broken image)."""
+    cells = []
+    for thumb in thumbs:
+        if thumb.png is not None:
+            data = base64.b64encode(thumb.png).decode("ascii")
+            picture = f"<img alt='{escape(thumb.caption)}' src='data:image/png;base64,{data}'>"
+        else:
+            picture = f"<div class='missing'>{escape(thumb.reason)}</div>"
+        cells.append(f"<figure data-item='{escape(thumb.item)}'>{picture}<figcaption>{escape(thumb.caption)}"
+                     "</figcaption></figure>")
+    return f"<div class='grid'>{''.join(cells)}</div>"

@@ -77,6 +77,20 @@ class Figure:
 
 
 @dataclass(frozen=True)
+class Thumbnail:
+    """One picture of a grid: ``png`` (None when the image could not be had, and ``reason`` says why)."""
+
+    item: str
+    caption: str
+    png: bytes | None = field(default=None, repr=False)
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if self.png is None and not self.reason:
+            raise ValueError(f"thumbnail of {self.item!r} has no image: say why in `reason`")
+
+
+@dataclass(frozen=True)
 class Section:
     """One part of the report.
 
@@ -93,6 +107,7 @@ class Section:
     figures: tuple[Figure, ...] = ()
     notes: tuple[str, ...] = ()
     values: Mapping[str, Any] = field(default_factory=dict)
+    gallery: tuple[Thumbnail, ...] = ()  # a grid of pictures (HTML only; the other formats say where it is)
 
     def __post_init__(self) -> None:
         if not self.key or not self.title:
@@ -159,6 +174,8 @@ def _section_json(sec: Section) -> dict[str, Any]:
             }
             for f in sec.figures
         ],
+        **({"gallery": [{"item": t.item, "caption": t.caption, "available": t.png is not None, "reason": t.reason}
+                        for t in sec.gallery]} if sec.gallery else {}),
     }
 
 

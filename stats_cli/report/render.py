@@ -14,6 +14,7 @@ from .fmt import data_notes, format_row, sizes_line, status_line
 from .model import Report, Status
 
 FORMATS = ("table", "json", "md", "html")
+GALLERY_ELSEWHERE = "the thumbnail grid of these items is in the HTML report (--format html)"
 
 
 def render(report: Report, *, fmt: str = "table") -> str:
@@ -59,6 +60,8 @@ def render_table(report: Report, *, width: int = 120) -> str:
             console.print(grid)
         for note in sec.notes:
             console.print(f"note: {plain(note)}", highlight=False)
+        if sec.gallery:
+            console.print(f"note: {GALLERY_ELSEWHERE}", highlight=False)
     return buf.getvalue()
 
 
@@ -80,6 +83,8 @@ def render_markdown(report: Report) -> str:
         out += [f"> {note}" for note in sec.notes]
         if sec.notes:
             out.append("")
+        if sec.gallery:
+            out += [f"_{GALLERY_ELSEWHERE[:1].upper()}{GALLERY_ELSEWHERE[1:]}._", ""]
     return "\n".join(out)
 
 
