@@ -48,6 +48,10 @@ _expose("backend.labelstudio.gold", "GOLD_USER_EMAIL", "is_gold_annotation", "ma
 _expose("backend.labelstudio.instances", "source_url_from_env")
 _expose("backend.labelstudio.expert_instances", "review_clients_from_env")
 _expose("backend.labelstudio.labelconfig", "parse_label_config")
+_expose("backend.labelstudio.client", "iter_tasks")
+# Images: the source fetcher the review uses, thumbnails for the report's grid.
+_expose("backend.review.images", "source_fetch")
+_expose("backend.images.thumbnail", "thumbnail_png")
 # The review: stores, outcome (gold), sampling design, calibration and active review.
 _expose("backend.review.store", "ROUND_RECONCILE", "ROUND_REVIEW", "ReviewStore")
 _expose("backend.review.source", "SourceProject", "load_source")
@@ -111,7 +115,8 @@ if TYPE_CHECKING:  # what type checkers and editors see: the same names, importe
     from backend.environment import TOKEN_HELP, env_value  # noqa: F401
     from backend.labels import (break_tie, label_problem, label_sort_key, label_value, labels_are_numeric,  # noqa: F401
                                 majority_label, median_label, normalize_label, sort_labels)
-    from backend.labelstudio.client import connect, ensure_user, organization_id  # noqa: F401
+    from backend.images.thumbnail import thumbnail_png  # noqa: F401
+    from backend.labelstudio.client import connect, ensure_user, iter_tasks, organization_id  # noqa: F401
     from backend.labelstudio.errors import client_errors, describe_error  # noqa: F401
     from backend.labelstudio.expert_instances import review_clients_from_env  # noqa: F401
     from backend.labelstudio.gold import GOLD_USER_EMAIL, is_gold_annotation, mark_gold  # noqa: F401
@@ -127,6 +132,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the same names, importe
     from backend.review.active import ControlSample, control_sample, rank_suspects  # noqa: F401
     from backend.review.calibration import MIN_PER_OUTCOME, MIN_REVIEWED, stacking_gain  # noqa: F401
     from backend.review.gold import refresh_review  # noqa: F401
+    from backend.review.images import source_fetch  # noqa: F401
     from backend.review.outcome import GoldStatus, ReviewOutcome, answers_after, decide_outcome  # noqa: F401
     from backend.review.sample_store import SampleStore  # noqa: F401
     from backend.review.sampling import ALL, FLAGGED_REVIEWED, Candidate, Draw, draw_sample  # noqa: F401

@@ -41,7 +41,7 @@ def confirmed_errors(data: AuditData) -> list[tuple[Any, str]]:
 
 
 def _thumbnail(fetch: Fetch, task_id: str, variable: str, reference: Any) -> ErrorImage:
-    from backend.images.thumbnail import thumbnail_png
+    from backend.api import thumbnail_png
 
     if not isinstance(reference, str) or not reference.strip():
         return ErrorImage(task_id, reason="the task holds no image reference")
@@ -68,7 +68,7 @@ def fetch_error_images(client: Any, data: AuditData, *, fetch: Fetch | None = No
     if not ids:
         return ErrorImages(variable)
     if fetch is None:
-        from backend.review.images import source_fetch
+        from backend.api import source_fetch
 
         fetch = source_fetch(client)
     refs = dict(references) if references is not None else _references(client, data.project, ids, spec.fields[variable])
@@ -76,8 +76,8 @@ def fetch_error_images(client: Any, data: AuditData, *, fetch: Fetch | None = No
 
 
 def _references(client: Any, project: str, ids: Sequence[str], data_field: str) -> dict[str, Any]:
-    from backend.labelstudio.client import iter_tasks
-    from backend.labelstudio.taskshape import field as task_field
+    from backend.api import iter_tasks
+    from backend.api import field as task_field
 
     numeric = [int(t) for t in ids if str(t).isdigit()]
     out: dict[str, Any] = {}

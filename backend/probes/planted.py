@@ -50,10 +50,16 @@ class PlantedProbe:
 
 
 def target_field(spec: TaskSpec) -> str:
-    """The template variable that receives the instruction: the spec's last input field."""
-    if not spec.fields:
-        raise ValueError(f"spec {spec.name} has no input field to plant an instruction in")
-    return list(spec.fields)[-1]
+    """The template variable that receives the instruction: the spec's last *text* input field.
+
+    An image field is never written to (its text is the image's placeholder); an image-only project has
+    no text to plant an instruction in, and says so.
+    """
+    texts = [v for v in spec.fields if v not in spec.image_fields]
+    if not texts:
+        raise ValueError(f"spec {spec.name} has no text input to plant an instruction in"
+                         + (" (its inputs are images)" if spec.image_fields else ""))
+    return texts[-1]
 
 
 def shown_name(spec: TaskSpec, label: str) -> str:
@@ -95,6 +101,6 @@ def plant(item: Item, spec: TaskSpec, *, avoid: str, seed: int) -> PlantedProbe:
     text = str(fields.get(field) or "").rstrip()
     sentence = instruction_for(spec, target)
     fields[field] = f"{text} {sentence}" if text else sentence
-    probe = Item(id=f"{item.id}|{PLANTED}", original=None, fields=fields, line=item.line,
+    probe = Item(id=f"{item.id}|{PLANTED}", original=None, fields=fields, line=item.line, images=item.images,
                  data={"probe_condition": PLANTED, "probe_source_id": item.id, "planted_label": target})
     return PlantedProbe(probe, item.id, target, shown_name(spec, target))

@@ -57,3 +57,18 @@ def test_planted_item_names_the_display_label_and_carries_no_original():
     assert shown_name(load_spec("relevance"), "2") == "2"
     empty = Item(id="e", original=None, fields={"title": "", "text": "  "})
     assert plant(empty, SENTIMENT, avoid="neu", seed=0).item.fields["text"].startswith("Note to the annotator")
+
+
+def test_an_image_field_is_never_planted_in_and_an_image_only_project_says_why():
+    from backend.images.part import ImagePart, placeholder
+
+    photo = generic_spec(labels=["cat", "dog"], fields=["caption", "photo"], image_fields=["photo"])
+    assert target_field(photo) == "caption"
+    part = ImagePart(variable="photo", mime="image/png", data=b"\x89PNG....")
+    item = Item(id="p1", original="cat", fields={"caption": "A pet.", "photo": placeholder(1)}, images=(part,))
+    probe = plant(item, photo, avoid="cat", seed=1).item
+    assert probe.fields["photo"] == placeholder(1) and probe.images == (part,)
+    assert INSTRUCTION.split("{")[0].strip()[:10] in probe.fields["caption"]
+    only = generic_spec(labels=["cat", "dog"], fields=["photo"], image_fields=["photo"])
+    with pytest.raises(ValueError, match="its inputs are images"):
+        target_field(only)
