@@ -292,5 +292,8 @@ def _check_not_source(s: _Session, emails: list[str], *, project: int, url: Opti
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``review`` command group to the ``label-audit`` app."""
+    """Add the ``review`` command group (with ``review instances``) to the ``label-audit`` app."""
+    from backend.commands.review_instances import instances_app
+
+    review_app.add_typer(instances_app, name="instances")
     app.add_typer(review_app, name="review")
