@@ -10,8 +10,10 @@ outbox and the suspects-tab marker. Only what is *written to* Label Studio chang
 
 and every reader of a Label Studio ``model_version`` maps it back to the key with :func:`version_key`,
 so predictions stored under the old bare key, and ledgers written before, are read as before (no
-re-score). The key comes last, after the last ``" · "``: Label Studio cuts a long name in the middle
-and keeps its end, so the fingerprint stays visible.
+re-score). Measured in Chromium on 1.23.2: the labeling stream's prediction tab shows a name over 15
+characters as its first 8 and last 6 (the name above as ``smollm2 ...1d0bea``) and the whole name on
+hover; the Data Manager's "Prediction model versions" column shows it whole. So the judges come
+first and the key last.
 
 The readable part states what the lead needs to judge a score: which models, how many prompts each,
 the average, the confidence threshold and the ordinal distance. Threshold and distance are not part of
@@ -29,7 +31,7 @@ from backend.members import MemberSpec, entry_templates
 from backend.taskspec import TaskSpec
 
 SEPARATOR = " · "
-KEY_PREFIX = "label-audit-"
+# MODEL_VERSION_PREFIX (backend.worker.config) + the 12 hex digits of backend.members.spec_fingerprint
 _KEY = re.compile(r"(label-audit-[0-9a-f]{12})\Z")
 MAX_MODEL_CHARS = 24
 
