@@ -7,7 +7,6 @@ import base64
 import pytest
 from rq import Queue
 
-from backend.ledger import Ledger
 from backend.labelstudio.modelname import version_key
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import tasks_to_items
