@@ -131,6 +131,11 @@ def _chosen_templates(entry: MemberSpec, templates: Sequence[PromptTemplate], sp
     return [by_id[p] for p in entry.prompts]
 
 
+def entry_templates(entry: MemberSpec, spec: TaskSpec) -> list[PromptTemplate]:
+    """The prompts a model entry judges ``spec`` with (ValueError on an unknown prompt id)."""
+    return _chosen_templates(entry, templates_for_spec(spec), spec)
+
+
 def build_members(entries: Iterable[MemberSpec], spec: TaskSpec, *, provider_factory=None) -> list[Member]:
     """Members for model entries x their prompts, in entry order then template order.
 

@@ -32,6 +32,21 @@ def private_file(path: str | Path) -> Path:
     return target
 
 
+def write_private_json(path: str | Path, data: object) -> Path:
+    """Write JSON readable by the owner only: the mode is set at creation, then the file is swapped in."""
+    import json
+
+    target = Path(path)
+    private_dir(target.parent)
+    tmp = target.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, target)
+    return target
+
+
 def runtime_dir() -> Path:
     """A 0700 folder for sockets, owned by this user: ``$XDG_RUNTIME_DIR`` or ``<tmp>/label-audit-<uid>``.
 

@@ -261,10 +261,12 @@ def gold_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Optio
     for g in labels:
         table.add_row(g.task_id, str(g.original), str(g.prediction), str(g.gold or "-"), str(g.decided_by or "-"),
                       g.status.value)
+    from backend.review.status import project_links
+
     out = Console(soft_wrap=True)
     out.print(table)
-    for p in store.projects(source.key):  # where the answers were read
-        out.print(f"  {p.display_name}: {_clients.project_url(p.instance, p.ls_project_id) or p.ls_project_id}")
+    for who, where in project_links(store, source.key, _clients):  # where the answers were read
+        out.print(f"  {who}: {where}")
 
 
 def _print_ignored(out: Console, status: Any) -> None:
@@ -292,5 +294,8 @@ def _check_not_source(s: _Session, emails: list[str], *, project: int, url: Opti
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``review`` command group to the ``label-audit`` app."""
+    """Add the ``review`` command group (with ``review instances``) to the ``label-audit`` app."""
+    from backend.commands.review_instances import instances_app
+
+    review_app.add_typer(instances_app, name="instances")
     app.add_typer(review_app, name="review")

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from backend.environment import env_value
-from backend.private_files import private_dir
+from backend.private_files import write_private_json
 
 EXPERTS = ("expert-a@label-audit.demo", "expert-b@label-audit.demo")
 # One review instance per expert (an open-source Label Studio shows every project to every member).
@@ -70,14 +70,8 @@ class DemoHome:
 
 
 def _write_private(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON readable by the owner only: the mode is set at creation, then the file is swapped in."""
-    private_dir(path.parent)
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    """Write JSON readable by the owner only (mode set at creation)."""
+    write_private_json(path, data)
 
 
 def _instance_secrets() -> dict[str, str]:

@@ -4,6 +4,11 @@ One prediction per task, at the ensemble level: the Data Manager averages the sc
 predictions carrying the connected backend's ``model_version``, so per-member predictions would
 blur the confidence column. One ``import_predictions`` call per batch (≈60x faster than one
 ``predictions.create`` per task on LS 1.23.2, see DESIGN.md).
+
+``model_version`` below is always the run's key (ledger, jobs, suspect marker); ``ls_version`` is the
+readable name Label Studio stores and shows (:mod:`backend.labelstudio.modelname`), the key itself
+when not given. What is read back from Label Studio is compared by key, so predictions stored under
+the old bare key still count.
 """
 
 from __future__ import annotations
@@ -24,22 +29,24 @@ def prediction_result(label: str, spec: TaskSpec) -> list[dict[str, Any]]:
     return spec.task_family.write_result(spec, label)
 
 
-def prediction_for(result: ItemResult, spec: TaskSpec, model_version: str) -> dict[str, Any] | None:
+def prediction_for(result: ItemResult, spec: TaskSpec, model_version: str, *,
+                   ls_version: str | None = None) -> dict[str, Any] | None:
     """The ``/predict`` answer for one scored task, or None when the ensemble gave no prediction."""
     if result.prediction is None or result.confidence is None:
         return None
     return {
         "result": spec.task_family.marked_result(spec, result, model_version=model_version),
         "score": float(result.confidence),
-        "model_version": model_version,
+        "model_version": ls_version or model_version,
     }
 
 
-def prediction_requests(results: Iterable[ItemResult], spec: TaskSpec, model_version: str) -> list[dict[str, Any]]:
+def prediction_requests(results: Iterable[ItemResult], spec: TaskSpec, model_version: str, *,
+                        ls_version: str | None = None) -> list[dict[str, Any]]:
     """``import_predictions`` payload: one entry per task that got a prediction (errors are skipped)."""
     out = []
     for res in results:
-        pred = prediction_for(res, spec, model_version)
+        pred = prediction_for(res, spec, model_version, ls_version=ls_version)
         if pred is not None and str(res.id).isdigit():
             out.append({"task": int(res.id), **pred})
     return out
@@ -77,14 +84,17 @@ def already_imported(client: Any, project: str, task_ids: list[str], model_versi
     """The tasks among ``task_ids`` that already hold a prediction of ``model_version`` in Label Studio.
 
     Asked only after an import call failed without an answer (a timeout): Label Studio may have stored
-    that page anyway, and sending it again would duplicate every prediction in it.
+    that page anyway, and sending it again would duplicate every prediction in it. A prediction counts
+    under its readable name or the bare key (:func:`backend.labelstudio.modelname.same_version`).
     """
     from backend.labelstudio.client import iter_tasks
+    from backend.labelstudio.modelname import same_version
     from backend.labelstudio.taskshape import field
 
     numeric = [int(t) for t in task_ids if str(t).isdigit()]
     found = set()
     for task in iter_tasks(client, int(project), with_annotations=True, task_ids=numeric):
-        if any(field(p, "model_version", None) == model_version for p in (field(task, "predictions", None) or [])):
+        if any(same_version(field(p, "model_version", None), model_version)
+               for p in (field(task, "predictions", None) or [])):
             found.add(str(field(task, "id")))
     return found

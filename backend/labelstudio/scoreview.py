@@ -13,6 +13,10 @@ compare a prediction with an annotation, so each flagged prediction carries a ma
 ``<model_version>-suspect`` (a region id is free text to Label Studio and not shown to annotators).
 The view filters on that marker and orders by score, highest first, so it fills itself as workers
 import predictions; it is rewritten only when the model version changes.
+
+The marker is built from the run's *key* (``label-audit-<fingerprint>``), the project's
+``model_version`` from the readable name the predictions carry (:mod:`backend.labelstudio.modelname`):
+predictions imported before names existed carry the bare key and the same marker, so the tab keeps them.
 """
 
 from __future__ import annotations
@@ -35,10 +39,14 @@ HIDDEN_COLUMNS = [
 # The suspects tab shows them anyway, beside the score: "Annotation results" holds the original label,
 # "Prediction results" the ensemble's (Label Studio prints each as its result's JSON, label included).
 LABEL_COLUMNS = ("tasks:annotations_results", "tasks:predictions_results")
-SUSPECTS_HIDDEN = [c for c in HIDDEN_COLUMNS if c not in LABEL_COLUMNS]
+# ... and which ensemble said so: the predictions' readable name (judges, rule, key; modelname.py).
+# The labeling stream's prediction tab cuts any name over 15 characters to its first 8 and last 6.
+NAME_COLUMN = "tasks:predictions_model_versions"
+SUSPECTS_HIDDEN = [c for c in HIDDEN_COLUMNS if c not in (*LABEL_COLUMNS, NAME_COLUMN)]
 # Wide enough that the label is on screen: a cell shows three lines, and the label comes after the
 # region's names (measured in Chromium at 1400 px: at the default width it was cut off).
 LABEL_WIDTH = 330
+NAME_WIDTH = 200
 
 
 def suspect_marker(model_version: str) -> str:
@@ -66,7 +74,7 @@ def suspects_view_data(model_version: str) -> dict[str, Any]:
         },
         "ordering": [f"-{SCORE_COLUMN}"],
         "hiddenColumns": {"explore": list(SUSPECTS_HIDDEN), "labeling": list(HIDDEN_COLUMNS)},
-        "columnsWidth": {column: LABEL_WIDTH for column in LABEL_COLUMNS},
+        "columnsWidth": {**{column: LABEL_WIDTH for column in LABEL_COLUMNS}, NAME_COLUMN: NAME_WIDTH},
     }
 
 
@@ -146,16 +154,21 @@ def _dedupe(client: Any, project_id: int) -> int:
 def show_scores(client: Any, project_id: int, model_version: str) -> None:
     """After an import: score column on our version (and shown), the suspects tab up to date.
 
+    ``model_version`` is what the imported predictions carry (a readable name or the bare key).
     Never fails the import it follows: a refusal is logged (the predictions are in already, and the
     next import tries again).
     """
     import httpx
     from label_studio_sdk.core.api_error import ApiError
 
+    from backend.labelstudio.modelname import version_key
+    from backend.labelstudio.rename import rename_predictions
+
     try:
+        rename_predictions(client, project_id, model_version)  # an older name of this run: same column
         if point_model_version(client, project_id, model_version):
             unhide_score_column(client, project_id)
-        ensure_suspects_view(client, project_id, model_version)
+        ensure_suspects_view(client, project_id, version_key(model_version) or model_version)
     except (ApiError, httpx.HTTPError) as exc:
         log.warning("could not update the score column / suspects tab of project %s: %s", project_id,
                     getattr(exc, "status_code", type(exc).__name__))

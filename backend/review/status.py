@@ -73,6 +73,18 @@ class ReviewStatus:
         }
 
 
+def project_links(store: ReviewStore, source_key: str, clients: Any) -> list[tuple[str, str]]:
+    """(who, where) for every review project of the source: its URL on its own instance, else its id.
+
+    What every command that reads review projects prints, so the lead can open each one.
+    """
+    links = []
+    for project in store.projects(source_key):
+        url = clients.project_url(project.instance, project.ls_project_id) if clients is not None else None
+        links.append((project.display_name, url or f"project {project.ls_project_id} (instance URL unknown)"))
+    return links
+
+
 def review_status(store: ReviewStore, source_key: str, *, clients: Any = None) -> ReviewStatus:
     """Summarise the stored review (collect answers first for fresh numbers).
 

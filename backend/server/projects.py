@@ -24,7 +24,13 @@ class ProjectContext:
     project: str
     label_config: str
     spec: TaskSpec
-    model_version: str
+    model_version: str  # the key: ledger, jobs, workers
+    ls_version: str = ""  # what Label Studio stores and shows (readable name + key, backend.labelstudio.modelname)
+
+    @property
+    def label_studio_version(self) -> str:
+        """The ``model_version`` written to Label Studio (the key itself when no name was derived)."""
+        return self.ls_version or self.model_version
 
 
 def project_id(raw: object) -> str:
@@ -44,7 +50,7 @@ class ProjectSpecs:
     def __init__(self, ledger: Ledger, config: EnsembleConfig) -> None:
         self.ledger = ledger
         self.config = config
-        self._by_config: dict[str, tuple[TaskSpec, str]] = {}
+        self._by_config: dict[str, tuple[TaskSpec, str, str]] = {}
         self._lock = threading.Lock()
 
     def context(self, project: str, label_config: str | None = None, *, guidelines: str | None = None) -> ProjectContext:
@@ -59,22 +65,24 @@ class ProjectSpecs:
             if guidelines is None and known and known["label_config"]:
                 guidelines = split_guidelines(known["label_config"])[1]
             label_config = attach_guidelines(label_config, guidelines)
-            spec, version = self._derive(label_config)  # raises before anything is stored
+            spec, version, name = self._derive(label_config)  # raises before anything is stored
             if known is None or known["label_config"] != label_config:
                 self.ledger.set_project(project, label_config=label_config, label_field=self.config.label_field)
-            return ProjectContext(project=project, label_config=label_config, spec=spec, model_version=version)
+            return ProjectContext(project=project, label_config=label_config, spec=spec, model_version=version,
+                                  ls_version=name)
         known = self.ledger.project(project)
         if not known or not known["label_config"]:
             raise ValueError(f"project {project}: no label config known yet (connect the backend first)")
         label_config = known["label_config"]
-        spec, version = self._derive(label_config)
-        return ProjectContext(project=project, label_config=label_config, spec=spec, model_version=version)
+        spec, version, name = self._derive(label_config)
+        return ProjectContext(project=project, label_config=label_config, spec=spec, model_version=version,
+                              ls_version=name)
 
-    def _derive(self, label_config: str) -> tuple[TaskSpec, str]:
+    def _derive(self, label_config: str) -> tuple[TaskSpec, str, str]:
         with self._lock:
             hit = self._by_config.get(label_config)
             if hit is None:
                 spec = self.config.spec(label_config)
-                hit = (spec, self.config.model_version(spec))
+                hit = (spec, self.config.model_version(spec), self.config.ls_version(spec))
                 self._by_config[label_config] = hit
             return hit

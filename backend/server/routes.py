@@ -74,13 +74,13 @@ def setup(backend: Backend):
         ctx = backend.specs.context(project, body.get("schema"), guidelines=fetch_guidelines(project))
     except ValueError as exc:
         return _bad_request(str(exc))
-    return jsonify({"model_version": ctx.model_version})
+    return jsonify({"model_version": ctx.label_studio_version})
 
 
 def versions(backend: Backend) -> Response:
     raw = request.args.get("project") or _body().get("project")
     try:
-        found = [backend.specs.context(project_id(raw)).model_version]
+        found = [backend.specs.context(project_id(raw)).label_studio_version]
     except ValueError:
         found = []
     return jsonify({"versions": found})
@@ -103,7 +103,8 @@ def predict(backend: Backend):
     answered = []
     for task in tasks:
         res = scored.get(str(task.get("id"))) if isinstance(task, dict) else None
-        pred = prediction_for(res, ctx.spec, ctx.model_version) if res is not None else None
+        pred = (prediction_for(res, ctx.spec, ctx.model_version, ls_version=ctx.label_studio_version)
+                if res is not None else None)
         results.append(pred if pred is not None else [])
         if pred is not None:
             answered.append(str(res.id))
@@ -111,7 +112,7 @@ def predict(backend: Backend):
     jobs, not_queued = backend.enqueue(ctx, missing) if missing else ([], None)
     if answered:  # LS stores what /predict returns: the worker must not import these again
         _mark_imported(backend.ledger, ctx, answered)
-    answer = {"results": results, "model_version": ctx.model_version, "queued_jobs": jobs}
+    answer = {"results": results, "model_version": ctx.label_studio_version, "queued_jobs": jobs}
     if not_queued:
         answer.update({"queue_status": "not_queued", "queue_error": not_queued})
     return jsonify(answer)
@@ -149,10 +150,10 @@ def webhook(backend: Backend):
         jobs, not_queued = backend.enqueue(ctx, tasks)
         if not_queued:  # 503: Label Studio logs it; the tasks are enqueued by the next /predict for them
             return jsonify({"status": "not_queued", "reason": not_queued, "jobs": [],
-                            "model_version": ctx.model_version}), 503
-        return jsonify({"status": "queued", "jobs": jobs, "model_version": ctx.model_version})
+                            "model_version": ctx.label_studio_version}), 503
+        return jsonify({"status": "queued", "jobs": jobs, "model_version": ctx.label_studio_version})
     forget_guidelines(ctx.project)  # the payload carried the project's current guidelines
-    return jsonify({"status": "ok", "model_version": ctx.model_version})
+    return jsonify({"status": "ok", "model_version": ctx.label_studio_version})
 
 
 ROUTES = (

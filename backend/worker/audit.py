@@ -118,10 +118,12 @@ def import_missing(client: Any, ledger: Ledger, run: AuditRun, config: EnsembleC
     With ``queue``, under the importer's lock, so it never sends a page an importer job is sending.
     """
     spec = config.spec(run.label_config)
+    name = config.ls_version(spec)
     if queue is None:
-        return drain(client, ledger, project=run.project, model_version=run.model_version, spec=spec)[0]
+        return drain(client, ledger, project=run.project, model_version=run.model_version, spec=spec,
+                     ls_version=name)[0]
     return flush_now(queue.connection, queue.name, client, ledger, project=run.project,
-                     model_version=run.model_version, spec=spec)[0]
+                     model_version=run.model_version, spec=spec, ls_version=name)[0]
 
 
 def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *, prices: Any = None,

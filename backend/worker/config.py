@@ -111,3 +111,11 @@ class EnsembleConfig:
     def model_version(self, spec: TaskSpec) -> str:
         """``label-audit-<fingerprint>``: changes exactly when a re-score could change; builds no provider."""
         return MODEL_VERSION_PREFIX + spec_fingerprint(self.members, spec)
+
+    def ls_version(self, spec: TaskSpec) -> str:
+        """The ``model_version`` written to Label Studio: judges and rule, then :meth:`model_version` (the key
+        every reader maps it back to, :func:`backend.labelstudio.modelname.version_key`)."""
+        from backend.labelstudio.modelname import readable_version
+
+        return readable_version(self.model_version(spec), self.members, spec, threshold=self.threshold,
+                                delta=self.delta)

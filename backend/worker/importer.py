@@ -117,7 +117,8 @@ def flush_predictions(*, project: str, model_version: str, label_config: str) ->
     if job is None:
         raise RuntimeError("flush_predictions runs as an rq job (use flush_now elsewhere)")
     settings = Settings.from_env()
-    spec = EnsembleConfig.from_settings(settings).spec(label_config)
+    config = EnsembleConfig.from_settings(settings)
+    spec = config.spec(label_config)
     client = ls_client(settings, timeout=CALL_TIMEOUT)
     if client is None:
         log.warning("LABEL_STUDIO_URL/LABEL_STUDIO_API_KEY not set: predictions stay in the ledger")
@@ -126,14 +127,15 @@ def flush_predictions(*, project: str, model_version: str, label_config: str) ->
     ledger = resources.ledger(settings.database_url)
     queue = scoring_queue(job.origin, job.connection)
     sent, calls = flush_now(job.connection, job.origin, client, ledger, project=project,
-                            model_version=model_version, spec=spec,
+                            model_version=model_version, spec=spec, ls_version=config.ls_version(spec),
                             follow_up=lambda: request_flush(queue, project=project, model_version=model_version,
                                                             label_config=label_config, min_wait=settings.import_wait))
     return {"imported": sent, "calls": calls}
 
 
 def flush_now(conn: Redis, queue_name: str, client: Any, ledger: Ledger, *, project: str, model_version: str,
-              spec: TaskSpec, page: int = PAGE, follow_up: Callable[[], Any] | None = None) -> tuple[int, int]:
+              spec: TaskSpec, page: int = PAGE, follow_up: Callable[[], Any] | None = None,
+              ls_version: str | None = None) -> tuple[int, int]:
     """Under the project's import lock, import the whole outbox; returns (predictions sent, calls).
 
     With ``follow_up`` (the importer job's own scheduling), this flush is the project's waiting importer:
@@ -151,7 +153,7 @@ def flush_now(conn: Redis, queue_name: str, client: Any, ledger: Ledger, *, proj
         started = time.monotonic()
         settle_in_flight(conn, keys, client, ledger, project=project, model_version=model_version)
         sent, calls = drain(client, ledger, project=project, model_version=model_version, spec=spec, page=page,
-                            note=lambda ids: conn.set(keys.in_flight, json.dumps(ids), ex=LOCK_TTL))
+                            ls_version=ls_version, note=lambda ids: conn.set(keys.in_flight, json.dumps(ids), ex=LOCK_TTL))
         conn.delete(keys.in_flight)
         spent = time.monotonic() - started
         conn.set(keys.next_at, time.time() + SPACING * spent, ex=int(SPACING * spent) + 60)
@@ -188,8 +190,11 @@ def settle_in_flight(conn: Redis, keys: OutboxKeys, client: Any, ledger: Ledger,
 
 
 def drain(client: Any, ledger: Ledger, *, project: str, model_version: str, spec: TaskSpec,
-          page: int = PAGE, note: Callable[[list[str]], Any] | None = None) -> tuple[int, int]:
+          page: int = PAGE, note: Callable[[list[str]], Any] | None = None,
+          ls_version: str | None = None) -> tuple[int, int]:
     """Import the outbox page by page (one call each), marking each page once Label Studio accepted it.
+
+    ``model_version`` is the ledger's key; the predictions carry ``ls_version`` (the readable name).
 
     ``note(task_ids)`` is told each page before it is sent (the importer keeps it as the page in flight).
     """
@@ -198,7 +203,7 @@ def drain(client: Any, ledger: Ledger, *, project: str, model_version: str, spec
         results = ledger.unimported(project, model_version, limit=page)
         if not results:
             return sent, calls
-        requests = prediction_requests(results, spec, model_version)
+        requests = prediction_requests(results, spec, model_version, ls_version=ls_version)
         if requests:
             if note is not None:
                 note([str(r["task"]) for r in requests])

@@ -56,6 +56,7 @@ def sync_gold_command(
     client = connect_source(url, token)
     cache = task_cache(url, project, True)
     data = pull_source(project, client=client, db_url=db, cache=cache)
+    _print_projects(client, project, db)
     rows = gold_rows(data, mode=mode, threshold=threshold)  # type: ignore[arg-type]
     actions: dict[str, int] = {}
     for row in rows:
@@ -82,6 +83,20 @@ def sync_gold_command(
                    f"{counts.unchanged} unchanged")
     if isinstance(cache, TaskCache):
         cache.close()
+
+
+def _print_projects(client, project: int, db: Optional[str]) -> None:
+    """The source project's URL and every review project the gold labels rest on, each on its instance."""
+    from backend.labelstudio.expert_instances import review_clients_from_env
+    from backend.ledger import Ledger
+    from backend.review.status import project_links
+    from backend.review.store import ReviewStore
+
+    base = str(client._client_wrapper.get_base_url()).rstrip("/")
+    typer.echo(f"source project {project}: {base}/projects/{int(project)}/data")
+    store = ReviewStore(db_engine=Ledger(db).db_engine)
+    for who, where in project_links(store, str(project), review_clients_from_env(client)):
+        typer.echo(f"  experts' answers read from {who}: {where}")
 
 
 def register(app: typer.Typer) -> None:

@@ -7,7 +7,7 @@ import base64
 import pytest
 from rq import Queue
 
-from backend.ledger import Ledger
+from backend.labelstudio.modelname import version_key
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import tasks_to_items
 from backend.results import ItemResult, input_hash
@@ -43,9 +43,10 @@ def client(app):
 
 
 def _setup(client, project="7") -> str:
+    """The run's key (ledger, jobs) behind the readable name /setup gives Label Studio."""
     resp = client.post("/setup", json={"project": f"{project}.1732000000", "schema": LABEL_CONFIG}, headers=AUTH)
     assert resp.status_code == 200, resp.json
-    return resp.json["model_version"]
+    return version_key(resp.json["model_version"])
 
 
 def test_health_and_auth(client):
@@ -59,8 +60,11 @@ def test_health_and_auth(client):
 def test_setup_derives_model_version_and_remembers_config(client, ledger):
     version = _setup(client)
     assert version.startswith("label-audit-") and len(version) > len("label-audit-")
+    name = client.post("/setup", json={"project": "7.1", "schema": LABEL_CONFIG}, headers=AUTH).json["model_version"]
+    # what Label Studio stores and shows: the judges and the rule, then the key
+    assert name.endswith(f" · {version}") and "avg ≥ 0.50" in name and name != version
     assert ledger.project("7")["label_config"] == LABEL_CONFIG
-    assert client.get("/versions?project=7.1", headers=AUTH).json == {"versions": [version]}
+    assert client.get("/versions?project=7.1", headers=AUTH).json == {"versions": [name]}
     resp = client.post("/setup", json={"project": "8.1", "schema": "<View><Text name='t' value='$t'/></View>"},
                        headers=AUTH)
     assert resp.status_code == 400 and "Choices" in resp.json["error"]
@@ -74,7 +78,8 @@ def test_predict_answers_scored_tasks_and_enqueues_the_rest_once(client, ledger,
     resp = client.post("/predict", json=body, headers=AUTH)
     assert resp.status_code == 200
     first, second, third = resp.json["results"]
-    assert first["score"] == pytest.approx(0.83) and first["model_version"] == version
+    assert first["score"] == pytest.approx(0.83) and version_key(first["model_version"]) == version
+    assert first["model_version"] == resp.json["model_version"] != version  # the readable name, as /setup said
     assert first["result"] == [{"from_name": "label", "to_name": "generated_text", "type": "choices",
                                 "value": {"choices": ["1"]}, "id": f"{version}-suspect"}]  # flagged: tab marker
     assert second == [] and third == []
@@ -92,7 +97,7 @@ def test_predict_without_redis_still_answers_from_the_ledger(ledger, config):
     dead = Queue("nowhere", connection=redis_connection(f"redis://127.0.0.1:{free_port()}/0"))
     client = create_app(ledger=ledger, queue=dead, config=config, auth=BasicAuth(),
                         insecure_no_auth=True).test_client()
-    version = client.post("/setup", json={"project": "7.1", "schema": LABEL_CONFIG}).json["model_version"]
+    version = version_key(client.post("/setup", json={"project": "7.1", "schema": LABEL_CONFIG}).json["model_version"])
     ledger.record("7", version, ItemResult(id="1", original="0", prediction="0", confidence=0.6,
                                            probs={"0": 0.6, "1": 0.4}, flagged=False, input_hash=_hash(_task(1))))
     resp = client.post("/predict", json={"project": "7.1", "tasks": [_task(1), _task(2)]})

@@ -97,7 +97,8 @@ def test_backend_scores_a_project_in_label_studio(label_studio, stack):
                           basic_auth_user=USER, basic_auth_pass=PASSWORD, is_interactive=False)
     config = _config(env)
     version = config.model_version(config.spec(LABEL_CONFIG))
-    assert client.ml.get(id=ml.id).model_version == version  # LS called /setup with our auth
+    name = config.ls_version(config.spec(LABEL_CONFIG))  # what LS stores: judges, rule, then the key
+    assert client.ml.get(id=ml.id).model_version == name  # LS called /setup with our auth
 
     # "Retrieve predictions": /predict answers [] per unscored task (LS stores nothing) and enqueues them
     client.actions.create(id="retrieve_tasks_predictions", project=project, selected_items={"all": True,
@@ -120,7 +121,7 @@ def test_backend_scores_a_project_in_label_studio(label_studio, stack):
             assert preds[task_id] == []
             continue
         (pred,) = preds[task_id]
-        assert pred.model_version == version
+        assert pred.model_version == name  # the worker's import and /predict's answers carry one name
         assert pred.score == pytest.approx(res.confidence)
         assert pred.result[0]["value"]["choices"] == [res.prediction]
     assert preds[task_ids[-1]] == []
