@@ -1,6 +1,6 @@
 """Build hook only (metadata lives in pyproject.toml): ship the top-level ``prompts/`` folder inside
 the wheel as ``backend/_prompts``, a plain copy (no symlinks), so an installed wheel finds the
-templates; a checkout (``pip install -e .``) reads ``prompts/`` in place (see backend/prompting.py)."""
+templates; a checkout (``pip install -e .``) reads ``prompts/`` in place (see backend/scoring/prompting.py)."""
 
 import shutil
 from pathlib import Path

@@ -34,10 +34,10 @@ _expose("backend.labels", "break_tie", "label_problem", "label_sort_key", "label
         "majority_label", "median_label", "normalize_label", "sort_labels")
 _expose("backend", "defaults")
 # The verdict rule and the stored results.
-_expose("backend.ensemble", "TIE_TOLERANCE", "VerdictRule", "argmax", "check_distribution", "disagrees",
+_expose("backend.scoring.ensemble", "TIE_TOLERANCE", "VerdictRule", "argmax", "check_distribution", "disagrees",
         "model_of", "resolve_threshold", "verdict")
-_expose("backend.results", "ItemResult")
-_expose("backend.run_stats", "tally")
+_expose("backend.scoring.results", "ItemResult")
+_expose("backend.scoring.run_stats", "tally")
 _expose("backend.ledger", "Ledger")
 # Label Studio: connection, task shape, crowd labels, gold annotations, which instance.
 _expose("backend.labelstudio.client", "connect", "ensure_user", "organization_id")
@@ -110,7 +110,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the same names, importe
     from backend.costs.accounting import Accountant  # noqa: F401
     from backend.costs.prices import load_prices  # noqa: F401
     from backend.csv_cells import safe_row  # noqa: F401
-    from backend.ensemble import (TIE_TOLERANCE, VerdictRule, argmax, check_distribution, disagrees,  # noqa: F401
+    from backend.scoring.ensemble import (TIE_TOLERANCE, VerdictRule, argmax, check_distribution, disagrees,  # noqa: F401
                                   model_of, resolve_threshold, verdict)
     from backend.environment import TOKEN_HELP, env_value  # noqa: F401
     from backend.labels import (break_tie, label_problem, label_sort_key, label_value, labels_are_numeric,  # noqa: F401
@@ -128,7 +128,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the same names, importe
     from backend.probes.planted import PLANTED  # noqa: F401
     from backend.probes.store import latest_probe_results  # noqa: F401
     from backend.records import FileFormat, Record, RecordProblem, RecordReader, detect_format  # noqa: F401
-    from backend.results import ItemResult  # noqa: F401
+    from backend.scoring.results import ItemResult  # noqa: F401
     from backend.review.active import ControlSample, control_sample, rank_suspects  # noqa: F401
     from backend.review.calibration import MIN_PER_OUTCOME, MIN_REVIEWED, stacking_gain  # noqa: F401
     from backend.review.gold import refresh_review  # noqa: F401
@@ -138,7 +138,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the same names, importe
     from backend.review.sampling import ALL, FLAGGED_REVIEWED, Candidate, Draw, draw_sample  # noqa: F401
     from backend.review.source import SourceProject, load_source  # noqa: F401
     from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore  # noqa: F401
-    from backend.run_stats import tally  # noqa: F401
+    from backend.scoring.run_stats import tally  # noqa: F401
     from backend.spans.export import conll_from_rows  # noqa: F401
     from backend.spans.model import NOT_AN_ENTITY, Span  # noqa: F401
     from backend.spans.questions import EXTENT_OPTIONS, KINDS, parse_qid  # noqa: F401

@@ -20,9 +20,9 @@ from typing import Any, Mapping
 
 from backend import defaults
 from backend.environment import environment, parse_bool
-from backend.ensemble import Quorum
+from backend.scoring.ensemble import Quorum
 from backend.providers.registry import default_key_variables
-from backend.members import MemberSpec, member_specs_from_config, parse_member_arg
+from backend.scoring.members import MemberSpec, member_specs_from_config, parse_member_arg
 
 __all__ = ["Settings", "check_ensemble_values"]
 
@@ -180,8 +180,8 @@ class Settings:
         return Quorum(min_share=self.quorum_share, every_model=self.quorum_models)
 
     def engine_config(self, **overrides: Any):
-        """The scoring engine's view (:class:`backend.engine_config.EngineConfig`): `score`, probes, workers."""
-        from backend.engine_config import EngineConfig
+        """The scoring engine's view (:class:`backend.scoring.engine_config.EngineConfig`): `score`, probes, workers."""
+        from backend.scoring.engine_config import EngineConfig
 
         base = {"threshold": self.threshold, "delta": self.delta, "quorum": self.quorum(),
                 "early_exit": self.early_exit, "concurrency": self.concurrency, "timeout": self.timeout,

@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.table import Table
 
 from backend import defaults
-from backend.results import ItemResult
-from backend.run_stats import EngineStats
+from backend.scoring.results import ItemResult
+from backend.scoring.run_stats import EngineStats
 from backend.terminal_text import plain
 
 

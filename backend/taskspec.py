@@ -95,7 +95,7 @@ class TaskSpec:
     prompt : PromptText, optional
         What the generic prompts show; None for a spec with its own prompt folder.
     flag : mapping, optional
-        The ordinal flag rule (``delta`` and/or ``boundary``), see :func:`backend.ensemble.flag_rule`.
+        The ordinal flag rule (``delta`` and/or ``boundary``), see :func:`backend.scoring.ensemble.flag_rule`.
     dimension, dimension_definition : str
         The quality dimension the built-in prompts name (default consistency).
     probes : mapping, optional

@@ -43,12 +43,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from backend.cache import CallCache  # noqa: E402
+from backend.scoring.cache import CallCache  # noqa: E402
 from backend.confident.fitting import is_confident, prepare_members  # noqa: E402
 from backend.dataset import Item  # noqa: E402
-from backend.engine import Engine, EngineConfig  # noqa: E402
+from backend.scoring.engine import Engine, EngineConfig  # noqa: E402
 from backend.generic import generic_spec  # noqa: E402
-from backend.members import build_members, parse_member_arg  # noqa: E402
+from backend.scoring.members import build_members, parse_member_arg  # noqa: E402
 
 CLASSES = ("entailment", "neutral", "contradiction")
 SHORT = {"e": "entailment", "n": "neutral", "c": "contradiction"}

@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backend.dataset import Item, item_from_record, read_items  # noqa: E402
-from backend.engine import Engine, EngineConfig  # noqa: E402
-from backend.members import build_members, default_members, parse_member_arg  # noqa: E402
+from backend.scoring.engine import Engine, EngineConfig  # noqa: E402
+from backend.scoring.members import build_members, default_members, parse_member_arg  # noqa: E402
 from backend.taskspec import load_spec  # noqa: E402
 from tests.support.synthetic_judge import SyntheticJudge  # noqa: E402
 
@@ -82,7 +82,7 @@ def main() -> None:
     args = parser.parse_args()
     cache = None
     if args.cache_url:
-        from backend.cache import CallCache
+        from backend.scoring.cache import CallCache
 
         cache = CallCache(args.cache_url)
     for spec_name, sample in (("factual-consistency", "sample_factual_consistency.jsonl"),

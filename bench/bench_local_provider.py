@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backend.dataset import Item, read_items  # noqa: E402
-from backend.prompting import spec_params, templates_for_spec  # noqa: E402
+from backend.scoring.prompting import spec_params, templates_for_spec  # noqa: E402
 from backend.providers.chatml import PROMPT_FORMATS  # noqa: E402
 from backend.providers.local_gguf import LocalGGUFProvider  # noqa: E402
 from backend.taskspec import load_spec  # noqa: E402

@@ -34,8 +34,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from backend.dataset import Item, read_items  # noqa: E402
-from backend.engine import Engine, EngineConfig  # noqa: E402
-from backend.members import members_from_args  # noqa: E402
+from backend.scoring.engine import Engine, EngineConfig  # noqa: E402
+from backend.scoring.members import members_from_args  # noqa: E402
 from backend.taskspec import load_spec  # noqa: E402
 from tests.support.llm import LlamaServer, find_smollm2  # noqa: E402
 

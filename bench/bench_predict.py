@@ -29,7 +29,7 @@ from werkzeug.serving import make_server  # noqa: E402
 
 from backend.labelstudio.labelconfig import label_config_for_spec  # noqa: E402
 from backend.ledger import Ledger  # noqa: E402
-from backend.results import ItemResult, MemberResult  # noqa: E402
+from backend.scoring.results import ItemResult, MemberResult  # noqa: E402
 from backend.server import create_app  # noqa: E402
 from backend.server.auth import BasicAuth  # noqa: E402
 from backend.taskspec import load_spec  # noqa: E402

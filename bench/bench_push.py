@@ -26,7 +26,7 @@ from backend.labelstudio.client import connect, create_project, import_tasks
 from backend.labelstudio.labelconfig import label_config_for_spec, review_label_config
 from backend.labelstudio.local import LocalLabelStudio, find_label_studio_bin
 from backend.ledger import Ledger
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review.push import BLIND_SETTINGS, push_review
 from backend.review.store import ReviewStore
 from backend.taskspec import load_spec

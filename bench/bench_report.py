@@ -30,7 +30,7 @@ from backend.labelstudio.client import connect, create_project, import_tasks, it
 from backend.labelstudio.labelconfig import label_config_for_spec
 from backend.labelstudio.local import LocalLabelStudio, find_label_studio_bin
 from backend.ledger import Ledger
-from backend.results import ItemResult, MemberResult
+from backend.scoring.results import ItemResult, MemberResult
 from backend.review.push import push_review
 from backend.review.store import ROUND_REVIEW, ReviewStore
 from backend.taskspec import load_spec

@@ -159,10 +159,10 @@ def scale_out(count: int, args, judge: str, *, fork: bool = False) -> dict:
     """N workers vs a bare loop of N x 8 concurrent calls, same calls, same server."""
     from redis import Redis
 
-    from backend.engine import Engine
+    from backend.scoring.engine import Engine
     from backend.labelstudio.tasks import tasks_to_items
     from backend.ledger import Ledger
-    from backend.members import members_from_args
+    from backend.scoring.members import members_from_args
     from backend.worker.config import EnsembleConfig
     from backend.worker.queueing import enqueue_scoring
     from backend.worker.safety import scoring_queue

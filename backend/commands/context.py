@@ -15,7 +15,7 @@ from typing import Any, Mapping, Optional, Sequence
 import typer
 
 from backend import defaults
-from backend.members import MemberSpec, member_specs_from_config, parse_member_arg
+from backend.scoring.members import MemberSpec, member_specs_from_config, parse_member_arg
 from backend.settings import Settings
 
 

@@ -19,11 +19,11 @@ import typer
 from rich.console import Console
 
 from backend.atomic_write import atomic_write
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.cli_errors import fail
 from backend.commands import context
 from backend.dataset import read_items
-from backend.members import build_members
+from backend.scoring.members import build_members
 from backend.probes.layout import layout_for
 from backend.probes.pipeline import run_probes
 from backend.probes.planted_run import render_planted

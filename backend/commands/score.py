@@ -20,7 +20,7 @@ from rich.console import Console
 
 from backend import defaults
 from backend.atomic_write import atomic_write
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.commands import context
 from backend.cli_errors import fail as _fail
 from backend.costs.accounting import Accountant, provider_model
@@ -33,10 +33,10 @@ from backend.confident.report import ConfidentTally, confident_ids, print_block
 from backend.dataset import read_items
 from backend.images.items import with_images
 from backend.images.vision import check_members_see
-from backend.engine import Engine, EngineConfig
+from backend.scoring.engine import Engine, EngineConfig
 from backend.task.scoring import make_engine
-from backend.ensemble import describe_flag_rule, flag_rule
-from backend.members import Member, build_members, ensemble_fingerprint
+from backend.scoring.ensemble import describe_flag_rule, flag_rule
+from backend.scoring.members import Member, build_members, ensemble_fingerprint
 from backend.summary import SuspectList, build_summary, print_summary
 from backend.task_options import resolve_task
 from backend.taskspec import TaskSpec

@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.confident.template import KIND, not_applicable
 from backend.dataset import Item, ItemError
-from backend.members import Member
-from backend.prompting import spec_params
+from backend.scoring.members import Member
+from backend.scoring.prompting import spec_params
 from backend.taskspec import TaskSpec
 
 
@@ -38,7 +38,7 @@ def is_confident(member: Member) -> bool:
 
 
 def render(member: Member, item: Item, *, delimit: bool, spec: TaskSpec) -> str:
-    """What the engine hands ``member`` for ``item`` (:meth:`backend.engine.Engine.prompt_for`)."""
+    """What the engine hands ``member`` for ``item`` (:meth:`backend.scoring.engine.Engine.prompt_for`)."""
     return member.template.render(item.fields, delimit=delimit, params=spec_params(spec))
 
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, Sequence
 
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.confident.fitting import Prepared, cache_priming_hook, is_confident, prepare_members
 from backend.dataset import Item
-from backend.members import Member
+from backend.scoring.members import Member
 from backend.taskspec import TaskSpec
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from backend.confident.template import KIND
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.terminal_text import plain
 
 

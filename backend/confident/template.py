@@ -8,7 +8,7 @@ building members (and the backend's model version) never imports scikit-learn.
 
 from __future__ import annotations
 
-from backend.prompting import ANSWER_CUE, PromptTemplate
+from backend.scoring.prompting import ANSWER_CUE, PromptTemplate
 from backend.taskspec import TaskSpec
 
 KIND = "cleanlab"

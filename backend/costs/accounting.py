@@ -1,6 +1,6 @@
 """Per-member accounting of a run: calls, tokens, latency, errors and cost (from the price file).
 
-Built from the :class:`~backend.results.ItemResult` stream, so `label-audit score`, the Label Studio
+Built from the :class:`~backend.scoring.results.ItemResult` stream, so `label-audit score`, the Label Studio
 worker's summary (from the ledger) and the report count the same way. Token counts are the providers'
 own (``usage``: OpenAI ``prompt_tokens``/``completion_tokens``, Gemini ``prompt_token_count``/
 ``candidates_token_count``, the local model the prompt's token count and no generated token).
@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from backend.costs.prices import PriceTable
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 
 _INPUT_KEYS = ("prompt_tokens", "prompt_token_count", "input_tokens")
 _OUTPUT_KEYS = ("completion_tokens", "candidates_token_count", "output_tokens")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from backend.ensemble import (
+from backend.scoring.ensemble import (
     TIE_TOLERANCE, Decision, Quorum, VerdictRule, argmax, average, disagrees, resolve_threshold, verdict,
 )
 from backend.taskspec import TaskSpec
@@ -47,7 +47,7 @@ def settled(
     ensemble_models : sequence of str
         The model of every member of the ensemble (called or not), for the quorum and the count left.
     rule : VerdictRule
-        The task, threshold, delta and quorum, exactly as :func:`backend.ensemble.verdict` takes them.
+        The task, threshold, delta and quorum, exactly as :func:`backend.scoring.ensemble.verdict` takes them.
     """
     remaining = len(ensemble_models) - len(answers)
     if remaining < 0:

@@ -16,14 +16,14 @@ from typing import Any, Iterable
 
 from sqlalchemy import select
 
-from backend.cache import CallCache, llm_call_cache
+from backend.scoring.cache import CallCache, llm_call_cache
 from backend.costs.accounting import provider_model
 from backend.costs.image_tokens import image_tokens
 from backend.costs.prices import PriceTable
 from backend.costs.tokens import output_tokens_per_call, token_counter
 from backend.dataset import Item, ItemError
-from backend.engine import Engine
-from backend.engine_config import DEFAULT_PROVIDER_CONCURRENCY
+from backend.scoring.engine import Engine
+from backend.scoring.engine_config import DEFAULT_PROVIDER_CONCURRENCY
 from backend.providers.base import accepts_images
 
 
@@ -120,7 +120,7 @@ def _totals(engine, items, rows, kind_seconds, unknown_time, prices) -> dict[str
 
 def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, prices: PriceTable | None) -> dict[str, Any]:
     """The dry run of `label-audit audit`: the project's tasks the ledger has no result for yet."""
-    from backend.engine import EngineConfig
+    from backend.scoring.engine import EngineConfig
     from backend.task.scoring import make_engine
     from backend.labelstudio.client import iter_tasks
     from backend.labelstudio.projectspec import attach_guidelines

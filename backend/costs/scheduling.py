@@ -12,11 +12,11 @@ from concurrent.futures import Future
 from typing import Any
 
 from backend.costs.early_exit import first_wave, more_needed, settled
-from backend.ensemble import model_of
+from backend.scoring.ensemble import model_of
 
 
 class EarlyExitScheduling:
-    """Mixed into :class:`backend.engine.Engine`; uses its pool, ``_call``, ``_resolve`` and settings."""
+    """Mixed into :class:`backend.scoring.engine.Engine`; uses its pool, ``_call``, ``_resolve`` and settings."""
 
     def _send(self: Any, slot: Any, inflight: dict[str, Future]) -> None:
         """Submit the slot's call, or share an identical call already in flight."""

@@ -20,7 +20,7 @@ HINT = ("add a member that sees images: an OpenAI-protocol vision model (e.g. op
 
 
 def entry_sees(entry: Any) -> bool | None:
-    """Whether a configured member (a :class:`backend.members.MemberSpec`) takes images, without building
+    """Whether a configured member (a :class:`backend.scoring.members.MemberSpec`) takes images, without building
     its provider: its ``vision`` option when given (true/false), else its provider class's class-level
     ``accepts_images``; None when the provider decides per instance (its endpoint...) or the kind is unknown."""
     from backend.providers.registry import provider_class

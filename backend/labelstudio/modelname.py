@@ -27,11 +27,11 @@ import re
 from pathlib import PurePosixPath
 from typing import Sequence
 
-from backend.members import MemberSpec, entry_templates
+from backend.scoring.members import MemberSpec, entry_templates
 from backend.taskspec import TaskSpec
 
 SEPARATOR = " · "
-# MODEL_VERSION_PREFIX (backend.worker.config) + the 12 hex digits of backend.members.spec_fingerprint
+# MODEL_VERSION_PREFIX (backend.worker.config) + the 12 hex digits of backend.scoring.members.spec_fingerprint
 _KEY = re.compile(r"(label-audit-[0-9a-f]{12})\Z")
 MAX_MODEL_CHARS = 24
 
@@ -81,7 +81,7 @@ def rule_text(spec: TaskSpec, *, threshold: float, delta: int | None) -> str:
     """``"avg ≥ 0.50"``; ordinal tasks add their distance (``"avg ≥ 0.20, |Δ| > 1"``)."""
     text = f"avg ≥ {threshold:.2f}"
     if spec.family == "ordinal":
-        from backend.ensemble import flag_rule
+        from backend.scoring.ensemble import flag_rule
 
         rule = flag_rule(spec, delta=delta)
         if rule.delta is not None:
@@ -94,7 +94,7 @@ def rule_text(spec: TaskSpec, *, threshold: float, delta: int | None) -> str:
 def readable_version(key: str, entries: Sequence[MemberSpec], spec: TaskSpec, *, threshold: float | None,
                      delta: int | None) -> str:
     """The ``model_version`` written to Label Studio for the run keyed ``key``: judges · rule · key."""
-    from backend.ensemble import resolve_threshold
+    from backend.scoring.ensemble import resolve_threshold
 
     cut = resolve_threshold(spec, threshold)
     return SEPARATOR.join((judges_text(entries, spec), rule_text(spec, threshold=cut, delta=delta), key))

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from backend.labelstudio.scoreview import show_scores
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.settings import Settings
 from backend.taskspec import TaskSpec
 

@@ -23,7 +23,7 @@ from backend.labels import original_label
 from backend.labelstudio.gold import is_gold_annotation
 from backend.labelstudio.taskshape import as_dict, field, live_annotations, user_id_of
 from backend.ledger.store import CrowdLabel
-from backend.results import ErrorInfo, ItemResult, input_hash
+from backend.scoring.results import ErrorInfo, ItemResult, input_hash
 from backend.taskspec import TaskSpec
 
 MALFORMED = "malformed_task"

@@ -20,7 +20,7 @@ from backend.dbschema import ensure_schema
 from backend.ledger import schema
 from backend.ledger.jobs import JobLog
 from backend.ledger.upsert import upsert
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,7 @@ class Ledger:
                     input_hashes: Mapping[str, str] | None = None) -> dict[str, ItemResult]:
         """Results of the given tasks that exist for ``model_version``, by task id.
 
-        With ``input_hashes`` (task id -> :func:`backend.results.input_hash` of its current inputs), a result
+        With ``input_hashes`` (task id -> :func:`backend.scoring.results.input_hash` of its current inputs), a result
         scored on other inputs is left out: edited or planted task data is re-scored, never served stale.
         """
         hashes = input_hashes or {}

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.dataset import Item, ItemError
-from backend.engine import EngineConfig
-from backend.members import Member
+from backend.scoring.engine import EngineConfig
+from backend.scoring.members import Member
 from backend.probes.construct import RANDP_LENGTHS, build_probes
 from backend.probes.planted_run import score_planted
 from backend.probes.report import build_report

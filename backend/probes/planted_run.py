@@ -1,7 +1,7 @@
 """Run the planted-instruction probe through the engine and report it (JSON, store, table).
 
 Two engine passes over the same sample: unmodified first (the ensemble's prediction decides which
-labels may be planted), then planted. Going through :class:`backend.engine.Engine` gives the probe the
+labels may be planted), then planted. Going through :class:`backend.scoring.engine.Engine` gives the probe the
 call cache, retries and per-member error reasons. The report has the shape the probe store reads
 (``run_id``, ``task``, ``rows``), so ``audit-stats report`` shows it next to the built-in probes.
 """
@@ -15,16 +15,16 @@ from typing import Any, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.dataset import Item
-from backend.engine import Engine, EngineConfig
-from backend.members import Member
+from backend.scoring.engine import Engine, EngineConfig
+from backend.scoring.members import Member
 from backend.probes.metrics import predicted_label
 from backend.probes.planted import INSTRUCTION, POSITION, plant, sample_items, target_field
 from backend.probes.planted_metrics import PlantedOutcome, summarize_planted
 from backend.probes.report import REPORT_KIND, common_prefix, short_id
 from backend.probes.run import ENSEMBLE
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.taskspec import TaskSpec
 
 READING_GUIDE = (

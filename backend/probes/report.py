@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from backend.members import Member
+from backend.scoring.members import Member
 from backend.probes.construct import ProbeSet
 from backend.probes.run import ScoredProbes, delimiting_effect
 from backend.taskspec import TaskSpec

@@ -1,9 +1,9 @@
 """Score a probe set with an ensemble through the engine, with and without data fencing.
 
-Going through :class:`backend.engine.Engine` gives the probes what every other call has: the call
+Going through :class:`backend.scoring.engine.Engine` gives the probes what every other call has: the call
 cache (a re-run costs nothing), retries, concurrency limits and the per-member error reasons that
 become the "unparsable" column. Scoring the same probes with ``delimit=False`` (the same templates,
-the item texts pasted in unfenced) measures what the fencing of :mod:`backend.prompting` buys against
+the item texts pasted in unfenced) measures what the fencing of :mod:`backend.scoring.prompting` buys against
 planted instructions.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
-from backend.cache import CallCache
-from backend.engine import Engine, EngineConfig
-from backend.members import Member
+from backend.scoring.cache import CallCache
+from backend.scoring.engine import Engine, EngineConfig
+from backend.scoring.members import Member
 from backend.probes.construct import Condition, ProbeSet
 from backend.probes.metrics import ConditionStats, Outcome, summarize
 from backend.taskspec import TaskSpec

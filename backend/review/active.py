@@ -12,7 +12,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review.calibration import Calibration, fit_calibration, not_enough
 from backend.review.outcome import ReviewOutcome
 from backend.review.sampling import Draw

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review.outcome import decide_outcome
 from backend.review.sample_store import SampleStore
 from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore

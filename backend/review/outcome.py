@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Mapping, Sequence
 
-from backend.ensemble import disagrees
-from backend.results import ItemResult
+from backend.scoring.ensemble import disagrees
+from backend.scoring.results import ItemResult
 from backend.taskspec import TaskSpec
 
 __all__ = ["GoldStatus", "ReviewOutcome", "consensus", "decide_outcome", "answers_after"]
@@ -143,7 +143,7 @@ def decide_outcome(
     result : ItemResult
         The ensemble's verdict (``original``, ``prediction``).
     spec : TaskSpec
-        The ensemble agrees when :func:`backend.ensemble.disagrees` says it does not: the task's flag
+        The ensemble agrees when :func:`backend.scoring.ensemble.disagrees` says it does not: the task's flag
         rule (``delta`` and/or boundary; ``delta`` overrides the distance), without its threshold.
     experts : sequence of str
         The round-1 experts; a round-1 resolution needs an answer from each of them.

@@ -33,7 +33,7 @@ from backend.labelstudio.client import (
 from backend.labelstudio.expert_instances import ReviewClients, as_review_clients
 from backend.labelstudio.expertview import Guidelines, check_guidelines
 from backend.labelstudio.labelconfig import expert_name
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review.images import ReviewImages, prepare_or_pass
 from backend.review.sample_push import SampleRequest, draw_for_push, review_order
 from backend.review.source import REF_FIELD, SourceProject, fetch_inputs, load_source

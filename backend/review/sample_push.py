@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from sqlalchemy import Engine
 
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review.sample_store import SampleStore, ensure_draw
 from backend.review.sampling import DESIGNS, Candidate, Draw, blind_order
 

@@ -16,7 +16,7 @@ What it guarantees
   cached: the next run retries them. Identical prompts within a run are called once.
 - Calls run in a bounded thread pool (``concurrency``) and, per provider kind, under
   ``per_provider_concurrency``; retryable provider errors are retried with backoff honouring
-  Retry-After (:mod:`backend.retry`); the per-call timeout is handed to the provider.
+  Retry-After (:mod:`backend.scoring.retry`); the per-call timeout is handed to the provider.
 - A member that fails on an item is left out of that item's average and keeps its reason in
   ``ItemResult.members``. When one provider fails ``breaker_after`` calls in a row even after retries
   (a server that went away), its remaining calls fail fast with reason ``provider_down`` for
@@ -34,22 +34,22 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
-from backend.cache import CallCache, call_key
+from backend.scoring.cache import CallCache, call_key
 from backend.dataset import Item, ItemError
 from backend.costs.scheduling import EarlyExitScheduling
-from backend.engine_calls import CallOutcome, CallRunner
-from backend.engine_config import EngineConfig
-from backend.ensemble import Decision, VerdictRule, model_of, normalize, resolve_threshold, verdict
+from backend.scoring.engine_calls import CallOutcome, CallRunner
+from backend.scoring.engine_config import EngineConfig
+from backend.scoring.ensemble import Decision, VerdictRule, model_of, normalize, resolve_threshold, verdict
 from backend.guard import item_has_instructions
 from backend.images.part import ImagePart
-from backend.members import Member
-from backend.prompting import spec_params
+from backend.scoring.members import Member
+from backend.scoring.prompting import spec_params
 from backend.providers.base import ClassDistribution, accepts_images
-from backend.results import ErrorInfo, ItemResult, MemberResult, input_hash
-from backend.run_stats import EngineStats
+from backend.scoring.results import ErrorInfo, ItemResult, MemberResult, input_hash
+from backend.scoring.run_stats import EngineStats
 from backend.taskspec import TaskSpec
 
-__all__ = ["Engine", "EngineConfig", "EngineStats"]  # they live in backend.engine_config and backend.run_stats
+__all__ = ["Engine", "EngineConfig", "EngineStats"]  # they live in backend.scoring.engine_config and backend.scoring.run_stats
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The provider calls of one engine: concurrency caps, circuit breaker, budget, retries, cache write.
 
-Split from :mod:`backend.engine` so the engine reads as "items in, verdicts out" and this module as
+Split from :mod:`backend.scoring.engine` so the engine reads as "items in, verdicts out" and this module as
 "one prompt in, one answer or one error out". The provider's own judgement of whether an error is
 retryable travels with the error (``ProviderError.retryable``), never guessed back from its text.
 """
@@ -13,13 +13,13 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from backend.breaker import CircuitBreaker
-from backend.cache import CallCache
-from backend.engine_config import DEFAULT_PROVIDER_CONCURRENCY, EngineConfig
-from backend.members import Member
+from backend.scoring.breaker import CircuitBreaker
+from backend.scoring.cache import CallCache
+from backend.scoring.engine_config import DEFAULT_PROVIDER_CONCURRENCY, EngineConfig
+from backend.scoring.members import Member
 from backend.providers.base import ClassDistribution, ProviderError
 from backend.providers.errors import redact
-from backend.retry import RetryOutcome, call_with_retry
+from backend.scoring.retry import RetryOutcome, call_with_retry
 
 log = logging.getLogger(__name__)
 

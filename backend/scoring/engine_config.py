@@ -1,7 +1,7 @@
 """Knobs of a scoring run, kept apart from the engine that uses them.
 
 :class:`EngineConfig` is what callers (the CLI, the RQ worker, the probes) set; what a run reports back
-is :class:`backend.run_stats.EngineStats`.
+is :class:`backend.scoring.run_stats.EngineStats`.
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from backend.ensemble import DEFAULT_QUORUM, Quorum
+from backend.scoring.ensemble import DEFAULT_QUORUM, Quorum
 from backend import defaults
-from backend.retry import RetryPolicy
+from backend.scoring.retry import RetryPolicy
 
 #: Per-kind caps applied unless ``per_provider_concurrency`` says otherwise: the in-process model
 #: evaluates one prompt at a time, so more threads would only queue on its lock (and time out there).
@@ -28,7 +28,7 @@ class EngineConfig:
         Minimum confidence for a flag (None: 0.5 binary, 0.2 ordinal).
     delta : int, optional
         Overrides the distance part of the task's flag rule (None: the spec's rule, see
-        :func:`backend.ensemble.flag_rule`).
+        :func:`backend.scoring.ensemble.flag_rule`).
     quorum : Quorum
         How many members must answer for a verdict to count (default: half, every model).
     concurrency : int
@@ -41,13 +41,13 @@ class EngineConfig:
     max_attempts : int
         Tries per call, the first included; only retryable errors are retried.
     backoff_base, backoff_max : float
-        Exponential backoff start and cap, seconds (see :class:`backend.retry.RetryPolicy`).
+        Exponential backoff start and cap, seconds (see :class:`backend.scoring.retry.RetryPolicy`).
     breaker_after : int or None
         Consecutive failed calls (after retries) that mark a provider down; None disables.
     breaker_cooldown : float
         Seconds a provider stays marked down before calls are tried again.
     delimit : bool
-        Fence item texts in the prompt (see :mod:`backend.prompting`); the probes compare both.
+        Fence item texts in the prompt (see :mod:`backend.scoring.prompting`); the probes compare both.
     early_exit : bool
         Call members in their order and stop an item once the rest cannot change its flag or
         prediction (:mod:`backend.costs.early_exit`); cache hits are always used.

@@ -26,7 +26,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import yaml
 
 from backend.confident.template import KIND as CONFIDENT_KIND, feature_template
-from backend.prompting import PromptTemplate, spec_params, templates_for_spec
+from backend.scoring.prompting import PromptTemplate, spec_params, templates_for_spec
 from backend.providers.base import Provider
 from backend.taskspec import TaskSpec
 

@@ -212,7 +212,7 @@ def prompts_root() -> Path:
     env = env_value(PROMPTS_ENV)
     if env:
         return Path(env)
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # backend/
     for candidate in (here.parent / "prompts", here / "_prompts"):
         if candidate.is_dir():
             return candidate

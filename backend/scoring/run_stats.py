@@ -1,6 +1,6 @@
 """Run statistics: the counts of a scoring run, and the one tally that counts item results.
 
-Every count that can be read off an :class:`~backend.results.ItemResult` (items, scored, flagged,
+Every count that can be read off an :class:`~backend.scoring.results.ItemResult` (items, scored, flagged,
 insufficient, suspicious, stopped early, cache hits, errors by reason and by member) is counted by
 :meth:`EngineStats.add_result` and nowhere else: the engine tallies each result it yields, the ledger
 summary tallies stored results (:func:`tally`), ``score --max-cost`` takes the unwritten result back
@@ -16,14 +16,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 
 __all__ = ["EngineStats", "RESULT_KEYS", "tally"]
 
 
 @dataclass
 class EngineStats:
-    """Counts of one :meth:`backend.engine.Engine.score` call (or of stored results, see :func:`tally`).
+    """Counts of one :meth:`backend.scoring.engine.Engine.score` call (or of stored results, see :func:`tally`).
 
     ``llm_calls`` counts (item, member) calls sent to a provider (retries of one call count once;
     ``attempts`` counts every try); ``cache_hits`` counts answers taken from the cache or from an

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Sequence
 
-from backend.engine import Engine
-from backend.results import ErrorInfo, ItemResult
+from backend.scoring.engine import Engine
+from backend.scoring.results import ErrorInfo, ItemResult
 from backend.spans.assemble import PredictedSpan, Verdict, item_score, predicted_spans
 from backend.spans.config import SpanControl
 from backend.spans.model import Span

@@ -11,10 +11,10 @@ from dataclasses import replace
 from typing import Any, Iterable, Iterator, Sequence
 
 from backend.dataset import Item, ItemError
-from backend.engine import Engine
-from backend.engine_config import EngineConfig
-from backend.results import ErrorInfo, ItemResult
-from backend.run_stats import EngineStats
+from backend.scoring.engine import Engine
+from backend.scoring.engine_config import EngineConfig
+from backend.scoring.results import ErrorInfo, ItemResult
+from backend.scoring.run_stats import EngineStats
 from backend.spans.assemble import PredictedSpan
 from backend.spans.audit import SpanItem, SpanVerdict, audit_spans
 from backend.spans.model import Span

@@ -2,7 +2,7 @@
 
 Why its own prompt and no class tokens: listing what is missing is open-ended, so the judge writes
 ``{"<type>": ["exact words", ...], ...}`` in a ```` ```json ```` block. The item text is fenced exactly as
-in every other prompt (:func:`backend.prompting.fence`), so text inside it cannot pose as instructions.
+in every other prompt (:func:`backend.scoring.prompting.fence`), so text inside it cannot pose as instructions.
 An answer that is not such an object proposes nothing and says why; it never fails the item.
 """
 
@@ -12,7 +12,7 @@ import json
 import re
 from typing import Sequence
 
-from backend.prompting import DATA_NOTICE, fence
+from backend.scoring.prompting import DATA_NOTICE, fence
 
 TEMPLATE_ID = "spans-propose"
 TEMPLATE_VERSION = 1

@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from backend.cache import CallCache, call_key
+from backend.scoring.cache import CallCache, call_key
 from backend.providers.base import ClassDistribution, ProviderError
-from backend.retry import RetryPolicy, call_with_retry
+from backend.scoring.retry import RetryPolicy, call_with_retry
 from backend.spans.align import align
 from backend.spans.model import Span, sorted_spans
 from backend.spans.proposal_prompt import TEMPLATE_ID, TEMPLATE_VERSION, parse_proposals, proposal_prompt

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Sequence, Ty
 
 if TYPE_CHECKING:  # the spec imports this module; the families only need the types
     from backend.dataset import Item
-    from backend.results import ItemResult
+    from backend.scoring.results import ItemResult
     from backend.taskspec import TaskSpec
 
 __all__ = ["FAMILY_MODULES", "Question", "TaskFamily", "family_names", "get_family", "register_family"]

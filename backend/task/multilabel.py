@@ -26,7 +26,7 @@ from backend.task.single import choice_values, choices_result
 
 if TYPE_CHECKING:
     from backend.dataset import Item
-    from backend.results import ItemResult
+    from backend.scoring.results import ItemResult
     from backend.taskspec import TaskSpec
 
 __all__ = ["MultiLabelFamily", "YES", "NO", "question_key"]
@@ -152,7 +152,7 @@ class MultiLabelFamily(TaskFamily):
         )
 
     def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"]) -> "ItemResult":
-        from backend.results import ErrorInfo, ItemResult
+        from backend.scoring.results import ErrorInfo, ItemResult
 
         keys = list(spec.labels)
         if len(answers) != len(keys):

@@ -1,4 +1,4 @@
-"""Score items of any family: one :class:`~backend.engine.Engine` per question, answers assembled per item.
+"""Score items of any family: one :class:`~backend.scoring.engine.Engine` per question, answers assembled per item.
 
 A single-choice family asks one question, the task itself, and gets the plain engine (nothing changes for
 binary, ordinal and nominal tasks). A family with several questions per item (multi-label: one per label)
@@ -15,11 +15,11 @@ from dataclasses import replace
 from typing import Any, Iterable, Iterator, Sequence
 
 from backend.dataset import Item, ItemError
-from backend.engine import Engine
-from backend.engine_config import EngineConfig
-from backend.members import Member
-from backend.results import ItemResult
-from backend.run_stats import EngineStats
+from backend.scoring.engine import Engine
+from backend.scoring.engine_config import EngineConfig
+from backend.scoring.members import Member
+from backend.scoring.results import ItemResult
+from backend.scoring.run_stats import EngineStats
 from backend.task.family import Question
 from backend.taskspec import TaskSpec
 

@@ -3,7 +3,7 @@
 An item is one question, the task itself; its label value is the label. What differs between the three:
 binary has exactly two labels and flags any difference; nominal (k unordered labels) flags any difference
 and has no negative class unless one is named; ordinal flags a distance above ``delta`` and/or a crossing
-of a class boundary (:func:`backend.ensemble.flag_rule`), takes the median of several annotations
+of a class boundary (:func:`backend.scoring.ensemble.flag_rule`), takes the median of several annotations
 (Nahum et al. 2024, App. A) and its default threshold is 0.2 (their confidence bins start there).
 """
 
@@ -101,7 +101,7 @@ class SingleChoiceFamily(TaskFamily):
 
     def prompt_params(self, spec: "TaskSpec") -> dict[str, str]:
         from backend.generic import GENERIC_PROMPT_DIR, generic_params
-        from backend.prompting import dimension_params
+        from backend.scoring.prompting import dimension_params
 
         params = dimension_params(spec)
         if spec.prompt_dir == GENERIC_PROMPT_DIR:
@@ -158,7 +158,7 @@ class OrdinalFamily(SingleChoiceFamily):
         return median_label(labels, order=spec.labels, negative=spec.negative_label or None)
 
     def disagrees(self, spec: "TaskSpec", prediction: str, original: str | None, *, delta: int | None = None) -> bool:
-        from backend.ensemble import flag_rule
+        from backend.scoring.ensemble import flag_rule
 
         if original is None:
             return False
@@ -172,6 +172,6 @@ class OrdinalFamily(SingleChoiceFamily):
         return False
 
     def describe_flag_rule(self, spec: "TaskSpec", *, delta: int | None = None) -> str:
-        from backend.ensemble import flag_rule
+        from backend.scoring.ensemble import flag_rule
 
         return flag_rule(spec, delta=delta).describe()

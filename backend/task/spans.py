@@ -15,7 +15,7 @@ from backend.spans.model import NOT_AN_ENTITY
 from backend.task.family import Question, TaskFamily, register_family
 
 if TYPE_CHECKING:
-    from backend.results import ItemResult
+    from backend.scoring.results import ItemResult
     from backend.spans.config import SpanControl
     from backend.taskspec import TaskSpec
 

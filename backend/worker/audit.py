@@ -21,8 +21,8 @@ from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.projectspec import attach_guidelines
 from backend.labelstudio.taskshape import job_task
 from backend.ledger import Ledger
-from backend.results import ItemResult
-from backend.run_stats import EngineStats, tally
+from backend.scoring.results import ItemResult
+from backend.scoring.run_stats import EngineStats, tally
 from backend.summary import SuspectList, build_summary
 from backend.worker.config import EnsembleConfig
 from backend.worker.importer import drain, flush_now
@@ -134,7 +134,7 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
     ``quorum`` is the workers' (:meth:`backend.settings.Settings.quorum`), reported as `score` reports its own.
     """
     from backend.costs.accounting import Accountant
-    from backend.ensemble import describe_flag_rule, resolve_threshold
+    from backend.scoring.ensemble import describe_flag_rule, resolve_threshold
 
     wanted = set(run.task_ids)
     stats, suspects, accountant, members = EngineStats(), SuspectList(), Accountant(prices), set()

@@ -1,7 +1,7 @@
 """What the backend and its workers judge with: the ensemble view of :class:`backend.settings.Settings`.
 
 The web backend computes the ``model_version`` it reports to Label Studio from this config and the
-project's label config, without building any provider (:func:`backend.members.spec_fingerprint`).
+project's label config, without building any provider (:func:`backend.scoring.members.spec_fingerprint`).
 Each worker builds the same view from its own settings and refuses a job whose model version differs
 (see :mod:`backend.worker.jobs`): what a job may ask for is never trusted to choose endpoints or keys.
 Secrets are never part of it: providers read API keys from the worker's environment.
@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from backend import defaults
 from backend.images.vision import check_entries_see
 from backend.labelstudio.projectspec import spec_from_label_config
-from backend.members import Member, MemberSpec, build_members, parse_member_arg, spec_fingerprint
+from backend.scoring.members import Member, MemberSpec, build_members, parse_member_arg, spec_fingerprint
 from backend.settings import Settings, check_ensemble_values
 from backend.taskspec import TaskSpec
 
@@ -41,7 +41,7 @@ class EnsembleConfig:
         Flag confidence threshold (default: the engine's per-family default).
     delta : int, optional
         Ordinal flag distance: flag when ``|pred - orig| > delta`` (None: the task spec's own rule, as in
-        `label-audit score` without ``--delta``; see :func:`backend.ensemble.flag_rule`).
+        `label-audit score` without ``--delta``; see :func:`backend.scoring.ensemble.flag_rule`).
     batch_size : int
         Tasks per RQ job.
     """

@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 PARENT_CHECK = 0.5  # seconds between the scheduler's checks that its worker is alive
 #: what a job imports: loaded once per worker process instead of once per job
-PRELOAD = ("backend.worker.jobs", "backend.worker.importer", "backend.engine", "backend.providers.openai_compat",
+PRELOAD = ("backend.worker.jobs", "backend.worker.importer", "backend.scoring.engine", "backend.providers.openai_compat",
            "openai", "label_studio_sdk", "sqlalchemy.dialects.postgresql.psycopg")
 
 

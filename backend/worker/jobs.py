@@ -23,7 +23,7 @@ from backend.images.items import fetcher_from_settings
 from backend.task.scoring import make_engine
 from backend.labelstudio.predictions import ls_client
 from backend.labelstudio.tasks import error_result, tasks_to_items
-from backend.results import ItemResult, input_hash
+from backend.scoring.results import ItemResult, input_hash
 from backend.settings import Settings
 from backend.worker.config import EnsembleConfig
 from backend.worker.importer import request_flush

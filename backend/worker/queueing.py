@@ -26,7 +26,7 @@ from backend.images.items import fetcher_from_settings
 from backend.labelstudio.tasks import error_result, tasks_to_items
 from backend.labelstudio.taskshape import job_task
 from backend.ledger import Ledger
-from backend.results import input_hash
+from backend.scoring.results import input_hash
 from backend.settings import Settings
 from backend.worker.config import EnsembleConfig
 from backend.worker.safety import JOB_FUNC, SERIALIZER, scoring_queue

@@ -18,9 +18,9 @@ import threading
 
 from typing import Callable
 
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.ledger import Ledger
-from backend.members import Member
+from backend.scoring.members import Member
 
 _LOCK = threading.Lock()
 _LEDGERS: dict[tuple[int, str | None], Ledger] = {}

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from backend.cache import CallCache, call_key
+from backend.scoring.cache import CallCache, call_key
 from backend.providers.base import ClassDistribution
 
 BASE = dict(

@@ -13,11 +13,11 @@ from collections import Counter
 
 import pytest
 
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.dataset import ItemError, item_from_record, read_items
-from backend.engine import Engine, EngineConfig
-from backend.ensemble import average
-from backend.members import build_members, default_members, parse_member_arg
+from backend.scoring.engine import Engine, EngineConfig
+from backend.scoring.ensemble import average
+from backend.scoring.members import build_members, default_members, parse_member_arg
 from backend.providers.base import NoClassTokenError, ProviderError
 from backend.taskspec import load_spec
 from tests.backend.hash_provider import HashTestProvider, hash_distribution

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.ensemble import argmax, average, check_distribution, decide, disagrees, normalize, resolve_threshold
+from backend.scoring.ensemble import argmax, average, check_distribution, decide, disagrees, normalize, resolve_threshold
 from backend.taskspec import load_spec
 
 BIN = load_spec("factual-consistency")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.members import (
+from backend.scoring.members import (
     Member,
     default_members,
     ensemble_fingerprint,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.prompting import (
+from backend.scoring.prompting import (
     BEGIN_MARKER,
     DATA_NOTICE,
     END_MARKER,
@@ -115,7 +115,7 @@ def test_duplicate_ids_and_unknown_placeholders(tmp_path):
     (fam / "b.txt").write_text("id: other\nversion: 1\n---\n{nonsense}\nAnswer: ")
     spec = spec_from_mapping({"name": "t", "family": "binary", "labels": [0, 1], "prompt_dir": "fam",
                               "fields": {"grounding": "g", "generated_text": "h"}})
-    import backend.prompting as prompting
+    import backend.scoring.prompting as prompting
 
     original = prompting.prompts_root
     prompting.prompts_root = lambda: tmp_path

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from backend.providers.base import NoClassTokenError, ProviderError
-from backend.retry import RetryOutcome, RetryPolicy, call_with_retry
+from backend.scoring.retry import RetryOutcome, RetryPolicy, call_with_retry
 
 
 class Flaky:

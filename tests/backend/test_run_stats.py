@@ -13,13 +13,13 @@ from collections import Counter
 
 import pytest
 
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.dataset import read_items
-from backend.engine import Engine, EngineConfig
+from backend.scoring.engine import Engine, EngineConfig
 from backend.ledger import Ledger
-from backend.members import build_members, default_members, parse_member_arg
-from backend.results import ErrorInfo, ItemResult, MemberResult
-from backend.run_stats import RESULT_KEYS, EngineStats, tally
+from backend.scoring.members import build_members, default_members, parse_member_arg
+from backend.scoring.results import ErrorInfo, ItemResult, MemberResult
+from backend.scoring.run_stats import RESULT_KEYS, EngineStats, tally
 from backend.taskspec import load_spec
 from backend.worker.audit import stats_from_results
 

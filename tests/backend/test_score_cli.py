@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.cli import app
 
 REPO = Path(__file__).resolve().parents[2]

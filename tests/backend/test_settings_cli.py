@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from backend import defaults
 from backend.cli import app
-from backend.ensemble import Quorum, flag_rule
+from backend.scoring.ensemble import Quorum, flag_rule
 from backend.labelstudio.labelconfig import label_config_for_spec
 from backend.settings import Settings
 from backend.worker.config import EnsembleConfig

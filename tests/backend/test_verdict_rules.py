@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from backend.ensemble import Quorum, VerdictRule, decide, disagrees, flag_rule, verdict
-from backend.results import ItemResult
+from backend.scoring.ensemble import Quorum, VerdictRule, decide, disagrees, flag_rule, verdict
+from backend.scoring.results import ItemResult
 from backend.taskspec import load_spec, spec_from_mapping
 
 BIN = load_spec("factual-consistency")

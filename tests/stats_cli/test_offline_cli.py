@@ -142,7 +142,7 @@ def test_real_process_entry_point(tmp_path: Path) -> None:
 
 
 def test_confidence_bins_reads_item_result_json(tmp_path: Path) -> None:
-    from backend.results import ItemResult
+    from backend.scoring.results import ItemResult
 
     lines = []
     for i in range(6):

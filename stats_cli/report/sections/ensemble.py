@@ -1,6 +1,6 @@
 """The ensemble itself: agreement among models and among prompts, each member on gold, and Fig. 3.
 
-Member ids are ``provider:model/prompt`` (:func:`backend.members.member_id`); the model is what
+Member ids are ``provider:model/prompt`` (:func:`backend.scoring.members.member_id`); the model is what
 comes before the last slash. Like Nahum Table 3, "among prompts" is one model's prompts, and
 "among models" compares each model's prompt-averaged label.
 """
@@ -155,7 +155,7 @@ def size_curve(data: AuditData, probs: np.ndarray, *, seed: int = 0):
     orig_idx = np.array([labels.index(c.item.original) if c.item.original in labels else -1 for c in rows])
     sub = probs[idx]
     n_members = sub.shape[1]
-    # the task's own flag rule (backend.ensemble.disagrees), tabulated once: prediction x original
+    # the task's own flag rule (backend.scoring.ensemble.disagrees), tabulated once: prediction x original
     rule = np.array([[disagrees(p, o, data.spec) for o in labels] for p in labels])
     rng = random.Random(seed)
     sizes, mean, low, high = [], [], [], []

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.commands.score import run_scoring
 from backend.confident.fitting import prepare_members
 from backend.demo.tickets import LABELS, ticket_records
-from backend.engine import EngineConfig
+from backend.scoring.engine import EngineConfig
 from backend.generic import generic_spec
-from backend.members import MemberSpec, build_members, members_from_config
+from backend.scoring.members import MemberSpec, build_members, members_from_config
 from backend.settings import Settings
 from backend.taskspec import load_spec
 

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.commands.score import run_scoring
 from backend.costs.budget import Budget
 from backend.costs.prices import load_prices
-from backend.engine import EngineConfig
-from backend.members import default_members, members_from_args
-from backend.results import ItemResult
-from backend.run_stats import RESULT_KEYS, tally
+from backend.scoring.engine import EngineConfig
+from backend.scoring.members import default_members, members_from_args
+from backend.scoring.results import ItemResult
+from backend.scoring.run_stats import RESULT_KEYS, tally
 from backend.taskspec import load_spec
 
 pytestmark = pytest.mark.llm

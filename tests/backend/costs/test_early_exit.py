@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backend.costs.early_exit import more_needed, settled
-from backend.ensemble import Quorum, VerdictRule, normalize, verdict
+from backend.scoring.ensemble import Quorum, VerdictRule, normalize, verdict
 from backend.taskspec import load_spec
 
 BIN = load_spec("factual-consistency")

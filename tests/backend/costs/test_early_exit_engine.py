@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.dataset import read_items
-from backend.engine import Engine, EngineConfig
+from backend.scoring.engine import Engine, EngineConfig
 from backend.taskspec import load_spec
-from backend.members import build_members, parse_member_arg
+from backend.scoring.members import build_members, parse_member_arg
 from tests.backend.hash_provider import HashTestProvider
 from tests.support.synthetic_judge import SyntheticJudge
 

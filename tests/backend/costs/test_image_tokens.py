@@ -22,9 +22,9 @@ from backend.costs.image_tokens import (
     openai_tile_tokens,
 )
 from backend.dataset import Item
-from backend.engine import EngineConfig
+from backend.scoring.engine import EngineConfig
 from backend.images.part import ImagePart
-from backend.members import MemberSpec, build_members
+from backend.scoring.members import MemberSpec, build_members
 from backend.providers.gemini import GeminiProvider
 from backend.providers.openai_compat import OpenAIProvider
 from backend.providers.sampling import SamplingProvider

@@ -8,7 +8,7 @@ import pytest
 
 from backend.costs.accounting import Accountant, token_counts
 from backend.costs.prices import load_prices
-from backend.results import ErrorInfo, ItemResult, MemberResult
+from backend.scoring.results import ErrorInfo, ItemResult, MemberResult
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "prices.example.yaml"
 

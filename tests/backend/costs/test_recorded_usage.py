@@ -15,8 +15,8 @@ import pytest
 from backend.costs.accounting import Accountant
 from backend.costs.prices import load_prices
 from backend.dataset import item_from_record
-from backend.engine import Engine, EngineConfig
-from backend.members import build_members, parse_member_arg
+from backend.scoring.engine import Engine, EngineConfig
+from backend.scoring.members import build_members, parse_member_arg
 from backend.providers.gemini import GeminiProvider
 from backend.providers.openai_compat import OpenAIProvider
 from backend.taskspec import load_spec
@@ -48,7 +48,7 @@ def _one_member_run(provider, kind: str):
 
 
 def _any_quorum():
-    from backend.ensemble import Quorum
+    from backend.scoring.ensemble import Quorum
 
     return Quorum(min_share=0.0, every_model=False)
 

@@ -12,7 +12,7 @@ import pytest
 from backend.images.fetch import ImageFetcher
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import tasks_to_items
-from backend.results import ItemResult, input_hash
+from backend.scoring.results import ItemResult, input_hash
 from backend.server import create_app
 from backend.server.auth import BasicAuth
 from backend.worker.config import EnsembleConfig

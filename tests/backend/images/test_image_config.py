@@ -8,7 +8,7 @@ from backend.dataset import Item
 from backend.images.part import placeholder
 from backend.labelstudio.labelconfig import label_config_for_spec, review_label_config
 from backend.labelstudio.projectspec import spec_from_label_config
-from backend.prompting import templates_for_spec, spec_params
+from backend.scoring.prompting import templates_for_spec, spec_params
 
 ANIMALS = """<View>
   <Image name="image" value="$image"/>

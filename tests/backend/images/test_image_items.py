@@ -16,16 +16,16 @@ from typing import Any, Iterator, Sequence
 
 import pytest
 
-from backend.cache import CallCache
-from backend.engine import Engine, EngineConfig
-from backend.ensemble import Quorum
+from backend.scoring.cache import CallCache
+from backend.scoring.engine import Engine, EngineConfig
+from backend.scoring.ensemble import Quorum
 from backend.images.fetch import ImageFetcher
 from backend.images.part import placeholder
 from backend.images.vision import check_members_see
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import tasks_to_items
-from backend.members import build_members, parse_member_arg
-from backend.results import input_hash
+from backend.scoring.members import build_members, parse_member_arg
+from backend.scoring.results import input_hash
 from backend.worker.config import EnsembleConfig
 from tests.backend.hash_provider import HashTestProvider, hash_distribution
 from tests.support.http_recorder import Recorder, image_bytes

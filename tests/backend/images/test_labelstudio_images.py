@@ -25,7 +25,7 @@ from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.taskshape import job_task
 from backend.labelstudio.tasks import tasks_to_items
 from backend.ledger import Ledger
-from backend.results import input_hash
+from backend.scoring.results import input_hash
 from backend.worker.config import EnsembleConfig
 from tests.support.recording_openai_server import RecordingOpenAIServer, image_urls
 

@@ -12,8 +12,8 @@ from backend.labelstudio.modelname import readable_version, same_version, versio
 from backend.labelstudio.predictions import already_imported, import_predictions, prediction_requests
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.scoreview import SUSPECTS_TITLE, suspect_marker
-from backend.members import parse_member_arg
-from backend.results import ItemResult
+from backend.scoring.members import parse_member_arg
+from backend.scoring.results import ItemResult
 from backend.taskspec import load_spec
 from backend.worker.config import EnsembleConfig
 

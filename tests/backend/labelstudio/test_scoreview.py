@@ -6,7 +6,7 @@ import pytest
 
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.scoreview import SCORE_COLUMN, SUSPECTS_TITLE, suspect_marker
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.labelstudio.predictions import import_predictions, prediction_requests
 
 pytestmark = pytest.mark.labelstudio

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.dbschema import current_revision, head_revision
 from backend.ledger import Ledger
 from backend.probes.store import latest_probe_results
@@ -49,7 +49,7 @@ def _check_upgraded(url: str) -> None:
 def _same_as_code(db_engine) -> None:
     """The migrated database has exactly the tables and columns the code defines (Alembic's own diff):
     a schema change made by hand at start-up, not as a revision, fails here."""
-    import backend.cache  # noqa: F401  (every context registers its tables on the one MetaData)
+    import backend.scoring.cache  # noqa: F401  (every context registers its tables on the one MetaData)
     import backend.probes.store  # noqa: F401
     import backend.review.sample_store  # noqa: F401
     import backend.review.schema  # noqa: F401

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from backend.ledger import CrowdLabel, Ledger, schema
-from backend.results import ErrorInfo, ItemResult, MemberResult
+from backend.scoring.results import ErrorInfo, ItemResult, MemberResult
 
 
 def _result(task_id: str, *, conf: float, flagged: bool, members: int = 2, error: ErrorInfo | None = None) -> ItemResult:

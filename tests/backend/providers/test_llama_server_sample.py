@@ -14,8 +14,8 @@ from importlib import resources
 import pytest
 
 from backend.dataset import read_items
-from backend.engine import Engine, EngineConfig
-from backend.members import MemberSpec, build_members
+from backend.scoring.engine import Engine, EngineConfig
+from backend.scoring.members import MemberSpec, build_members
 from backend.taskspec import load_spec
 from tests.support.llm import LlamaServer
 

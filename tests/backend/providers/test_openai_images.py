@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from backend.images.part import ImagePart
-from backend.members import member_specs_from_config
+from backend.scoring.members import member_specs_from_config
 from backend.providers.base import ProviderError, accepts_images
 from backend.providers.openai_compat import OpenAIProvider
 from backend.providers.registry import make_provider

@@ -7,7 +7,7 @@ import psycopg
 import pytest
 
 from backend.ledger import Ledger
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.worker.config import EnsembleConfig
 from tests.backend.security.test_backend_http import GOOD, LABEL_CONFIG, USER, PASSWORD, _base_env, _request
 from tests.backend.server.backend_process import BackendProcess
@@ -29,7 +29,7 @@ def _version() -> str:
 
 def _scored(ledger: Ledger, tasks: list[dict]) -> None:
     from backend.labelstudio.tasks import tasks_to_items
-    from backend.results import input_hash
+    from backend.scoring.results import input_hash
 
     config = EnsembleConfig(members=({"provider": "openai", "model": "smol", "base_url": "http://127.0.0.1:9/v1"},))
     items = tasks_to_items(tasks, config.spec(LABEL_CONFIG)).items

@@ -7,7 +7,7 @@ from typing import Callable, Sequence
 import pytest
 
 from backend.ledger import Ledger
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review.store import ReviewStore
 
 RecordVerdicts = Callable[..., tuple[Ledger, ReviewStore]]

@@ -14,10 +14,10 @@ from rich.console import Console
 
 from backend.commands.score import run_scoring
 from backend.demo.tickets import LABELS, write_tickets
-from backend.engine import EngineConfig
+from backend.scoring.engine import EngineConfig
 from backend.generic import generic_spec
-from backend.members import MemberSpec, build_members
-from backend.results import ItemResult
+from backend.scoring.members import MemberSpec, build_members
+from backend.scoring.results import ItemResult
 from backend.review.active import control_sample, rank_suspects
 from backend.review.calibration import fit_calibration, not_enough, stacking_gain
 from backend.review.outcome import GoldStatus, ReviewOutcome
@@ -111,7 +111,7 @@ def test_report_shows_cleanlab_ranking_beside_the_flags(scored):
     assert block["items"] == 240 and block["issues"] > 0 and block["also_flagged_by_ensemble"] > 0
     top = [row["id"] for row in block["top"]]
     assert sum(truth[i] for i in top) >= 7  # its top 10 are mostly planted errors (36 of 240 planted)
-    from backend.results import ItemResult as R
+    from backend.scoring.results import ItemResult as R
     bare = [R(id=r.id, original=r.original, prediction=r.prediction, confidence=r.confidence, probs=r.probs,
               flagged=r.flagged) for r in results]
     assert confident_section(AuditData(project="t", spec=SPEC, items=tuple(bare))).status.value == "not applicable"

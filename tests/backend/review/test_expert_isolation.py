@@ -27,7 +27,7 @@ from backend.labelstudio.predictions import import_predictions, prediction_reque
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.signup import SignupRefused, invite_token, invite_user, signup_open, signup_user
 from backend.ledger import Ledger
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review.source import REF_FIELD
 from backend.review.store import ROUND_REVIEW, ReviewStore
 from stats_cli.cli import app as audit_stats

@@ -12,7 +12,7 @@ import pytest
 
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.uploads import upload_file
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review.push import push_review
 from backend.review.reconcile import reconcile
 from backend.review.source import REF_FIELD, load_source

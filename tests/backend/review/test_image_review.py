@@ -31,7 +31,7 @@ from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.taskshape import field as task_field
 from backend.labelstudio.uploads import upload_file
 from backend.ledger import Ledger
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review.source import REF_FIELD
 from backend.review.store import ROUND_REVIEW, ReviewStore
 from stats_cli.cli import app as audit_stats

@@ -11,7 +11,7 @@ from sqlalchemy import update
 
 from backend.labelstudio.client import iter_tasks
 from backend.ledger import Ledger
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review import schema
 from backend.review.collect import collect_answers
 from backend.review.push import push_review

@@ -19,7 +19,7 @@ from backend.labelstudio.expert_instances import load_expert_instances
 from backend.labelstudio.expert_servers import ExpertServers, check_experts
 from backend.labelstudio.signup import signup_open
 from backend.ledger import Ledger
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from tests.support.labelstudio import login_session, unique_email
 from tests.support.services import free_port
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from backend.labelstudio.client import iter_tasks
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review.push import push_review
 from backend.review.sample_push import SampleRequest
 from backend.review.sample_store import SampleStore

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review.gold import refresh_gold
 from backend.review.outcome import GoldStatus, answers_after, decide_outcome
 from backend.review.store import IgnoredAnswer, ROUND_RECONCILE, ROUND_REVIEW, Answer, ReviewItem, ReviewProject, ReviewStore

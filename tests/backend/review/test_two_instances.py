@@ -23,7 +23,7 @@ from backend.labelstudio.client import find_user, iter_tasks
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.scoreview import SUSPECTS_TITLE, suspect_marker
 from backend.ledger import Ledger
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review.source import REF_FIELD
 from backend.review.store import ReviewStore
 from backend.labelstudio.predictions import import_predictions, prediction_requests

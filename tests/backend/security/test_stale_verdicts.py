@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from backend.labelstudio.tasks import tasks_to_items
 from backend.ledger import Ledger
-from backend.results import ItemResult, input_hash
+from backend.scoring.results import ItemResult, input_hash
 from backend.worker.config import EnsembleConfig
 from tests.backend.security.test_backend_http import GOOD, LABEL_CONFIG, _request, backend  # noqa: F401
 

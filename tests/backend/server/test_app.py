@@ -10,7 +10,7 @@ from rq import Queue
 from backend.labelstudio.modelname import version_key
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import tasks_to_items
-from backend.results import ItemResult, input_hash
+from backend.scoring.results import ItemResult, input_hash
 from backend.server import create_app
 from backend.server.auth import BasicAuth
 from backend.worker.queueing import redis_connection

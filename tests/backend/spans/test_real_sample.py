@@ -14,9 +14,9 @@ import json
 
 import pytest
 
-from backend.cache import CallCache
-from backend.engine_config import EngineConfig
-from backend.members import MemberSpec, build_members
+from backend.scoring.cache import CallCache
+from backend.scoring.engine_config import EngineConfig
+from backend.scoring.members import MemberSpec, build_members
 from backend.spans.audit import SpanItem, audit_spans
 from backend.spans.model import NOT_AN_ENTITY
 from backend.spans.original import original_spans

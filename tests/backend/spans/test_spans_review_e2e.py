@@ -22,7 +22,7 @@ from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.gold import is_gold_annotation
 from backend.labelstudio.taskshape import field
 from backend.ledger import Ledger
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review.source import REF_FIELD
 from backend.review.store import ROUND_REVIEW, ReviewStore
 from backend.spans.engine import predicted_from_value

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from backend.dataset import Item
-from backend.ensemble import describe_flag_rule, disagrees, resolve_threshold
+from backend.scoring.ensemble import describe_flag_rule, disagrees, resolve_threshold
 from backend.labelstudio.projectspec import spec_from_label_config
-from backend.results import ErrorInfo, ItemResult, MemberResult
+from backend.scoring.results import ErrorInfo, ItemResult, MemberResult
 from backend.review.outcome import GoldStatus, decide_outcome
 from backend.task import TaskFamily, family_names, get_family, register_family
 from backend.task.multilabel import NO, YES

@@ -36,7 +36,7 @@ from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.scoreview import SUSPECTS_TITLE, suspect_marker
 from backend.labelstudio.modelname import version_key
 from backend.ledger import Ledger
-from backend.results import ItemResult, MemberResult
+from backend.scoring.results import ItemResult, MemberResult
 from backend.review.source import REF_FIELD
 from backend.review.store import ROUND_REVIEW, ReviewStore
 from backend.task.multilabel import NO, YES

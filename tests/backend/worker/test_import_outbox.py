@@ -18,7 +18,7 @@ from redis import Redis
 from backend.labelstudio.client import connect, iter_tasks
 from backend.labelstudio.taskshape import job_task
 from backend.ledger import Ledger
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.worker.config import EnsembleConfig
 from backend.labelstudio.predictions import import_predictions, prediction_requests
 from backend.worker.importer import OutboxKeys, flush_now

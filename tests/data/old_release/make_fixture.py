@@ -18,11 +18,11 @@ from __future__ import annotations
 import sys
 from datetime import datetime, timezone
 
-from backend.cache import CallCache
+from backend.scoring.cache import CallCache
 from backend.ledger import CrowdLabel, Ledger
 from backend.probes.store import save_probe_report
 from backend.providers.base import ClassDistribution
-from backend.results import ItemResult, MemberResult
+from backend.scoring.results import ItemResult, MemberResult
 from backend.review import schema as review_schema
 from backend.review.sample_store import SampleStore, strata_table
 

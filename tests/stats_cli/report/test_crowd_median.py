@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import task_to_item
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from stats_cli.report.inputs import AuditData
 from stats_cli.report.sections.crowd import crowd_labels
 

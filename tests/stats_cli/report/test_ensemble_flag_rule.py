@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from backend.results import ItemResult, MemberResult
+from backend.scoring.results import ItemResult, MemberResult
 from backend.review.sampling import Candidate, draw_sample
 from backend.taskspec import load_spec
 from stats_cli.report.build import build_report

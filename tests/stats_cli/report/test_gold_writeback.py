@@ -16,7 +16,7 @@ from backend.labelstudio.gold import GOLD_USER_EMAIL, is_gold_annotation
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import tasks_to_items
 from backend.labelstudio.taskshape import as_dict, user_id_of
-from backend.results import ItemResult
+from backend.scoring.results import ItemResult
 from backend.review.outcome import GoldStatus, ReviewOutcome
 from stats_cli.audit_data import AuditData
 from stats_cli.sync_gold import sync_to_labelstudio

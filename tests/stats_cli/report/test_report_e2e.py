@@ -25,7 +25,7 @@ from backend.cli import app as label_audit
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.labelconfig import label_config_for_spec
 from backend.ledger import Ledger
-from backend.results import ItemResult, MemberResult
+from backend.scoring.results import ItemResult, MemberResult
 from backend.review.store import ROUND_REVIEW, ReviewStore
 from backend.taskspec import load_spec
 from stats_cli.cli import app as audit_stats

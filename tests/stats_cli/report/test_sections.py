@@ -262,7 +262,7 @@ def test_error_population_is_every_audited_item_even_without_a_verdict():
     # wrong: the floor's N is the audit section's "items audited", not only the scored items.
     from dataclasses import replace
 
-    from backend.results import ItemResult
+    from backend.scoring.results import ItemResult
 
     data, _ = planted_audit()
     failed = ItemResult(id="t40", original="1", prediction=None, confidence=None, probs=None, flagged=False,
@@ -443,7 +443,7 @@ def test_ensemble_against_gold_is_pending_without_gold():
 def test_ensemble_against_gold_uses_pearson_for_ordinal_tasks():
     from scipy.stats import pearsonr
 
-    from backend.results import ItemResult, MemberResult
+    from backend.scoring.results import ItemResult, MemberResult
     from backend.taskspec import load_spec
     from stats_cli.report.inputs import AuditData
     from stats_cli.report.sections.ensemble_gold import quality_by_size
@@ -476,7 +476,7 @@ def test_ensemble_against_gold_uses_pearson_for_ordinal_tasks():
 def test_member_tensor_takes_stored_answers_as_they_are_and_skips_one_that_is_not_a_distribution():
     import numpy as np
 
-    from backend.results import ItemResult, MemberResult
+    from backend.scoring.results import ItemResult, MemberResult
     from backend.taskspec import load_spec
     from stats_cli.report.inputs import AuditData
     from stats_cli.report.sections.ensemble import member_tensor
