@@ -43,3 +43,13 @@ def headless_chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def login(page: Any, url: str, email: str, password: str) -> None:
+    """Log in through Label Studio's form, as a person does, and wait until the app has loaded."""
+    page.goto(f"{url}/user/login/")
+    page.fill("input[name=email]", email)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda u: "/user/login" not in u)
+    page.wait_for_load_state("networkidle")

@@ -31,7 +31,7 @@ from backend.scoring.results import ItemResult
 from backend.review.source import REF_FIELD
 from backend.review.store import ROUND_REVIEW, ReviewStore
 from stats_cli.cli import app as audit_stats
-from tests.support.browser import ARTIFACTS, headless_chromium
+from tests.support.browser import ARTIFACTS, headless_chromium, login
 from tests.support.labelstudio import login_session, start_label_studio, unique_email
 
 # Three Label Studio first starts (source, A, B) and a restart happen in the first test's setup.
@@ -213,21 +213,13 @@ def test_each_expert_logged_in_reaches_exactly_their_own_items(scene):
             session.close()
 
 
-def _login(page, url: str, email: str, password: str) -> None:
-    page.goto(f"{url}/user/login/")
-    page.fill("input[name=email]", email)
-    page.fill("input[name=password]", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda u: "/user/login" not in u)
-
-
 def test_browser_each_expert_sees_only_their_own_project(scene):
     with headless_chromium() as browser:
         for letter, email in zip("ab", scene.experts):
             own = scene.instance(email)
             page = browser.new_context(viewport={"width": 1400, "height": 800}).new_page()
             page.set_default_timeout(120_000)
-            _login(page, own.url, email, scene.push["passwords"][email])
+            login(page, own.url, email, scene.push["passwords"][email])
             page.goto(f"{own.url}/projects/")
             page.wait_for_selector("text=Review Expert")
             page.wait_for_timeout(1500)

@@ -35,7 +35,7 @@ from backend.scoring.results import ItemResult
 from backend.review.source import REF_FIELD
 from backend.review.store import ROUND_REVIEW, ReviewStore
 from stats_cli.cli import app as audit_stats
-from tests.support.browser import headless_chromium
+from tests.support.browser import headless_chromium, login
 from tests.support.labelstudio import login_session, unique_email
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.timeout(1200)]
@@ -203,14 +203,6 @@ def test_the_copy_is_served_to_the_expert_and_equals_the_source_in_pixels(scene)
     assert anonymous.status_code in (401, 403) or "/user/login" in str(anonymous.headers.get("location", ""))
 
 
-def _login(page, url: str, email: str, password: str) -> None:
-    page.goto(f"{url}/user/login/")
-    page.fill("input[name=email]", email)
-    page.fill("input[name=password]", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda u: "/user/login" not in u)
-
-
 def test_browser_the_expert_sees_the_image_and_nothing_else_of_the_source(scene):
     SHOTS.mkdir(parents=True, exist_ok=True)
     (project,) = ReviewStore(scene.db).projects(str(scene.project), round=ROUND_REVIEW)
@@ -219,7 +211,7 @@ def test_browser_the_expert_sees_the_image_and_nothing_else_of_the_source(scene)
     with headless_chromium() as browser:
         page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
         page.set_default_timeout(120_000)
-        _login(page, scene.review.url, scene.expert, scene.push["passwords"][scene.expert])
+        login(page, scene.review.url, scene.expert, scene.push["passwords"][scene.expert])
         page.goto(f"{scene.review.url}/projects/{project.ls_project_id}/data?task={first.id}")
         page.wait_for_function("() => [...document.images].some(i => i.src.includes('/data/upload/') "
                                "&& i.complete && i.naturalWidth === 96)")

@@ -29,7 +29,7 @@ from backend.review.store import ReviewStore
 from backend.labelstudio.predictions import import_predictions, prediction_requests
 from stats_cli.cli import app as audit_stats
 from tests.backend.review.blindness import blindness_leaks
-from tests.support.browser import ARTIFACTS, headless_chromium
+from tests.support.browser import ARTIFACTS, headless_chromium, login
 from tests.support.labelstudio import login_session, unique_email
 
 pytestmark = pytest.mark.labelstudio
@@ -259,14 +259,6 @@ def lead_rows(body: str, scene: Scene) -> list[tuple[str, str]]:
     return [(labels[i], labels[i + 1]) for i in range(0, len(labels) - 1, 2)]
 
 
-def _login(page, url: str, email: str, password: str) -> None:
-    page.goto(f"{url}/user/login/")
-    page.fill("input[name=email]", email)
-    page.fill("input[name=password]", password)
-    page.click("button[type=submit]")
-    page.wait_for_load_state("networkidle")
-
-
 def _settle(page, url: str) -> None:
     page.goto(url)
     page.wait_for_load_state("networkidle")
@@ -279,7 +271,7 @@ def test_browser_expert_view_and_lead_view(scene):
     confidences = [f"{r.confidence:.2f}" for r in scene.results if r.confidence is not None]
     with headless_chromium() as browser:
         page = browser.new_page(viewport={"width": 1400, "height": 820})
-        _login(page, scene.review.url, expert, scene.passwords[expert])
+        login(page, scene.review.url, expert, scene.passwords[expert])
         _settle(page, f"{scene.review.url}/projects/")
         listing = page.inner_text("body")
         assert "Review Expert A" in listing and "crowd source" not in listing
@@ -301,7 +293,7 @@ def test_browser_expert_view_and_lead_view(scene):
         page.wait_for_timeout(1500)
 
         lead = browser.new_page(viewport={"width": 1400, "height": 700})
-        _login(lead, scene.source.url, scene.source.process.username, scene.source.process.password)
+        login(lead, scene.source.url, scene.source.process.username, scene.source.process.password)
         tab_id, _ = suspects_tab(scene.source, scene.project)
         _settle(lead, f"{scene.source.url}/projects/{scene.project}/data")
         lead.get_by_text("Default", exact=True).first.click()

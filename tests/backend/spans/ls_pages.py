@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from backend.labelstudio.scoreview import SUSPECTS_TITLE
+from tests.support.browser import login  # noqa: F401  (the pages log in through the form)
 
 #: Finds the nth occurrence of a word in the text object and returns its on-screen centre.
 _FIND = """([word, nth]) => {
@@ -25,14 +26,6 @@ _FIND = """([word, nth]) => {
 }"""
 _HIGHLIGHTS = """() => [...document.querySelectorAll('.lsf-richtext__container .htx-highlight')].map(
   h => [h.innerText, Number(h.dataset.start), Number(h.dataset.end)])"""
-
-
-def login(page: Any, url: str, email: str, password: str) -> None:
-    page.goto(f"{url}/user/login/")
-    page.fill("input[name=email]", email)
-    page.fill("input[name=password]", password)
-    page.click("button[type=submit]")
-    page.wait_for_load_state("networkidle")
 
 
 def open_task(page: Any, url: str, project: int, task_id: int) -> None:
