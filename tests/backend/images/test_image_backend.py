@@ -10,6 +10,7 @@ from typing import Iterator
 import pytest
 
 from backend.images.fetch import ImageFetcher
+from backend.labelstudio.modelname import version_key
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import tasks_to_items
 from backend.scoring.results import ItemResult, input_hash
@@ -75,7 +76,7 @@ def test_a_blind_ensemble_is_refused_at_setup_and_queues_nothing(ledger, queue):
 
 def test_predict_serves_a_stored_verdict_only_while_the_image_is_the_same(ledger, queue, instance):
     client = app_for(ledger, queue, CLOSED_SERVER_MEMBER)
-    version = client.post("/setup", json={"project": "7.1", "schema": CONFIG}, headers=AUTH).json["model_version"]
+    version = version_key(client.post("/setup", json={"project": "7.1", "schema": CONFIG}, headers=AUTH).json["model_version"])
     spec = spec_from_label_config(CONFIG)
     with ImageFetcher(instance.url, None) as fetcher:
         (item,) = tasks_to_items([task(1, "/data/upload/1/red.png")], spec, fetcher=fetcher).items

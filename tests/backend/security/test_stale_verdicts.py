@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from backend.labelstudio.modelname import version_key
 from backend.labelstudio.tasks import tasks_to_items
 from backend.ledger import Ledger
 from backend.scoring.results import ItemResult, input_hash
@@ -18,7 +19,7 @@ def _task(text: str) -> dict:
 
 def test_changed_task_data_is_rescored_not_served_stale(backend) -> None:  # noqa: F811
     status, body, _ = _request(f"{backend.url}/setup", body={"project": "7.1", "schema": LABEL_CONFIG}, headers=GOOD)
-    version = body["model_version"]
+    version = version_key(body["model_version"])  # Label Studio is given the readable name; the ledger keys by the key
     original = _task("The cat sat on the mat.")
     spec = EnsembleConfig(members=({"provider": "openai", "model": "smol", "base_url": "http://127.0.0.1:9/v1"},)
                           ).spec(LABEL_CONFIG)
