@@ -57,6 +57,7 @@ _expose("backend.review.store", "ROUND_RECONCILE", "ROUND_REVIEW", "ReviewStore"
 _expose("backend.review.source", "SourceProject", "load_source")
 _expose("backend.review.outcome", "GoldStatus", "ReviewOutcome", "answers_after", "decide_outcome")
 _expose("backend.review.gold", "refresh_review")
+_expose("backend.review.status", "project_links")
 _expose("backend.review.sample_store", "SampleStore")
 _expose("backend.review.sampling", "ALL", "Candidate", "Draw", "FLAGGED_REVIEWED", "draw_sample")
 _expose("backend.review.calibration", "MIN_PER_OUTCOME", "MIN_REVIEWED", "stacking_gain")
@@ -137,6 +138,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the same names, importe
     from backend.review.sample_store import SampleStore  # noqa: F401
     from backend.review.sampling import ALL, FLAGGED_REVIEWED, Candidate, Draw, draw_sample  # noqa: F401
     from backend.review.source import SourceProject, load_source  # noqa: F401
+    from backend.review.status import project_links  # noqa: F401
     from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore  # noqa: F401
     from backend.scoring.run_stats import tally  # noqa: F401
     from backend.spans.export import conll_from_rows  # noqa: F401

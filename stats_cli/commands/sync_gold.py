@@ -87,10 +87,7 @@ def sync_gold_command(
 
 def _print_projects(client, project: int, db: Optional[str]) -> None:
     """The source project's URL and every review project the gold labels rest on, each on its instance."""
-    from backend.labelstudio.expert_instances import review_clients_from_env
-    from backend.ledger import Ledger
-    from backend.review.status import project_links
-    from backend.review.store import ReviewStore
+    from backend.api import Ledger, ReviewStore, project_links, review_clients_from_env
 
     base = str(client._client_wrapper.get_base_url()).rstrip("/")
     typer.echo(f"source project {project}: {base}/projects/{int(project)}/data")

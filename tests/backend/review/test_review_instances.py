@@ -148,6 +148,8 @@ def _review(source, review_ls, tmp_path, map_path, experts: list[str], urls: dic
     for text in (status, gold, result.output):
         assert all(links[e] in text for e in experts), text
     (reconciliation,) = ReviewStore(db).projects(str(project), round=ROUND_RECONCILE)
+    review_ls.client.projects.delete(id=reconciliation.ls_project_id)  # the session's shared review instance:
+    # its users see every project there, so a later test's experts must not find this one
     assert f"reconciliation project {reconciliation.ls_project_id} (+3 tasks) " \
            f"{review_ls.url}/projects/{reconciliation.ls_project_id}/data" in rec, rec
     assert f"source project {project}: {source.url}/projects/{project}/data" in result.output
