@@ -30,7 +30,7 @@ from backend.worker.config import EnsembleConfig
 from stats_cli.cli import app as audit_stats
 from tests.backend.generic.templates import SENTIMENT, SENTIMENT_GUIDELINES, SPAM, TOPIC, TOPICS
 from tests.backend.server.backend_process import REPO
-from tests.backend.worker.rq_process import RQWorkerProcess
+from tests.support.audit_loop import audit_environment, run_audit
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.redis, pytest.mark.llm]
 
@@ -54,26 +54,13 @@ def task(field: str, control: str, to_name: str, text: str, label: str) -> dict:
 @pytest.fixture(scope="module")
 def env(label_studio, redis_url, tmp_path_factory):
     home = tmp_path_factory.mktemp("generic-e2e")
-    env = {"DATABASE_URL": f"sqlite:///{home / 'audit.sqlite'}", "LABEL_AUDIT_HOME": str(home),
-           "REDIS_URL": redis_url, "LABEL_AUDIT_QUEUE": f"generic-{uuid.uuid4().hex[:10]}",
-           "LABEL_AUDIT_MEMBERS": "local:smollm2", "LABEL_STUDIO_URL": label_studio.url,
-           "LABEL_STUDIO_API_KEY": label_studio.token}
-    worker = RQWorkerProcess(redis_url, env["LABEL_AUDIT_QUEUE"], env).start()
-    try:
+    with audit_environment(label_studio, redis_url, home, queue_prefix="generic",
+                           members={"LABEL_AUDIT_MEMBERS": "local:smollm2"}) as env:
         yield env
-    finally:
-        worker.stop()
-        Queue(env["LABEL_AUDIT_QUEUE"], connection=Redis.from_url(redis_url)).empty()
 
 
 def audit(env: dict[str, str], project: int) -> dict:
-    proc = subprocess.run(
-        [str(Path(sys.executable).with_name("label-audit")), "audit", "--project", str(project), "--wait", "--json",
-         "--timeout", "900"],
-        cwd=REPO, env={**os.environ, **env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=1200)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert env["LABEL_STUDIO_API_KEY"] not in proc.stdout + proc.stderr
-    return json.loads(proc.stdout)
+    return run_audit(env, project, timeout=900)
 
 
 def check_predictions(ls, env: dict[str, str], project: int, labels: tuple[str, ...], summary: dict) -> list:

@@ -8,24 +8,14 @@ with its score; flagged tasks fill the suspects tab, surest first. Shapes only, 
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import uuid
-from pathlib import Path
-
 import pytest
-from redis import Redis
-from rq import Queue
 
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.modelname import version_key
 from backend.ledger import Ledger
 from backend.spans.lsresult import read_spans
-from tests.backend.server.backend_process import REPO
+from tests.support.audit_loop import audit_environment, run_audit
 from tests.backend.spans.ls_pages import suspects_tab
-from tests.backend.worker.rq_process import RQWorkerProcess
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.redis, pytest.mark.llm]
 
@@ -64,26 +54,13 @@ def regions(text: str, spans) -> list[dict]:
 @pytest.fixture(scope="module")
 def env(label_studio, redis_url, tmp_path_factory):
     home = tmp_path_factory.mktemp("spans-e2e")
-    env = {"DATABASE_URL": f"sqlite:///{home / 'audit.sqlite'}", "LABEL_AUDIT_HOME": str(home),
-           "REDIS_URL": redis_url, "LABEL_AUDIT_QUEUE": f"spans-{uuid.uuid4().hex[:10]}",
-           "LABEL_AUDIT_MEMBERS": "local:smollm2", "LABEL_STUDIO_URL": label_studio.url,
-           "LABEL_STUDIO_API_KEY": label_studio.token}
-    worker = RQWorkerProcess(redis_url, env["LABEL_AUDIT_QUEUE"], env).start()
-    try:
+    with audit_environment(label_studio, redis_url, home, queue_prefix="spans",
+                           members={"LABEL_AUDIT_MEMBERS": "local:smollm2"}) as env:
         yield env
-    finally:
-        worker.stop()
-        Queue(env["LABEL_AUDIT_QUEUE"], connection=Redis.from_url(redis_url)).empty()
 
 
 def audit(env: dict[str, str], project: int) -> dict:
-    proc = subprocess.run(
-        [str(Path(sys.executable).with_name("label-audit")), "audit", "--project", str(project), "--wait", "--json",
-         "--timeout", "1200"],
-        cwd=REPO, env={**os.environ, **env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=1500)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert env["LABEL_STUDIO_API_KEY"] not in proc.stdout + proc.stderr
-    return json.loads(proc.stdout)
+    return run_audit(env, project, timeout=1200)
 
 
 @pytest.fixture(scope="module")

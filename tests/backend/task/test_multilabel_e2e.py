@@ -13,17 +13,12 @@ sync-gold (sets into Label Studio, lists into the file). Screenshots go to ``art
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
 from nltk.metrics.agreement import AnnotationTask
 from nltk.metrics.distance import masi_distance
-from redis import Redis
-from rq import Queue
 from sklearn.metrics import accuracy_score, hamming_loss
 from sklearn.preprocessing import MultiLabelBinarizer
 from typer.testing import CliRunner
@@ -41,9 +36,8 @@ from backend.review.source import REF_FIELD
 from backend.review.store import ROUND_REVIEW, ReviewStore
 from backend.task.multilabel import NO, YES
 from stats_cli.cli import app as audit_stats
-from tests.backend.server.backend_process import REPO
+from tests.support.audit_loop import audit_environment, run_audit
 from tests.backend.task.templates import LABELS, TOPICS_MULTI, regions
-from tests.backend.worker.rq_process import RQWorkerProcess
 from tests.support.browser import ARTIFACTS, headless_chromium
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.redis, pytest.mark.llm]
@@ -64,16 +58,9 @@ def env(label_studio, redis_url, tmp_path_factory):
     home = tmp_path_factory.mktemp("multilabel-e2e")
     members = home / "members.yaml"  # the members (two prompts of the embedded model): the only setting
     members.write_text("- provider: local\n  model: smollm2\n  prompts: [generic-annotator, generic-definitions]\n")
-    env = {"DATABASE_URL": f"sqlite:///{home / 'audit.sqlite'}", "LABEL_AUDIT_HOME": str(home),
-           "REDIS_URL": redis_url, "LABEL_AUDIT_QUEUE": f"multilabel-{uuid.uuid4().hex[:10]}",
-           "LABEL_AUDIT_MEMBERS_FILE": str(members), "LABEL_STUDIO_URL": label_studio.url,
-           "LABEL_STUDIO_API_KEY": label_studio.token}
-    worker = RQWorkerProcess(redis_url, env["LABEL_AUDIT_QUEUE"], env).start()
-    try:
+    with audit_environment(label_studio, redis_url, home, queue_prefix="multilabel",
+                           members={"LABEL_AUDIT_MEMBERS_FILE": str(members)}) as env:
         yield env
-    finally:
-        worker.stop()
-        Queue(env["LABEL_AUDIT_QUEUE"], connection=Redis.from_url(redis_url)).empty()
 
 
 def cli(app, env: dict[str, str], *args: str) -> str:
@@ -83,13 +70,7 @@ def cli(app, env: dict[str, str], *args: str) -> str:
 
 
 def audit(env: dict[str, str], project: int) -> dict:
-    proc = subprocess.run(
-        [str(Path(sys.executable).with_name("label-audit")), "audit", "--project", str(project), "--wait", "--json",
-         "--timeout", "1500"],
-        cwd=REPO, env={**os.environ, **env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=1800)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert env["LABEL_STUDIO_API_KEY"] not in proc.stdout + proc.stderr
-    return json.loads(proc.stdout)
+    return run_audit(env, project, timeout=1500)
 
 
 def test_the_worker_predicts_sets_with_scores_and_fills_the_suspects_tab(label_studio, env):
