@@ -32,6 +32,7 @@ from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 from rq.utils import as_text
 
 from backend.worker.inprocess import ForkingWorker, InProcessWorker, preload
+from backend.worker.redis_outage import OutlastRedisMixin
 from backend.worker.safety import SERIALIZER, ScoringJob, scoring_queue
 
 log = logging.getLogger(__name__)
@@ -176,9 +177,10 @@ class RecoveryMixin:
         return super().work(*args, **kwargs)
 
 
-class AuditWorker(RecoveryMixin, InProcessWorker):
-    """The label-audit worker: jobs run in this process, modules imported once, recovery as above."""
+class AuditWorker(RecoveryMixin, OutlastRedisMixin, InProcessWorker):
+    """The label-audit worker: jobs run in this process, modules imported once, recovery as above,
+    and a Redis outage waited out wherever it strikes (:mod:`backend.worker.redis_outage`)."""
 
 
-class ForkingAuditWorker(RecoveryMixin, ForkingWorker):
+class ForkingAuditWorker(RecoveryMixin, OutlastRedisMixin, ForkingWorker):
     """The same, with one forked work horse per job (isolates a member whose native code may crash)."""

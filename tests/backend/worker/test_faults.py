@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import time
 import uuid
 
 import pytest
@@ -107,7 +108,46 @@ def test_worker_survives_a_redis_restart(env, workers, private_redis):
     queue = Queue(queue.name, connection=Redis.from_url(private_redis.url))
     enqueue_scoring(queue, ledger, "7", second, label_config=LABEL_CONFIG, config=config, model_version=version)
     second_ids = [str(t["id"]) for t in second]
-    wait_until(lambda: not ledger.pending("7", second_ids, version), timeout=240,
-               what="the worker to reconnect and score the second batch")
+    try:
+        wait_until(lambda: not ledger.pending("7", second_ids, version), timeout=240,
+                   what="the worker to reconnect and score the second batch")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{worker.log_tail()}") from None
     assert worker.proc.poll() is None
     assert len(ledger.results("7", model_version=version)) == 6  # the ledger, not Redis, kept the first batch
+
+
+def test_worker_survives_redis_down_while_a_job_ends(env, workers, private_redis):
+    """Redis gone while a job runs and still gone when it ends: rq cannot record the job's end.
+
+    rq's work loop quits on any Redis error outside its dequeue wait (the job's success or failure
+    bookkeeping, the heartbeat after a job, the suspension check). The worker must instead wait for
+    Redis, keep the verdicts the job stored in the ledger, and take new jobs once Redis is back.
+    """
+    ledger = Ledger(env["DATABASE_URL"])
+    config = local_config(prompts=["fc-premise-hypothesis"], batch_size=6)
+    spec = config.spec(LABEL_CONFIG)
+    version = config.model_version(spec)
+    queue = Queue(f"test-{uuid.uuid4().hex[:10]}", connection=Redis.from_url(private_redis.url))
+    worker = workers(url=private_redis.url, queue_name=queue.name)
+    first, second = make_tasks(6), make_tasks(3, start=10)
+    (job_id,) = enqueue_scoring(queue, ledger, "7", first, label_config=LABEL_CONFIG, config=config,
+                                model_version=version)
+    wait_until(lambda: ledger.jobs.get(job_id).status == "started", timeout=180, what="the job to start")
+    private_redis.stop()
+    first_ids = [str(t["id"]) for t in first]
+    wait_until(lambda: not ledger.pending("7", first_ids, version), timeout=180,
+               what="the job to store its verdicts with Redis down")
+    time.sleep(3)  # the job's end is recorded (or not) while Redis is still away
+    assert worker.proc.poll() is None, worker.log_tail()
+    private_redis.start()
+    queue = Queue(queue.name, connection=Redis.from_url(private_redis.url))
+    enqueue_scoring(queue, ledger, "7", second, label_config=LABEL_CONFIG, config=config, model_version=version)
+    second_ids = [str(t["id"]) for t in second]
+    try:
+        wait_until(lambda: not ledger.pending("7", second_ids, version), timeout=240,
+                   what="the worker to take a new job after Redis came back")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{worker.log_tail()}") from None
+    assert worker.proc.poll() is None, worker.log_tail()
+    assert len(ledger.results("7", model_version=version)) == 9
