@@ -78,17 +78,8 @@ def judges_text(entries: Sequence[MemberSpec], spec: TaskSpec) -> str:
 
 
 def rule_text(spec: TaskSpec, *, threshold: float, delta: int | None) -> str:
-    """``"avg ≥ 0.50"``; ordinal tasks add their distance (``"avg ≥ 0.20, |Δ| > 1"``)."""
-    text = f"avg ≥ {threshold:.2f}"
-    if spec.family == "ordinal":
-        from backend.scoring.ensemble import flag_rule
-
-        rule = flag_rule(spec, delta=delta)
-        if rule.delta is not None:
-            text += f", |Δ| > {rule.delta}"
-        if rule.boundary is not None:
-            text += f", across {rule.boundary}"
-    return text
+    """``"avg ≥ 0.50"``; a family whose rule says more adds it (ordinal: ``"avg ≥ 0.20, |Δ| > 1"``)."""
+    return f"avg ≥ {threshold:.2f}" + spec.task_family.short_flag_rule(spec, delta=delta)
 
 
 def readable_version(key: str, entries: Sequence[MemberSpec], spec: TaskSpec, *, threshold: float | None,

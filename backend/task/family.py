@@ -152,6 +152,10 @@ class TaskFamily:
         """The flag rule in words, for summaries and reports."""
         return "prediction != original"
 
+    def short_flag_rule(self, spec: "TaskSpec", *, delta: int | None = None) -> str:
+        """What the flag rule adds to "avg ≥ t" in the prediction's name (``", |Δ| > 1"``); "" for none."""
+        return ""
+
     def prompt_params(self, spec: "TaskSpec") -> dict[str, str]:
         """Trusted template values of the task (from its configuration, never from an item)."""
         raise NotImplementedError

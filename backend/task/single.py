@@ -175,3 +175,10 @@ class OrdinalFamily(SingleChoiceFamily):
         from backend.scoring.ensemble import flag_rule
 
         return flag_rule(spec, delta=delta).describe()
+
+    def short_flag_rule(self, spec: "TaskSpec", *, delta: int | None = None) -> str:
+        from backend.scoring.ensemble import flag_rule
+
+        rule = flag_rule(spec, delta=delta)
+        text = f", |Δ| > {rule.delta}" if rule.delta is not None else ""
+        return text + (f", across {rule.boundary}" if rule.boundary is not None else "")
