@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.support.latency_judge import completion
+from tests.support.loopback_http import LoopbackHTTPServer
 
 #: What llama.cpp's server says to image content when no multimodal projector is loaded.
 LLAMA_SERVER_REFUSAL = "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"
@@ -37,7 +38,7 @@ def image_urls(body: Any) -> list[str]:
     return urls
 
 
-class RecordingOpenAIServer:
+class RecordingOpenAIServer(LoopbackHTTPServer):
     """A threaded HTTP server answering ``POST /v1/chat/completions``; ``requests`` holds the JSON bodies.
 
     Parameters
@@ -62,15 +63,12 @@ class RecordingOpenAIServer:
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        super().__init__(self._handler())
 
     @property
     def url(self) -> str:
         """The ``base_url`` to give the SDK (ends in ``/v1``)."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"{self.root_url}/v1"
 
     def reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """The status and JSON answer for one request body (recorded first)."""
@@ -126,15 +124,6 @@ class RecordingOpenAIServer:
                 self._send(*server.reply(body))
 
         return Handler
-
-    def __enter__(self) -> "RecordingOpenAIServer":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
 
 
 __all__ = ["LLAMA_SERVER_REFUSAL", "RecordingOpenAIServer", "image_urls"]

@@ -12,9 +12,11 @@ import json
 import threading
 from collections import deque
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
+
+from tests.support.loopback_http import LoopbackHTTPServer
 
 RECORDED = Path(__file__).resolve().parents[2] / "data" / "recorded"
 
@@ -32,20 +34,18 @@ class SeenRequest:
     body: Any
 
 
-class ReplayServer:
+class ReplayServer(LoopbackHTTPServer):
     """Serves queued recordings in order (one per request) and records every request it receives."""
 
     def __init__(self) -> None:
         self.requests: list[SeenRequest] = []
         self._queue: deque[dict[str, Any]] = deque()
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        super().__init__(self._handler())
 
     @property
     def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.root_url
 
     def queue(self, *recordings: str | dict[str, Any]) -> "ReplayServer":
         """Queue recordings (names under ``tests/data/recorded`` or dicts) to answer the next requests."""
@@ -90,11 +90,14 @@ class ReplayServer:
 
         return Handler
 
-    def __enter__(self) -> "ReplayServer":
-        self._thread.start()
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
+
+GEMINI_FAKE_KEY = "AIzaTestRecorded0123456789abcdefDONOTLEAK"  # shaped like a key, so a leak check finds it
+
+
+def gemini_replay(monkeypatch: Any) -> Iterator[ReplayServer]:
+    """The body of the Gemini tests' ``replay`` fixture: the fake key set, a replay server running."""
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.setenv("GEMINI_API_KEY", GEMINI_FAKE_KEY)
+    with ReplayServer() as server:
+        yield server

@@ -20,18 +20,15 @@ from backend.images.part import ImagePart
 from backend.providers.base import accepts_images
 from backend.providers.gemini import GeminiProvider
 from backend.providers.sampling import SamplingProvider
-from tests.backend.providers.replay import ReplayServer
+from tests.backend.providers.replay import GEMINI_FAKE_KEY, ReplayServer, gemini_replay
 
-FAKE_KEY = "AIzaTestRecorded0123456789abcdefDONOTLEAK"
+FAKE_KEY = GEMINI_FAKE_KEY
 PROMPT = "Which animal does [attached image 1] show? Answer: "
 
 
 @pytest.fixture()
 def replay(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-    monkeypatch.setenv("GEMINI_API_KEY", FAKE_KEY)
-    with ReplayServer() as server:
-        yield server
+    yield from gemini_replay(monkeypatch)
 
 
 def provider(replay: ReplayServer) -> GeminiProvider:

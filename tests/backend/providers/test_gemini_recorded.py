@@ -20,17 +20,14 @@ from tests.backend.providers.readings import (
     assert_read_from_top_alternatives,
     no_class_token_text,
 )
-from tests.backend.providers.replay import ReplayServer
+from tests.backend.providers.replay import GEMINI_FAKE_KEY, ReplayServer, gemini_replay
 
-FAKE_KEY = "AIzaTestRecorded0123456789abcdefDONOTLEAK"
+FAKE_KEY = GEMINI_FAKE_KEY
 
 
 @pytest.fixture()
 def replay(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-    monkeypatch.setenv("GEMINI_API_KEY", FAKE_KEY)
-    with ReplayServer() as server:
-        yield server
+    yield from gemini_replay(monkeypatch)
 
 
 def provider(replay: ReplayServer, **kwargs) -> GeminiProvider:

@@ -91,30 +91,45 @@ def private_redis(tmp_path):
     server.stop()
 
 
+class RedisScene:
+    """One project's scoring on a private Redis with one worker: enqueue batches, wait for their verdicts."""
+
+    def __init__(self, env, workers, redis_server: PrivateRedis, *, batch_size: int) -> None:
+        self.ledger = Ledger(env["DATABASE_URL"])
+        self.config = local_config(prompts=["fc-premise-hypothesis"], batch_size=batch_size)
+        self.version = self.config.model_version(self.config.spec(LABEL_CONFIG))
+        self.redis = redis_server
+        self.queue_name = f"test-{uuid.uuid4().hex[:10]}"
+        self.worker = workers(url=redis_server.url, queue_name=self.queue_name)
+
+    def enqueue(self, tasks: list[dict]) -> list[str]:
+        queue = Queue(self.queue_name, connection=Redis.from_url(self.redis.url))  # a new one after a restart
+        return enqueue_scoring(queue, self.ledger, "7", tasks, label_config=LABEL_CONFIG, config=self.config,
+                               model_version=self.version)
+
+    def wait_scored(self, tasks: list[dict], *, what: str, timeout: float = 240) -> None:
+        ids = [str(t["id"]) for t in tasks]
+        try:
+            wait_until(lambda: not self.ledger.pending("7", ids, self.version), timeout=timeout, what=what)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n{self.worker.log_tail()}") from None
+
+    def stored(self) -> int:
+        return len(self.ledger.results("7", model_version=self.version))
+
+
 def test_worker_survives_a_redis_restart(env, workers, private_redis):
-    ledger = Ledger(env["DATABASE_URL"])
-    config = local_config(prompts=["fc-premise-hypothesis"], batch_size=3)
-    spec = config.spec(LABEL_CONFIG)
-    version = config.model_version(spec)
-    queue = Queue(f"test-{uuid.uuid4().hex[:10]}", connection=Redis.from_url(private_redis.url))
-    worker = workers(url=private_redis.url, queue_name=queue.name)
-    first, second = make_tasks(3), make_tasks(3, start=10)
-    enqueue_scoring(queue, ledger, "7", first, label_config=LABEL_CONFIG, config=config, model_version=version)
-    first_ids = [str(t["id"]) for t in first]
-    wait_until(lambda: not ledger.pending("7", first_ids, version), timeout=180, what="first batch")
+    scene = RedisScene(env, workers, private_redis, batch_size=3)
+    scene.enqueue(make_tasks(3))
+    scene.wait_scored(make_tasks(3), what="first batch", timeout=180)
     private_redis.stop()  # SIGKILL: the worker loses its connection
     private_redis.start()  # same port, same append-only file
-    assert worker.proc.poll() is None, worker.log_tail()
-    queue = Queue(queue.name, connection=Redis.from_url(private_redis.url))
-    enqueue_scoring(queue, ledger, "7", second, label_config=LABEL_CONFIG, config=config, model_version=version)
-    second_ids = [str(t["id"]) for t in second]
-    try:
-        wait_until(lambda: not ledger.pending("7", second_ids, version), timeout=240,
-                   what="the worker to reconnect and score the second batch")
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}\n{worker.log_tail()}") from None
-    assert worker.proc.poll() is None
-    assert len(ledger.results("7", model_version=version)) == 6  # the ledger, not Redis, kept the first batch
+    assert scene.worker.proc.poll() is None, scene.worker.log_tail()
+    second = make_tasks(3, start=10)
+    scene.enqueue(second)
+    scene.wait_scored(second, what="the worker to reconnect and score the second batch")
+    assert scene.worker.proc.poll() is None
+    assert scene.stored() == 6  # the ledger, not Redis, kept the first batch
 
 
 def test_worker_survives_redis_down_while_a_job_ends(env, workers, private_redis):
@@ -124,30 +139,16 @@ def test_worker_survives_redis_down_while_a_job_ends(env, workers, private_redis
     bookkeeping, the heartbeat after a job, the suspension check). The worker must instead wait for
     Redis, keep the verdicts the job stored in the ledger, and take new jobs once Redis is back.
     """
-    ledger = Ledger(env["DATABASE_URL"])
-    config = local_config(prompts=["fc-premise-hypothesis"], batch_size=6)
-    spec = config.spec(LABEL_CONFIG)
-    version = config.model_version(spec)
-    queue = Queue(f"test-{uuid.uuid4().hex[:10]}", connection=Redis.from_url(private_redis.url))
-    worker = workers(url=private_redis.url, queue_name=queue.name)
+    scene = RedisScene(env, workers, private_redis, batch_size=6)
     first, second = make_tasks(6), make_tasks(3, start=10)
-    (job_id,) = enqueue_scoring(queue, ledger, "7", first, label_config=LABEL_CONFIG, config=config,
-                                model_version=version)
-    wait_until(lambda: ledger.jobs.get(job_id).status == "started", timeout=180, what="the job to start")
+    (job_id,) = scene.enqueue(first)
+    wait_until(lambda: scene.ledger.jobs.get(job_id).status == "started", timeout=180, what="the job to start")
     private_redis.stop()
-    first_ids = [str(t["id"]) for t in first]
-    wait_until(lambda: not ledger.pending("7", first_ids, version), timeout=180,
-               what="the job to store its verdicts with Redis down")
+    scene.wait_scored(first, what="the job to store its verdicts with Redis down", timeout=180)
     time.sleep(3)  # the job's end is recorded (or not) while Redis is still away
-    assert worker.proc.poll() is None, worker.log_tail()
+    assert scene.worker.proc.poll() is None, scene.worker.log_tail()
     private_redis.start()
-    queue = Queue(queue.name, connection=Redis.from_url(private_redis.url))
-    enqueue_scoring(queue, ledger, "7", second, label_config=LABEL_CONFIG, config=config, model_version=version)
-    second_ids = [str(t["id"]) for t in second]
-    try:
-        wait_until(lambda: not ledger.pending("7", second_ids, version), timeout=240,
-                   what="the worker to take a new job after Redis came back")
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}\n{worker.log_tail()}") from None
-    assert worker.proc.poll() is None, worker.log_tail()
-    assert len(ledger.results("7", model_version=version)) == 9
+    scene.enqueue(second)
+    scene.wait_scored(second, what="the worker to take a new job after Redis came back")
+    assert scene.worker.proc.poll() is None, scene.worker.log_tail()
+    assert scene.stored() == 9
