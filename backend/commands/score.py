@@ -83,30 +83,10 @@ def run_scoring(
     suspects = SuspectList()
     confident = ConfidentTally(confident_ids([m.id for m in members]))
     accountant = Accountant(prices, [m.id for m in members])
-    stopped: dict[str, Any] | None = None
     show_progress = (sys.stderr.isatty() and len(entries) > 20) if progress is None else progress
     _exit_cleanly_on_sigterm()
-    try:
-        # ``out`` is replaced only when the run completes: an interrupted or killed re-run keeps the old file
-        with atomic_write(out) if out else contextlib.nullcontext() as handle:
-            for done, result in enumerate(engine.score(entries, progress=show_progress)):
-                if any(m.reason == "over_budget" for m in result.members):
-                    stopped = {"reason": "max_cost", "items_done": done, "next_id": result.id,
-                               "next_line": result.line, "spent_usd": round(budget.spent, 9) if budget else None}
-                    engine.stats.remove_result(result)  # the summary counts the written items only
-                    accountant.add(result)  # its answered calls were made (and paid); cached for the rerun
-                    break
-                suspects.add(result)
-                confident.add(result)
-                accountant.add(result)
-                if handle is not None:
-                    handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
-    except KeyboardInterrupt:
-        Console(stderr=True).print(
-            f"interrupted after {engine.stats.items} of {len(entries)} items; every finished call is cached: "
-            "run the same command again to resume"
-        )
-        raise typer.Exit(130) from None
+    stopped = _stream_results(engine, entries, out=out, tallies=(suspects, confident), accountant=accountant,
+                              budget=budget, progress=show_progress)
     summary = build_summary(
         engine.stats,
         task=spec.name,
@@ -135,6 +115,33 @@ def run_scoring(
             "(with a higher --max-cost) to resume, no call is made twice"
         )
     return summary
+
+
+def _stream_results(engine: Engine, entries: list, *, out: Path | None, tallies: tuple, accountant: Accountant,
+                    budget: Budget | None, progress: bool) -> dict[str, Any] | None:
+    """Score ``entries`` into the tallies, ``accountant`` and ``out``; the stop record when the budget ran out.
+
+    ``out`` is replaced only when the run completes: an interrupted or killed re-run keeps the old file.
+    """
+    try:
+        with atomic_write(out) if out else contextlib.nullcontext() as handle:
+            for done, result in enumerate(engine.score(entries, progress=progress)):
+                if any(m.reason == "over_budget" for m in result.members):
+                    engine.stats.remove_result(result)  # the summary counts the written items only
+                    accountant.add(result)  # its answered calls were made (and paid); cached for the rerun
+                    return {"reason": "max_cost", "items_done": done, "next_id": result.id,
+                            "next_line": result.line, "spent_usd": round(budget.spent, 9) if budget else None}
+                for tally in (*tallies, accountant):
+                    tally.add(result)
+                if handle is not None:
+                    handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+    except KeyboardInterrupt:
+        Console(stderr=True).print(
+            f"interrupted after {engine.stats.items} of {len(entries)} items; every finished call is cached: "
+            "run the same command again to resume"
+        )
+        raise typer.Exit(130) from None
+    return None
 
 
 def _dry_run(engine: Engine, entries: list, *, prices: PriceTable | None, summary_json: Path | None,
