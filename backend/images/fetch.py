@@ -74,9 +74,16 @@ def _origin(url: str) -> tuple[str, str, int]:
 
 
 def _shown(url: str) -> str:
-    """A URL as errors show it: scheme, host and path (no query: a presigned URL's signature stays out)."""
+    """A URL as errors show it: scheme, host, port and path (no user info, no query: a presigned URL's
+    signature stays out)."""
     parts = urlsplit(url)
-    text = f"{parts.scheme}://{parts.hostname or ''}{parts.path}" if parts.scheme else parts.path
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    try:
+        host += f":{parts.port}" if parts.port is not None else ""
+    except ValueError:  # a port that is no number: the host alone
+        pass
+    text = f"{parts.scheme}://{host}{parts.path}" if parts.scheme else parts.path
     return text if len(text) <= 160 else text[:157] + "..."
 
 

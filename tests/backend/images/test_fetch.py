@@ -195,3 +195,12 @@ def test_constructor_validates():
         ImageFetcher("ftp://ls.example.com", TOKEN)
     with pytest.raises(ValueError):
         ImageFetcher("http://ls.example.com", TOKEN, max_bytes=0)
+
+
+def test_an_error_shows_where_it_fetched_without_credentials_or_query():
+    from backend.images.fetch import _shown
+
+    assert _shown("http://user:pw@127.0.0.1:8080/data/upload/1/a.png?sig=SECRET") == \
+        "http://127.0.0.1:8080/data/upload/1/a.png"
+    assert _shown("https://[::1]:9000/b.png") == "https://[::1]:9000/b.png"
+    assert _shown("https://bucket.example.org/c.png?X-Amz-Signature=s") == "https://bucket.example.org/c.png"
