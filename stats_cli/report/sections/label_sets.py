@@ -22,6 +22,11 @@ from ..registry import BuildOptions, ReportSection
 KEY, TITLE = "label_sets", "Label sets, per label"
 
 
+def _percent(share: float | None) -> float | None:
+    """A share as the percent its "%" column prints (the JSON values keep shares)."""
+    return None if share is None else 100.0 * share
+
+
 def _set(data: AuditData, value: str | None) -> frozenset[str] | None:
     parts = data.spec.task_family.report_parts(data.spec, value) if value is not None else None
     return None if parts is None else frozenset(k for k, v in parts.items() if v == "yes")
@@ -61,7 +66,7 @@ def _experts(data: AuditData) -> tuple[list[Table], dict[str, Any], int]:
                              [(exact, hamming, values["alpha_masi"], values["alpha_jaccard"])])
     per_label = Table.build("Expert agreement per label, round 1 (does the label apply?)",
                             ("label", "items", "kappa", "positive agreement", "% agreement"),
-                            [(lab, v["n_items"], v["kappa"], v["positive_agreement"], v["pct_agreement"])
+                            [(lab, v["n_items"], v["kappa"], v["positive_agreement"], _percent(v["pct_agreement"]))
                              for lab, v in values["per_label"].items()])
     return [sets_table, per_label], values, len(answers)
 
@@ -74,9 +79,10 @@ def _errors(data: AuditData) -> tuple[list[Table], list[dict[str, Any]], int]:
     rows = label_errors(pairs, list(data.spec.labels))
     table = Table.build(f"Original vs gold per label over the items the experts settled (n = {len(pairs)}; "
                         "95% Clopper-Pearson, in %)",
-                        ("label", "reviewed", "added by gold", "dropped by gold", "% wrong", "CP low", "CP high"),
-                        [(r.label, r.reviewed, r.added, r.dropped, *(None if x is None else 100 * x
-                          for x in (r.rate, r.cp_low, r.cp_high))) for r in rows])
+                        ("label", "reviewed", "added by gold", "dropped by gold", "% wrong", "CP low (%)",
+                         "CP high (%)"),
+                        [(r.label, r.reviewed, r.added, r.dropped, *map(_percent, (r.rate, r.cp_low, r.cp_high)))
+                         for r in rows])
     return [table], [r.to_json() for r in rows], len(pairs)
 
 

@@ -38,7 +38,7 @@ from backend.task.multilabel import NO, YES
 from stats_cli.cli import app as audit_stats
 from tests.support.audit_loop import audit_environment, run_audit
 from tests.backend.task.templates import LABELS, TOPICS_MULTI, regions
-from tests.support.browser import ARTIFACTS, headless_chromium
+from tests.support.browser import ARTIFACTS, headless_chromium, login
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.redis, pytest.mark.llm]
 
@@ -105,11 +105,7 @@ def test_the_worker_predicts_sets_with_scores_and_fills_the_suspects_tab(label_s
 def _screenshot_suspects(ls, project: int, name: str) -> None:
     with headless_chromium() as browser:
         page = browser.new_page(viewport={"width": 1400, "height": 800})
-        page.goto(f"{ls.url}/user/login/")
-        page.fill("input[name=email]", ls.process.username)
-        page.fill("input[name=password]", ls.process.password)
-        page.click("button[type=submit]")
-        page.wait_for_load_state("networkidle")
+        login(page, ls.url, ls.process.username, ls.process.password)
         page.goto(f"{ls.url}/projects/{project}/data")
         page.wait_for_timeout(4000)
         tab = page.get_by_text(SUSPECTS_TITLE)
@@ -241,6 +237,10 @@ def test_report_gives_the_set_statistics_and_per_label_gold(env, review, tmp_pat
     task = AnnotationTask(data=[(r, t, s) for t, pair in round1.items() for r, s in zip("ab", pair)],
                           distance=lambda x, y: 0.0 if not x and not y else masi_distance(x, y))
     assert agreement["alpha_masi"] == pytest.approx(task.alpha())
+    per_label = next(t for t in sets["tables"] if t["title"].startswith("Expert agreement per label"))
+    column = per_label["columns"].index("% agreement")  # a "%" column prints percents, not shares
+    for j, row in enumerate(per_label["rows"]):
+        assert row[0] == LABELS[j] and row[column] == pytest.approx(100 * accuracy_score(xa[:, j], xb[:, j]))
     # gold per label: the original where the ensemble agrees, else the experts' (round 2 only on the split label)
     errors = {row["label"]: row for row in sets["values"]["errors"]}
     gold = {k: set(TRUTH[k]) for k in set(ORIGINAL) | {FALSE_ALARM}}
@@ -252,6 +252,12 @@ def test_report_gives_the_set_statistics_and_per_label_gold(env, review, tmp_pat
     assert sections["errors"]["status"] == "ok"
     html = _report(env, review["source"], tmp_path, "html")
     assert "Label sets, per label" in html and "alpha (MASI)" in html and env["LABEL_STUDIO_API_KEY"] not in html
+    with headless_chromium() as browser:  # what the lead reads: the section as rendered (screenshot looked at)
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.goto((tmp_path / "report.html").as_uri())
+        section = page.locator("#label_sets")
+        assert section.is_visible() and all(lab in section.inner_text() for lab in LABELS)
+        section.screenshot(path=str(ARTIFACTS / "multilabel-report-label-sets.png"))
 
 
 def test_sync_gold_writes_the_corrected_sets_to_label_studio_and_lists_to_the_file(label_studio, env, review, tmp_path):
