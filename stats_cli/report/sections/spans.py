@@ -77,7 +77,8 @@ def spans_section(data: AuditData) -> Section:
     kinds = errors_by_kind(outcomes)
     tables.append(Table.build(
         "Errors by kind: confirmed among the reviewed flags (95% Clopper-Pearson, in %)",
-        ("kind", "questions", "flagged", "reviewed flags", "confirmed", "CP low", "CP high", "rate over all"),
+        ("kind", "questions", "flagged", "reviewed flags", "confirmed", "CP low (%)", "CP high (%)",
+         "rate over all"),
         [(k, e.questions, e.flagged, e.reviewed_flagged, e.confirmed,
           None if e.precision_low is None else 100 * e.precision_low,
           None if e.precision_high is None else 100 * e.precision_high,
