@@ -224,21 +224,8 @@ def push_review(
     if version is None:
         raise ValueError(f"project {project_id} has no scores yet: run `label-audit audit --project {project_id}` first")
     existing = store.items(source.key)
-    have = {i.task_id for i in existing}
-    candidates = [r for r in ledger.flagged(source.key, threshold=threshold) if str(r.id) not in have]
-    candidates = [r for r in candidates if r.prediction is not None]
-    room = None if budget is None else max(budget - len(existing), 0)
-    if next_n is not None:
-        candidates, room = _next_by_calibration(store, ledger, source.key, candidates, have), next_n
-    chosen, inputs, report.errors = _pick_items(client, source, candidates, room)
-    if sample is not None:
-        in_review = have | {str(r.id) for r in chosen}
-        _draw, report.sample_drawn, extra = draw_for_push(store.db_engine, ledger, source.key, sample,
-                                                          in_review=in_review, threshold=threshold)
-        picked, extra_inputs, extra_errors = _pick_items(client, source, extra, None)
-        chosen, report.sampled = chosen + picked, len(picked)
-        inputs.update(extra_inputs)
-        report.errors.update(extra_errors)
+    chosen, inputs = _choose_new_items(client, store, ledger, source, report, existing=existing, threshold=threshold,
+                                       budget=budget, next_n=next_n, sample=sample)
     new_items = [
         ReviewItem(str(r.id), len(existing) + k, r.original, r.prediction, r.confidence, version)
         for k, r in enumerate(chosen)
@@ -267,6 +254,29 @@ def push_review(
     _fill_expert_projects(review, store, source, report, experts=experts, items=items, inputs=inputs,
                           guidelines=guidelines, order=order, seed=seed, images=images)
     return report
+
+
+def _choose_new_items(client: LabelStudio, store: ReviewStore, ledger: Any, source: SourceProject,
+                      report: PushReport, *, existing: Sequence[ReviewItem], threshold: float | None, budget: int | None,
+                      next_n: int | None, sample: SampleRequest | None) -> tuple[list[ItemResult], dict[str, Any]]:
+    """The flagged items not in review yet (up to the budget, or the next N by calibration), plus the
+    control sample's draw, with their inputs; tasks that cannot be read go to ``report.errors``."""
+    have = {i.task_id for i in existing}
+    candidates = [r for r in ledger.flagged(source.key, threshold=threshold) if str(r.id) not in have]
+    candidates = [r for r in candidates if r.prediction is not None]
+    room = None if budget is None else max(budget - len(existing), 0)
+    if next_n is not None:
+        candidates, room = _next_by_calibration(store, ledger, source.key, candidates, have), next_n
+    chosen, inputs, report.errors = _pick_items(client, source, candidates, room)
+    if sample is not None:
+        in_review = have | {str(r.id) for r in chosen}
+        _draw, report.sample_drawn, extra = draw_for_push(store.db_engine, ledger, source.key, sample,
+                                                          in_review=in_review, threshold=threshold)
+        picked, extra_inputs, extra_errors = _pick_items(client, source, extra, None)
+        chosen, report.sampled = chosen + picked, len(picked)
+        inputs.update(extra_inputs)
+        report.errors.update(extra_errors)
+    return chosen, inputs
 
 
 def _next_by_calibration(store: ReviewStore, ledger: Any, key: str, candidates: Sequence[ItemResult],
