@@ -75,6 +75,12 @@ def print_what_to_open(result: Any, console: Console, *, seconds: float, home: O
                       f"login {email} / {keys['experts'][email]}")
     if not result.review_projects:
         console.print("  Expert projects    none: nothing was flagged, so there is nothing to review")
+    progress = result.progress
+    if progress.reconcile_url:
+        console.print(f"  Reconciliation     {progress.reconcile_url}   (round 2: both experts' answers shown, "
+                      "on a shared instance of its own)")
+        for email, password in progress.reconcile_logins.items():
+            console.print(f"                     login {email} / {password}")
     if result.confident:
         found = next((r for r in result.confident["planted"] if r["who"].startswith("ensemble")), None)
         console.print(f"  Ticket project     {result.ls_url}/projects/{result.confident['project']}/data   "
@@ -88,7 +94,20 @@ def print_what_to_open(result: Any, console: Console, *, seconds: float, home: O
     console.print("\n[bold yellow]Reminder:[/bold yellow] the embedded judge is a tiny model: its flags "
                   "show the plumbing, not real label errors.")
     if result.review_projects:
-        console.print(f"[bold yellow]The report is a snapshot[/bold yellow], written before any expert answered. "
-                      f"Once the experts have labelled their projects, refresh it: run the demo again "
-                      f"(bash scripts/demo.sh{home_arg}, or label-audit demo --labelstudio{home_arg}): "
-                      "it reuses everything and rewrites the report.")
+        console.print(_where_the_review_stands(progress, home_arg))
+
+
+def _where_the_review_stands(progress: Any, home_arg: str) -> str:
+    """The closing line: what the report rests on now, and what the experts (then you) do next."""
+    again = (f"run the demo again (bash scripts/demo.sh{home_arg}, or label-audit demo --labelstudio{home_arg}): "
+             "it reuses everything and rewrites the report")
+    if progress.items and not progress.pending:
+        return ("[bold green]The review is settled[/bold green]: every item sent to the experts has a gold "
+                "label, and the report rests on all of them.")
+    if not progress.answered:
+        waiting = progress.incomplete or progress.items
+        return (f"[bold yellow]The report is a snapshot[/bold yellow]: {waiting} of {progress.items} items still "
+                "lack an answer from every expert. Once the experts have labelled their projects, " + again + ".")
+    return (f"[bold yellow]Round 2[/bold yellow]: the experts split on {progress.disagreed} item"
+            f"{'s' if progress.disagreed != 1 else ''}, {progress.pending} still without a gold label. Each "
+            "expert answers them in the reconciliation project above; then " + again + ".")

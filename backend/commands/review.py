@@ -190,6 +190,11 @@ def push(
 def reconcile_cmd(
     project: int = PROJECT,
     partial: bool = typer.Option(False, "--partial", help="Reconcile the items every expert answered so far."),
+    initial_passwords: bool = typer.Option(
+        False, "--initial-passwords",
+        help="Sign experts without an account on the shared review instance up with a random password, printed "
+             "once: hand it over privately.",
+    ),
     url: Optional[str] = URL,
     review_url: Optional[str] = REVIEW_URL,
     expert_instances: Optional[str] = EXPERT_INSTANCES,
@@ -202,7 +207,8 @@ def reconcile_cmd(
 
     with _session(url, db, review_url, expert_instances) as s:
         source = _source(s.client, s.ledger, project)
-        report = reconcile(s.client, s.store, source, partial=partial, review_client=s.review)
+        report = reconcile(s.client, s.store, source, partial=partial, review_client=s.review,
+                           initial_passwords=initial_passwords)
         refresh_gold(s.store, s.ledger.results(source.key), source.spec, source_project=source.key, delta=s.delta)
     if json_out:
         _print_json(report.to_json())
@@ -211,6 +217,10 @@ def reconcile_cmd(
     out.print(f"round 1: {report.agreed} agreed, {report.disagreements} disagreed, {report.incomplete} incomplete")
     if report.project is not None:
         out.print(f"reconciliation project {report.project} (+{report.new_tasks} tasks) {report.url or ''}".rstrip())
+    for email, password in report.passwords.items():
+        out.print(f"  {email}: initial password {password} (shown once)")
+    for warning in report.warnings:
+        out.print(f"  [yellow]warning[/yellow] {warning}")
     _print_skipped(out, report.errors)
 
 

@@ -31,6 +31,8 @@ from backend.private_files import write_private_json
 EXPERTS = ("expert-a@label-audit.demo", "expert-b@label-audit.demo")
 # One review instance per expert (an open-source Label Studio shows every project to every member).
 EXPERT_INSTANCES = {"expert-a": EXPERTS[0], "expert-b": EXPERTS[1]}
+RECONCILE_INSTANCE = "reconcile"  # the shared review instance of round 2 (started only when needed)
+INSTANCES = ("source", *EXPERT_INSTANCES, RECONCILE_INSTANCE)
 ADMIN = "admin@label-audit.demo"
 BACKEND_USER = "label-studio"
 
@@ -81,8 +83,7 @@ def _instance_secrets() -> dict[str, str]:
 
 def _new_secrets() -> dict[str, Any]:
     return {
-        "source": _instance_secrets(),
-        **{name: _instance_secrets() for name in EXPERT_INSTANCES},
+        **{name: _instance_secrets() for name in INSTANCES},
         "backend": {"user": BACKEND_USER, "password": secrets.token_urlsafe(18)},
         "experts": {email: secrets.token_urlsafe(9) for email in EXPERTS},
     }
@@ -91,12 +92,12 @@ def _new_secrets() -> dict[str, Any]:
 def load_secrets(home: DemoHome) -> dict[str, Any]:
     """This machine's demo secrets, created on first use (0600; an unreadable file is an error, not replaced).
 
-    A file from an older demo gains the secrets of the instances it lacks (one per expert)."""
+    A file from an older demo gains the secrets of the instances it lacks (one per expert, reconciliation)."""
     path = home.root / "secrets.json"
     if path.exists():
         os.chmod(path, 0o600)
         data = json.loads(path.read_text(encoding="utf-8"))
-        missing = [name for name in EXPERT_INSTANCES if name not in data]
+        missing = [name for name in INSTANCES if name not in data]
         if missing:
             data.update({name: _instance_secrets() for name in missing})
             _write_private(path, data)
@@ -104,6 +105,18 @@ def load_secrets(home: DemoHome) -> dict[str, Any]:
     data = _new_secrets()
     _write_private(path, data)
     return data
+
+
+def save_reconcile_logins(home: DemoHome, keys: dict[str, Any], passwords: dict[str, str]) -> dict[str, str]:
+    """Keep the passwords ``review reconcile`` gave the experts on the shared instance; all known ones.
+
+    They are printed once by the command; the demo keeps them with its other secrets so every run can
+    show the logins again."""
+    logins = keys.setdefault("reconcile_logins", {})
+    if passwords:
+        logins.update(passwords)
+        _write_private(home.root / "secrets.json", keys)
+    return dict(logins)
 
 
 def write_expert_instances(home: DemoHome, urls: dict[str, str], keys: dict[str, Any]) -> Path:

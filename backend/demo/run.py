@@ -19,13 +19,16 @@ from rich.console import Console
 
 from backend.demo import project as demo_project
 from backend.demo import services
-from backend.demo.home import EXPERT_INSTANCES, DemoHome, load_secrets, load_state, save_state, write_expert_instances
+from backend.demo.home import (EXPERT_INSTANCES, RECONCILE_INSTANCE, DemoHome, load_secrets, load_state, save_state,
+                               write_expert_instances)
 from backend.demo.processes import ProcessTable
+from backend.demo.round2 import ReviewProgress, reconcile_round
 
-DEFAULT_PORTS = {"source": 8080, "expert-a": 8081, "expert-b": 8082, "backend": 9090, "redis": 6379}
+DEFAULT_PORTS = {"source": 8080, "expert-a": 8081, "expert-b": 8082, "reconcile": 8083, "backend": 9090,
+                 "redis": 6379}
 # Stop order: consumers first, Redis last ("labelstudio-review": the shared instance of older demos).
 SERVICES = ("worker", "worker-confident", "backend", *(f"labelstudio-{n}" for n in EXPERT_INSTANCES),
-            "labelstudio-review", "labelstudio-source", "redis")
+            f"labelstudio-{RECONCILE_INSTANCE}", "labelstudio-review", "labelstudio-source", "redis")
 # How the report is refreshed once the experts have answered: the demo writes it before any answer.
 REFRESH = ("run the demo again with the same options (bash scripts/demo.sh, or label-audit demo --labelstudio): "
            "it reuses everything and rewrites this report")
@@ -42,6 +45,7 @@ class DemoResult:
     review_projects: dict[str, int] = field(default_factory=dict)
     summary: dict[str, Any] = field(default_factory=dict)
     confident: dict[str, Any] = field(default_factory=dict)  # the tickets project (confident learning)
+    progress: ReviewProgress = field(default_factory=ReviewProgress)  # where the experts' review stands
 
 
 def resolve_ports(state: dict[str, Any], wanted: dict[str, int | None]) -> dict[str, int]:
@@ -175,6 +179,9 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console) 
                                 review_env, what="label-audit review push"))
     _step(console, f"Blind review: {pushed['items']} suspects in one project per expert, each on the "
                    f"expert's own Label Studio ({pushed['added']} added now)")
+    progress, review_env = reconcile_round(home, keys, port=state["ports"][RECONCILE_INSTANCE],
+                                           project=state["project"], env=review_env, run_cli=run_cli,
+                                           say=lambda text: _step(console, text))
     run_cli(["stats_cli.cli", "report", "--project", str(state["project"]), "--format", "html",
              "--out", str(home.report), "--no-progress", "--refresh-with", REFRESH], review_env,
             what="audit-stats report")
@@ -184,7 +191,7 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console) 
     urls = {email: instances[name].url for name, email in EXPERT_INSTANCES.items()}
     return DemoResult(home=home, ls_url=source.url, review_urls=urls, project_id=state["project"],
                       review_projects={k: int(v) for k, v in pushed["projects"].items()}, summary=summary,
-                      confident=found)
+                      confident=found, progress=progress)
 
 
 def confident_step(client, env: dict[str, str], state: dict[str, Any], home: DemoHome,

@@ -298,14 +298,19 @@ def _next_by_calibration(store: ReviewStore, ledger: Any, key: str, candidates: 
 def _sign_up_new_experts(review: ReviewClients, report: PushReport, experts: Sequence[str]) -> None:
     """Give each expert who has no account yet (on their instance) one with a random password (a refusal is a warning)."""
     for email in experts:
-        client = review.for_expert(email)[1]
-        try:
-            password = sign_up_user(client, email, org_id=organization_id(client))
-        except ValueError as exc:
-            report.warnings.append(f"{exc}: set a password with `label-studio reset_password`")
-            continue
-        if password is not None:
-            report.passwords[email] = password
+        sign_up_expert(review.for_expert(email)[1], email, passwords=report.passwords, warnings=report.warnings)
+
+
+def sign_up_expert(client: LabelStudio, email: str, *, passwords: dict[str, str], warnings: list[str]) -> None:
+    """Sign ``email`` up on ``client``'s instance with a random password, put in ``passwords``; nothing for an
+    existing account (its password is its owner's); a refusal goes to ``warnings``."""
+    try:
+        password = sign_up_user(client, email, org_id=organization_id(client))
+    except ValueError as exc:
+        warnings.append(f"{exc}: set a password with `label-studio reset_password`")
+        return
+    if password is not None:
+        passwords[email] = password
 
 
 def _fill_expert_projects(

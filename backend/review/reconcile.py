@@ -18,7 +18,7 @@ from backend.labelstudio.expert_instances import ReviewClients, as_review_client
 from backend.labelstudio.labelconfig import expert_field, expert_name
 from backend.review.collect import collect_answers
 from backend.review.images import ReviewImages, prepare_or_pass, reuse_round1_copies
-from backend.review.push import BLIND_SETTINGS, TITLE_MAX, import_assignments, recover_task_ids
+from backend.review.push import BLIND_SETTINGS, TITLE_MAX, import_assignments, recover_task_ids, sign_up_expert
 from backend.review.source import SourceProject, fetch_inputs
 from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, SHARED, ReviewProject, ReviewStore
 
@@ -37,12 +37,15 @@ class ReconcileReport:
     new_tasks: int = 0
     errors: dict[str, str] = field(default_factory=dict)
     url: str | None = None  # where the lead opens the reconciliation project
+    passwords: dict[str, str] = field(default_factory=dict)  # experts signed up now on the shared instance
+    warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "source_project": self.source_project, "round": ROUND_RECONCILE, "project": self.project, "url": self.url,
             "disagreements": self.disagreements, "agreed": self.agreed, "incomplete": self.incomplete,
-            "new_tasks": self.new_tasks, "errors": dict(self.errors),
+            "new_tasks": self.new_tasks, "errors": dict(self.errors), "passwords": dict(self.passwords),
+            "warnings": list(self.warnings),
         }
 
 
@@ -81,13 +84,16 @@ def _reconcile_project(client: LabelStudio, store: ReviewStore, source: SourcePr
 
 def reconcile(
     client: LabelStudio, store: ReviewStore, source: SourceProject, *, partial: bool = False,
-    review_client: LabelStudio | ReviewClients | None = None,
+    review_client: LabelStudio | ReviewClients | None = None, initial_passwords: bool = False,
 ) -> ReconcileReport:
     """Collect round-1 answers and put every disagreement into the reconciliation project.
 
     ``client`` reads the source items' inputs; ``review_client`` (default ``client``) holds the review:
     round 1 is read on each expert's instance, the reconciliation project goes to the shared one, where
-    every expert gets an account (both experts' answers are meant to be shown there).
+    every expert gets an account (both experts' answers are meant to be shown there). An account made
+    there has no password, unless ``initial_passwords`` signs each expert without one up through a
+    one-use invite link with a random password (``report.passwords``), as ``review push`` does on their
+    own instances.
 
     Raises
     ------
@@ -116,6 +122,8 @@ def reconcile(
     project = _reconcile_project(review, store, source, len(experts))
     org_id = organization_id(review)
     for email in experts:
+        if initial_passwords:
+            sign_up_expert(review, email, passwords=report.passwords, warnings=report.warnings)
         ensure_user(review, email, org_id=org_id)
     report.project = project.ls_project_id
     report.url = clients.project_url(None, project.ls_project_id)
@@ -137,3 +145,4 @@ def reconcile(
     report.errors.update(bad)
     report.new_tasks = import_assignments(review, store, project.ls_project_id, todo, data_of)
     return report
+

@@ -31,6 +31,7 @@ from backend.ledger import Ledger
 from backend.review.store import ROUND_REVIEW, ReviewStore
 from tests.backend.demo.browser import screenshot_as
 from tests.backend.review.blindness import blindness_leaks
+from tests.support.labelstudio import login_session
 from tests.support.llm import find_smollm2
 from tests.support.services import free_port, missing_service, port_open
 
@@ -230,6 +231,59 @@ def test_second_run_reuses_everything(demo, tmp_path):
     assert sorted(int(p.id) for p in client.projects.list()) == projects
     tasks = list(iter_tasks(client, state["project"], with_annotations=True))
     assert len(tasks) == N_ITEMS and all(len(t.predictions) <= 1 for t in tasks)
+
+
+def _answer_every_task(client, project_id: int, email: str, pick) -> int:
+    """``email`` answers every task of the project (written by the instance's admin, completed by the expert:
+    attribution is what counts); ``pick(labels, k)`` chooses the label of the k-th task. Returns how many."""
+    user = find_user(client, email)
+    ((control, spec),) = client.projects.get(id=project_id).parsed_label_config.items()
+    tasks = list(iter_tasks(client, project_id))
+    for k, task in enumerate(tasks):
+        client.annotations.create(id=task.id, completed_by=user.id, result=[
+            {"from_name": control, "to_name": spec["to_name"][0], "type": "choices",
+             "value": {"choices": [pick(spec["labels"], k)]}}])
+    return len(tasks)
+
+
+def test_answers_open_round_two_then_the_review_settles(demo, tmp_path):
+    """The loop a person walks: both experts answer, the demo opens round 2 on a shared instance of its own
+    (both answers shown there, nothing else), the experts agree there, and the next run settles the review."""
+    project, store = demo.state["project"], ReviewStore(demo.home.database_url)
+    if not demo.state["review_projects"]:
+        pytest.skip("nothing was flagged, so there is nothing to review")
+    answered = {}
+    for p in store.projects(str(project), round=ROUND_REVIEW):  # A: the first label; B: the second on every other
+        split = p.expert == EXPERTS[1]
+        answered[p.expert] = _answer_every_task(demo.client(demo.instance_of(p.expert)), p.ls_project_id, p.expert,
+                                                lambda labels, k: labels[k % 2 if split else 0])
+    proc, _ = run_demo_cli(["--labelstudio", *demo.args], tmp_path)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    last = proc.stdout.strip().splitlines()[-1]
+    assert last.startswith("Round 2: the experts split on"), last
+    shared = demo.client("reconcile")
+    (round2,) = store.projects(str(project), round=2)
+    assert round2.instance == demo.url("reconcile") and f"{demo.url('reconcile')}/projects/" in proc.stdout
+    n = answered[EXPERTS[1]]
+    assert len(list(iter_tasks(shared, round2.ls_project_id))) == n // 2  # only the items the experts split on
+    logins = demo.secrets["reconcile_logins"]
+    assert set(logins) == set(EXPERTS) and signup_open(demo.url("reconcile")) is False
+    for email, password in logins.items():
+        assert f"login {email} / {password}" in proc.stdout
+        session = login_session(demo.url("reconcile"), email, password)
+        assert session is not None, f"{email} cannot log in to the reconciliation instance"
+        projects = session.get("/api/projects").json()
+        session.close()
+        listed = projects["results"] if isinstance(projects, dict) else projects
+        assert [int(x["id"]) for x in listed] == [round2.ls_project_id]  # round 2 only: no round-1 project here
+        assert login_session(demo.url(), email, password) is None
+    for email in EXPERTS:  # round 2: both agree on the first label
+        _answer_every_task(shared, round2.ls_project_id, email, lambda labels, k: labels[0])
+    proc, _ = run_demo_cli(["--labelstudio", *demo.args], tmp_path)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.stdout.strip().splitlines()[-1].startswith("The review is settled"), proc.stdout[-500:]
+    report = demo.home.report.read_text()
+    assert "This report is a snapshot" not in report[:report.index("<section")]
 
 
 def test_stop_leaves_no_process(demo, tmp_path):
