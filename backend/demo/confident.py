@@ -11,7 +11,7 @@ how many the member found and with what precision.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from label_studio_sdk import LabelStudio
 

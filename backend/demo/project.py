@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any
 
 import httpx
 from label_studio_sdk import LabelStudio
