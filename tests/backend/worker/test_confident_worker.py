@@ -12,18 +12,15 @@ import json
 import os
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
-from redis import Redis
-from rq import Queue
 
 from backend.demo.confident import LABEL_CONFIG, ticket_tasks
 from backend.labelstudio.client import iter_tasks
 from backend.ledger import Ledger
 from tests.backend.server.backend_process import REPO
-from tests.backend.worker.rq_process import RQWorkerProcess
+from tests.support.audit_loop import audit_environment
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.redis]
 BATCH = 30
@@ -31,16 +28,9 @@ BATCH = 30
 
 @pytest.fixture()
 def env(label_studio, redis_url, tmp_path):
-    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'audit.sqlite'}", "LABEL_AUDIT_HOME": str(tmp_path),
-           "REDIS_URL": redis_url, "LABEL_AUDIT_QUEUE": f"confident-{uuid.uuid4().hex[:10]}",
-           "LABEL_AUDIT_MEMBERS": "cleanlab:tfidf-logreg", "LABEL_AUDIT_BATCH": str(BATCH),
-           "LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
-    worker = RQWorkerProcess(redis_url, env["LABEL_AUDIT_QUEUE"], env).start()
-    try:
+    members = {"LABEL_AUDIT_MEMBERS": "cleanlab:tfidf-logreg", "LABEL_AUDIT_BATCH": str(BATCH)}
+    with audit_environment(label_studio, redis_url, tmp_path, queue_prefix="confident", members=members) as env:
         yield env
-    finally:
-        worker.stop()
-        Queue(env["LABEL_AUDIT_QUEUE"], connection=Redis.from_url(redis_url)).empty()
 
 
 def test_worker_fits_once_per_project_version_and_finds_planted_errors(label_studio, env):
