@@ -179,9 +179,11 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console) 
                                 review_env, what="label-audit review push"))
     _step(console, f"Blind review: {pushed['items']} suspects in one project per expert, each on the "
                    f"expert's own Label Studio ({pushed['added']} added now)")
-    progress, review_env = reconcile_round(home, keys, port=state["ports"][RECONCILE_INSTANCE],
-                                           project=state["project"], env=review_env, run_cli=run_cli,
-                                           say=lambda text: _step(console, text))
+    progress = ReviewProgress()  # nothing flagged: nothing in review, no round 2
+    if pushed["items"]:
+        progress, review_env = reconcile_round(home, keys, port=state["ports"][RECONCILE_INSTANCE],
+                                               project=state["project"], env=review_env, run_cli=run_cli,
+                                               say=lambda text: _step(console, text))
     run_cli(["stats_cli.cli", "report", "--project", str(state["project"]), "--format", "html",
              "--out", str(home.report), "--no-progress", "--refresh-with", REFRESH], review_env,
             what="audit-stats report")
