@@ -145,4 +145,3 @@ def reconcile(
     report.errors.update(bad)
     report.new_tasks = import_assignments(review, store, project.ls_project_id, todo, data_of)
     return report
-

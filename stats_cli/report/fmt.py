@@ -24,6 +24,11 @@ def format_cell(value: Cell, *, kind: str = "") -> str:
     return str(value)
 
 
+def percent(share: float | None) -> float | None:
+    """A share (0-1) as the percent a "%" column prints; the sections' JSON values keep shares."""
+    return None if share is None else 100.0 * share
+
+
 def _is_percent_header(name: str) -> bool:
     return name.startswith("%") or "(%)" in name or name.endswith("in %")
 

@@ -15,15 +15,12 @@ from stats_cli.confusion import category_agreement, label_confusion, per_class_e
 
 from ..agreement import ratings_table
 from ..control import control_items
+from ..fmt import percent
 from ..inputs import AuditData
 from ..model import Section, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "classes", "Label errors by class"
-
-
-def _pct(x: float | None) -> float | None:
-    return None if x is None else 100.0 * x
 
 
 def classes_section(data: AuditData, *, confidence: float = 0.95) -> Section:
@@ -42,7 +39,7 @@ def classes_section(data: AuditData, *, confidence: float = 0.95) -> Section:
     errors = Table.build("Wrong labels per original class (in %)",
                          ("original label", "reviewed", "wrong", "% wrong among reviewed (no interval)",
                           "control sample n", "% wrong in the project (design-weighted)"),
-                         [(c.label, c.reviewed, c.errors, _pct(c.rate), domain[c.label][0], _pct(domain[c.label][1]))
+                         [(c.label, c.reviewed, c.errors, percent(c.rate), domain[c.label][0], percent(domain[c.label][1]))
                           for c in per_class])
     answers = {i: {e: lab for e, lab in r.round1.items() if lab is not None} for i, r in data.reviews.items()}
     pairable = {i: a for i, a in answers.items() if len(a) >= 2}

@@ -17,7 +17,7 @@ from __future__ import annotations
 from backend.api import GoldStatus
 from stats_cli.design_estimate import DesignResult, Interval, estimate_from_draw
 
-from ..fmt import are, plural
+from ..fmt import are, percent, plural
 from ..inputs import AuditData
 from ..model import Cell, Section, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
@@ -25,10 +25,6 @@ from ..registry import BuildOptions, ReportSection
 KEY, TITLE = "errors", "Label errors"
 COLUMNS = ("figure", "estimate", "95% low", "95% high", "n", "rests on")
 PENDING_CELL = "PENDING"
-
-
-def _pct(x: float | None) -> float | None:
-    return None if x is None else 100.0 * x
 
 
 def _status_counts(data: AuditData) -> dict[GoldStatus, int]:
@@ -109,10 +105,10 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
         return pending(KEY, TITLE, "no expert decision is settled yet, so no label error is confirmed; no random "
                        "sample drawn (review push --sample N)", sizes=sizes)
     rows = _design_rows(result, "no random sample drawn (review push --sample N)")
-    rows.append(("floor: confirmed errors / N (%)", _pct(confirmed / population) if population else None, None,
+    rows.append(("floor: confirmed errors / N (%)", percent(confirmed / population) if population else None, None,
                  None, population, f"{plural(confirmed, 'error')} confirmed by the experts; no statistics"))
     rows.append(("confirmed among items the experts settled (%)",
-                 _pct(confirmed / len(reviewed)) if reviewed else None, None, None, len(reviewed),
+                 percent(confirmed / len(reviewed)) if reviewed else None, None, None, len(reviewed),
                  "describes the reviewed items only (not a random sample)"))
     table = Table.build(f"Label errors ({100 * confidence:.0f}% intervals from the sampling design)", COLUMNS, rows)
     values = {"floor": {"confirmed_errors": confirmed, "population": population,

@@ -15,16 +15,12 @@ from typing import Any
 from stats_cli.label_sets import (exact_match_agreement, hamming_agreement, label_errors, per_label_agreement,
                                   set_alpha)
 
+from ..fmt import percent
 from ..inputs import AuditData
 from ..model import Section, Status, Table
 from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "label_sets", "Label sets, per label"
-
-
-def _percent(share: float | None) -> float | None:
-    """A share as the percent its "%" column prints (the JSON values keep shares)."""
-    return None if share is None else 100.0 * share
 
 
 def _set(data: AuditData, value: str | None) -> frozenset[str] | None:
@@ -66,7 +62,7 @@ def _experts(data: AuditData) -> tuple[list[Table], dict[str, Any], int]:
                              [(exact, hamming, values["alpha_masi"], values["alpha_jaccard"])])
     per_label = Table.build("Expert agreement per label, round 1 (does the label apply?)",
                             ("label", "items", "kappa", "positive agreement", "% agreement"),
-                            [(lab, v["n_items"], v["kappa"], v["positive_agreement"], _percent(v["pct_agreement"]))
+                            [(lab, v["n_items"], v["kappa"], v["positive_agreement"], percent(v["pct_agreement"]))
                              for lab, v in values["per_label"].items()])
     return [sets_table, per_label], values, len(answers)
 
@@ -81,7 +77,7 @@ def _errors(data: AuditData) -> tuple[list[Table], list[dict[str, Any]], int]:
                         "95% Clopper-Pearson, in %)",
                         ("label", "reviewed", "added by gold", "dropped by gold", "% wrong", "CP low (%)",
                          "CP high (%)"),
-                        [(r.label, r.reviewed, r.added, r.dropped, *map(_percent, (r.rate, r.cp_low, r.cp_high)))
+                        [(r.label, r.reviewed, r.added, r.dropped, *map(percent, (r.rate, r.cp_low, r.cp_high)))
                          for r in rows])
     return [table], [r.to_json() for r in rows], len(pairs)
 

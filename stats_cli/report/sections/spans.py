@@ -19,6 +19,7 @@ from backend.api import expert_answer
 from backend.api import decode_spans
 from stats_cli.span_stats import ERROR_KINDS, QuestionOutcome, errors_by_kind, errors_by_type, span_agreement
 
+from ..fmt import percent
 from ..inputs import AuditData
 from ..model import Section, Status, Table
 from ..registry import BuildOptions, ReportSection
@@ -80,8 +81,7 @@ def spans_section(data: AuditData) -> Section:
         ("kind", "questions", "flagged", "reviewed flags", "confirmed", "CP low (%)", "CP high (%)",
          "rate over all"),
         [(k, e.questions, e.flagged, e.reviewed_flagged, e.confirmed,
-          None if e.precision_low is None else 100 * e.precision_low,
-          None if e.precision_high is None else 100 * e.precision_high,
+          percent(e.precision_low), percent(e.precision_high),
           "PENDING" if e.rate is None else f"{100 * e.rate.rate:.1f}% [{100 * e.rate.low:.1f}, {100 * e.rate.high:.1f}]")
          for k, e in kinds.items()]))
     by_type = errors_by_type(outcomes)
