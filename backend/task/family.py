@@ -132,8 +132,12 @@ class TaskFamily:
         """The item's original label as an answer to ``question`` (None: unlabelled)."""
         return None if original is None else self.split(spec, original).get(question.key)
 
-    def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"]) -> "ItemResult":
-        """The item's verdict from its questions' verdicts (one per :meth:`questions`, same order)."""
+    def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"], *,
+                 rules: Sequence[Any] = ()) -> "ItemResult":
+        """The item's verdict from its questions' verdicts (one per :meth:`questions`, same order).
+
+        ``rules`` holds each question's :class:`~backend.scoring.ensemble.VerdictRule` (same order), for a
+        family that decides again over merged answers (:mod:`backend.task.orders`)."""
         if len(answers) != 1:
             raise ValueError(f"family {self.name!r} asks one question, got {len(answers)} answers")
         return answers[0]

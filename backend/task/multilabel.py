@@ -151,7 +151,8 @@ class MultiLabelFamily(TaskFamily):
             label_field=spec.label_field, id_field=spec.id_field,
         )
 
-    def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"]) -> "ItemResult":
+    def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"], *,
+                 rules: Sequence[Any] = ()) -> "ItemResult":
         from backend.scoring.results import ErrorInfo, ItemResult
 
         keys = list(spec.labels)

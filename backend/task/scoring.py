@@ -91,6 +91,7 @@ class QuestionEngine(ChunkedScoring):
         self.engines = [Engine(q.spec, members, cache=cache, config=self.config, budget=budget, secrets=secrets)
                         for q in self.questions]
         self.threshold = self.engines[0].threshold
+        self.rules = tuple(engine.rule for engine in self.engines)
         self.stats = EngineStats()
 
     def _chunk(self, entries: list[Item | ItemError]) -> Iterator[ItemResult]:
@@ -107,6 +108,6 @@ class QuestionEngine(ChunkedScoring):
             if isinstance(entry, ItemError):
                 result = next(self.engines[0].score([entry]))
             else:
-                result = family.assemble(self.spec, entry, list(next(answers)))
+                result = family.assemble(self.spec, entry, list(next(answers)), rules=self.rules)
             self.stats.add_result(result)
             yield result
