@@ -108,9 +108,10 @@ def list_controls(root: ET.Element) -> tuple[list[ConfigControl], list[SkippedCo
             continue
         when, why = _condition(elem, parents)
         if why:
+            pending = ""
             skipped.append(SkippedControl(name, elem.tag, why))
             continue
-        title = pending.rstrip(":").strip()
+        title, pending = pending.rstrip(":").strip(), ""  # a header introduces the one control after it
         audited.append(ConfigControl(name=name, tag=elem.tag, to_name=to_name, attrs=tuple(elem.attrib.items()),
                                      title=title, when=when))
     return audited, skipped

@@ -24,7 +24,7 @@ from backend.labelstudio.labelconfig import (
     find_inputs,
 )
 from backend.environment import env_value
-from backend.labelstudio.controls_config import ConfigControl, SkippedControl, list_controls, select_controls
+from backend.labelstudio.controls_config import AUDITED_TAGS, ConfigControl, SkippedControl, list_controls, select_controls
 from backend.labelstudio.scale_spec import scale_spec
 from backend.spans.config import has_span_labels, span_spec
 from backend.task.family import get_family
@@ -86,6 +86,8 @@ def _headers(root: ET.Element, inputs: list[InputObject], control: str) -> tuple
         elif elem.get("name") == control and elem.get("toName") is not None:
             question = pending
             break
+        elif elem.tag in AUDITED_TAGS and elem.get("toName") is not None:
+            pending = ""  # that header introduced another audited control
     return titles, question
 
 
