@@ -10,7 +10,8 @@ annotations, gold — replaced by its value for that control. The sections then 
 each with its control's family (weighted κ for ratings, the preference figures for a pairwise control).
 
 An item the control was not asked on (a control shown only under a condition the original annotation does
-not meet: its verdict's error is ``not_shown``) is left out of that control's view and counted. A value
+not meet: the composite verdict holds no verdict for it, or one whose error is ``not_shown``) is left out of
+that control's view and counted. A value
 that cannot be split (a malformed stored answer) counts as no answer for every control and is counted too:
 bad input never takes the report down.
 """
@@ -112,7 +113,10 @@ def _verdict(item: ItemResult, name: str, reader: _Reader) -> ItemResult:
     """The item's verdict on one control, under the item's id (the composite keeps it under the control's)."""
     original = reader.part(item.original, name)
     question = next((q for q in item.questions if str(q.id) == name), None)
-    if question is None:
+    if question is None and item.questions:  # the composite holds a verdict per asked control: this one was not
+        return replace(item, prediction=None, confidence=None, probs=None, flagged=False, error=NOT_SHOWN,
+                       questions=(), members=())
+    if question is None:  # the item has no verdict at all (an error, or not scored yet)
         error = item.error or NO_VERDICT
         return ItemResult(id=item.id, original=original, prediction=None, confidence=None, probs=None,
                           flagged=False, error=error, line=item.line, data=item.data, input_hash=item.input_hash)

@@ -34,17 +34,19 @@ def render_html(report: Report) -> str:
             f"<p class='sizes'>Generated {escape(report.generated_at)}</p>"]
     body += [f"<p class='status'>Data note: {escape(note)}</p>" for note in data_notes(dict(report.meta))]
     body += [_section(sec) for sec in report.sections if sec.status is not Status.NOT_APPLICABLE]
-    body.append(_left_out([sec for sec in report.sections if sec.status is Status.NOT_APPLICABLE]))
+    every = {sec.control_label or sec.control for sec in report.sections if sec.control}
+    body.append(_left_out([sec for sec in report.sections if sec.status is Status.NOT_APPLICABLE], every=every))
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             f"<title>Label audit — {escape(report.project)}</title><style>{_CSS}</style></head>"
             f"<body>{''.join(body)}</body></html>")
 
 
-def _left_out(sections: list[Section]) -> str:
+def _left_out(sections: list[Section], *, every: set[str]) -> str:
     """The sections this project cannot have, once each at the end with the reason (and the controls concerned).
 
     Shown one by one they would fill the report with grey boxes; hidden without a word a reader would not
-    know they exist. Sections of several controls that give the same reason share one line.
+    know they exist. Sections of several controls that give the same reason share one line, naming the
+    controls unless it is ``every`` control of the project.
     """
     if not sections:
         return ""
@@ -54,7 +56,7 @@ def _left_out(sections: list[Section]) -> str:
     lines = []
     for (title, reason), controls in grouped.items():
         which = [c for c in controls if c]
-        scope = f" ({', '.join(which)})" if which else ""
+        scope = f" ({', '.join(which)})" if which and set(which) != every else ""  # every control: no list
         lines.append(f"<li><b>{escape(title)}</b>{escape(scope)}: {escape(reason)}</li>")
     return ("<section id='not-in-this-report'><h2>Not in this report</h2><p class='sizes'>Sections that do not "
             f"apply to this project, and why.</p><ul>{''.join(lines)}</ul></section>")
