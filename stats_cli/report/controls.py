@@ -36,6 +36,6 @@ def controls_section(views: tuple[ControlView, ...]) -> Section:
         notes.append(f"{plural(unreadable, 'stored value')} could not be split into controls and count as no answer.")
     table = Table.build("Each control: its kind, its scale, and on how many items it was judged and flagged",
                         ("control", "tag", "family", "labels", "items", "scored", "flagged",
-                                     "not shown (condition)"), rows)
+                         "not shown (condition)"), rows)
     return Section(KEY, TITLE, Status.OK, sizes={"controls": len(views)}, tables=(table,), notes=tuple(notes),
                    values={"controls": [describe(v) for v in views], "unreadable_values": unreadable})
