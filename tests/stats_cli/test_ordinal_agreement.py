@@ -104,3 +104,14 @@ def test_undefined_figures_say_why_instead_of_nan():
     assert lone.n_items == 0 and lone.value("alpha_ordinal") is None
     words = ordinal_agreement(_table([["a", "b"], ["b", "b"], ["a", "a"]], grades=("a", "b")), grades=["a", "b"])
     assert words.value("alpha_interval") is None and "numeric" in words.coefficients["alpha_interval"].reason
+
+
+def test_the_agreement_summary_adds_weighted_kappa_at_the_ordinal_and_interval_levels():
+    from stats_cli.agreement_summary import agreement_summary
+
+    table = _table([["1", "1"], ["2", "3"], ["3", "3"], ["1", "2"]])
+    assert "weighted_kappa_quadratic" not in agreement_summary(table, level="nominal").coefficients
+    for level in ("ordinal", "interval"):
+        summary = agreement_summary(table, level=level).to_json()
+        assert summary["weighted_kappa_quadratic"] == pytest.approx(weighted_kappa(table).value)
+        assert summary["weighted_kappa_linear"] == pytest.approx(weighted_kappa(table, weights="linear").value)
