@@ -86,6 +86,25 @@ def expert_rounds(data: "AuditData") -> ExpertRounds:
     return ExpertRounds(before, after, split, reconciled)
 
 
+def expert_groups(data: "AuditData") -> tuple[dict[str, dict[str, dict[str, str]]], list[str]]:
+    """The experts' answers as rater groups of an agreement table, and a note while "after" is pending.
+
+    ``experts, before reconciliation`` when two experts answered some item; ``experts, after
+    reconciliation`` once every item they split on is reconciled (else the note says how many are).
+    """
+    rounds = expert_rounds(data)
+    groups: dict[str, dict[str, dict[str, str]]] = {}
+    notes = []
+    if rounds.before:
+        groups["experts, before reconciliation"] = rounds.before
+        if rounds.after is not None:
+            groups["experts, after reconciliation"] = rounds.after
+        else:
+            notes.append(f"experts after reconciliation: pending — {len(rounds.reconciled)} of {len(rounds.split)} "
+                         "items the experts split on are reconciled so far.")
+    return groups, notes
+
+
 def ratings_table(answers: Mapping[str, Mapping[str, str]]) -> RatingsTable:
     """Items × raters table of the items that at least two raters labelled."""
     rows = [Row(0, {"item": item, "annotator": rater, "label": label})

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from stats_cli.ordinal_agreement import ORDINAL_COEFFICIENTS, ordinal_agreement
 
-from ..agreement import expert_rounds, ratings_table
+from ..agreement import expert_groups, ratings_table
 from ..fmt import percent, plural
 from ..inputs import AuditData
 from ..model import Section, Status, Table, not_applicable, pending
@@ -36,16 +36,8 @@ def ordinal_section(data: AuditData) -> Section:
     if not data.spec.task_family.ordered:
         return not_applicable(KEY, TITLE, "the labels are not ordered grades: weighted κ and ordinal α need a scale")
     grades = tuple(data.spec.labels)
-    groups: dict[str, dict[str, dict[str, str]]] = {}
-    rounds = expert_rounds(data)
-    notes = []
-    if rounds.before:
-        groups["experts, before reconciliation"] = rounds.before
-        if rounds.after is not None:
-            groups["experts, after reconciliation"] = rounds.after
-        else:
-            notes.append(f"experts after reconciliation: pending — {len(rounds.reconciled)} of {len(rounds.split)} "
-                         "items the experts split on are reconciled so far.")
+    groups, notes = expert_groups(data)
+    n_experts = len(groups.get("experts, before reconciliation", {}))
     scored = {str(it.id): {"original": str(it.original), "ensemble": str(it.prediction)} for it in data.scored}
     if scored:
         groups["LLM ensemble vs original label"] = scored
@@ -63,10 +55,10 @@ def ordinal_section(data: AuditData) -> Section:
                  "weighted κ charge a disagreement by its distance (linear |i−j|, quadratic (i−j)²) and α ordinal "
                  "and interval do the same over every rater. With more than two raters weighted κ is the mean over "
                  "rater pairs.")
-    if len(rounds.before) and len(rounds.before) < 10:
-        notes.append(f"the expert figures rest on {plural(len(rounds.before), 'item')} only: read them as a rough sign.")
+    if 0 < n_experts < 10:
+        notes.append(f"the expert figures rest on {plural(n_experts, 'item')} only: read them as a rough sign.")
     table = Table.build(f"Agreement over the grades {', '.join(grades)}", COLUMNS, rows)
-    sizes = {"items with ≥2 expert answers": len(rounds.before), "scored items": len(scored),
+    sizes = {"items with ≥2 expert answers": n_experts, "scored items": len(scored),
              "items with ≥2 original annotations": len(crowd)}
     return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=tuple(notes), values=values)
 

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from backend.api import position_flips
 from stats_cli.pairwise_stats import LEFT, RIGHT, TIE, PairAgreement, pair_agreement, position_bias, reversals
 
-from ..agreement import expert_rounds
+from ..agreement import expert_groups
 from ..fmt import percent
 from ..inputs import AuditData
 from ..model import Section, Status, Table, not_applicable, pending
@@ -45,16 +45,8 @@ def _agreement_row(name: str, result: PairAgreement) -> tuple:
 
 
 def _groups(data: AuditData) -> tuple[dict[str, Mapping[str, Mapping[str, str | None]]], list[str]]:
-    groups: dict[str, Mapping[str, Mapping[str, str | None]]] = {}
-    notes = []
-    rounds = expert_rounds(data)
-    if rounds.before:
-        groups["experts, before reconciliation"] = rounds.before
-        if rounds.after is not None:
-            groups["experts, after reconciliation"] = rounds.after
-        else:
-            notes.append(f"experts after reconciliation: pending — {len(rounds.reconciled)} of {len(rounds.split)} "
-                         "items the experts split on are reconciled so far.")
+    experts, notes = expert_groups(data)
+    groups: dict[str, Mapping[str, Mapping[str, str | None]]] = dict(experts)
     crowd = {i: a for i, a in data.crowd.items() if len(a) >= 2}
     if crowd:
         groups["original annotators"] = crowd
