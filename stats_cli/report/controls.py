@@ -31,6 +31,12 @@ def controls_section(views: tuple[ControlView, ...]) -> Section:
                      d["scored"], d["flagged"], d["not_shown"]))
     notes = ["Every section below is given once per control, computed on that control's answers alone with the "
              "control's own flag rule; an item counts for a control only where the control was shown."]
+    conditional = [v.control.label for v in views if v.not_shown and v.data.sample is not None
+                   and any(i.task_id not in {str(it.id) for it in v.data.items} for i in v.data.sample.items)]
+    if conditional:
+        notes.append(f"{', '.join(conditional)}: sampled items the control was not shown on have no label of it; its "
+                     "design estimate counts them as unsettled, so its interval is wide enough to hold them either "
+                     "way (a rate over only the items that show the control is not estimated).")
     unreadable = max((v.unreadable for v in views), default=0)
     if unreadable:
         notes.append(f"{plural(unreadable, 'stored value')} could not be split into controls and count as no answer.")

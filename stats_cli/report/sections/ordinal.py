@@ -20,7 +20,7 @@ from ..model import Section, Status, Table, not_applicable, pending
 from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "ordinal", "Ordinal agreement: weighted κ and α"
-COLUMNS = ("raters", "items", "raters (count)", "% agreement", "Cohen κ", "weighted κ linear",
+COLUMNS = ("raters", "items", "n raters", "% agreement", "Cohen κ", "weighted κ linear",
            "weighted κ quadratic", "α nominal", "α ordinal", "α interval")
 
 

@@ -124,3 +124,20 @@ def test_the_html_shows_each_control_and_lists_what_cannot_apply_once():
     assert "How helpful is the first answer? (helpful), safe, harm)" in line  # every control but pw
     spans = next(li for li in left_out.split("<li>") if "Spans" in li)
     assert "(" not in spans.split(":")[0]  # not applicable to every control: no list of them
+
+
+def test_a_conditional_controls_design_estimate_holds_the_items_it_was_not_shown_on_as_unsettled():
+    from dataclasses import replace
+
+    from backend.review.sampling import Candidate, draw_sample
+
+    data, _ = _audit()
+    candidates = [Candidate(str(it.id), flagged=it.flagged, in_review=True, confidence=it.confidence)
+                  for it in data.items]
+    draw = draw_sample(candidates, budget=N, design="random", seed=1)  # every item drawn
+    report = build_report(replace(data, sample=draw, sampled=frozenset(i.task_id for i in draw.items)))
+    assert any(note.startswith("harm: sampled items the control was not shown on")
+               for note in report.section("controls").notes)
+    estimate = report.section("errors", control="harm").values["estimate"]
+    assert estimate["unsettled"] >= N - 3  # the 9 items without "harm" at least
+    assert report.section("errors", control="helpful").values["estimate"]["sampled"] == N
