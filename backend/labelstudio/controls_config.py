@@ -93,7 +93,7 @@ def list_controls(root: ET.Element) -> tuple[list[ConfigControl], list[SkippedCo
     skipped: list[SkippedControl] = []
     pending = ""
     for elem, parents in _walk(root):
-        value = (elem.get("value") or "").strip()
+        value = (elem.get("value") or elem.text or "").strip()  # <Header value="..."/> or <Header>...</Header>
         if elem.tag == "Header" and value and not value.startswith("$"):
             pending = value
             continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from backend.generic import generic_spec, infer_family
 from backend.labels import is_number
@@ -149,6 +150,18 @@ def spec_from_label_config(
     ValueError
         With the reason, for a config this tool cannot audit.
     """
+    return _spec_once(xml, label_field, name, control, guidelines, family, negative_label, env_value(NEGATIVE_ENV))
+
+
+#: Configs whose spec this process has derived (a spec is immutable; the worker, the importer, the review and
+#: the report ask for the same config's spec many times per audit).
+SPEC_CACHE_SIZE = 64
+
+
+@lru_cache(maxsize=SPEC_CACHE_SIZE)
+def _spec_once(xml: str, label_field: str | None, name: str | None, control: str | None, guidelines: str | None,
+               family: str | None, negative_label: str | None, named_negative: str | None) -> TaskSpec:
+    """:func:`spec_from_label_config`, parsed once per process and distinct arguments."""
     xml, attached = split_guidelines(xml)
     root = _parse(xml)
     guide = guidelines if guidelines is not None else attached or ""
@@ -169,7 +182,6 @@ def spec_from_label_config(
     image_data = {obj.field for obj in inputs if obj.is_image}
     if image_data & {obj.field for obj in inputs if not obj.is_image}:
         raise ValueError(f"field {sorted(image_data)[0]!r} is shown both as an image and as text: give each its own field")
-    named_negative = env_value(NEGATIVE_ENV)
     context = _Context(root=root, inputs=inputs, name=name, label_field=label_field, guidelines=guide)
     if len(chosen) == 1:
         return _control_spec(context, chosen[0], family=family, negative_label=negative_label,
