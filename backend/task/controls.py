@@ -51,7 +51,7 @@ class ControlsFamily(TaskFamily):
 
     name = "controls"
     report_skips = {
-        key: f"{why}; each control has its own figures in 'Controls'" for key, why in {
+        key: f"{why}; each control has its own figures after 'Controls audited'" for key, why in {
             "classes": "a confusion of whole items does not fit several controls",
             "ensemble": "members answer each control on its own",
             "ensemble_gold": "members answer each control on its own",
