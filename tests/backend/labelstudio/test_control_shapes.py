@@ -100,6 +100,12 @@ def answer(ls: Any, page: Any, project: int, task_id: int, gesture, name: str) -
     return ui.submit(page)
 
 
+def pick_paths(page: Any, paths: list[list[str]]) -> None:
+    for path in paths:
+        ui.pick_taxonomy(page, path)
+    ui.close_taxonomy(page)
+
+
 def test_rating_is_an_integer_under_rating(label_studio, page):
     project, ids = label_studio.create_project(template_config(GRADING), [{"document": "Opossums live in the Americas.",
                                                                            "summary": "Opossums are American."}] * 2)
@@ -107,15 +113,19 @@ def test_rating_is_an_integer_under_rating(label_studio, page):
     assert [shape(r) for r in saved(label_studio, ids[0])] == [[region("rating", "summary", "rating", {"rating": 4})]]
     assert isinstance(saved(label_studio, ids[0])[0][0]["value"]["rating"], int)
     # The same star again clears it; the template's required="true" then refuses the submit.
-    warnings = answer(label_studio, page, project, ids[1], lambda p: (ui.click_star(p, 4), ui.click_star(p, 4)), "rating-cleared")
+    warnings = answer(label_studio, page, project, ids[1], lambda p: (ui.click_star(p, 4), ui.click_star(p, 4)),
+                      "rating-cleared")
     assert any('Rating "rating" is required' in w for w in warnings) and saved(label_studio, ids[1]) == []
 
 
 def test_number_keeps_what_was_typed_inside_min_max(label_studio, page):
     project, ids = label_studio.create_project(NUMBER, [{"text": f"answer {i}"} for i in range(4)])
     typed = {ids[0]: ("7", False), ids[1]: ("7.5", False), ids[2]: ("12", False), ids[3]: ("7", True)}
-    warnings = {t: answer(label_studio, page, project, t, lambda p, s=s, c=c: ui.type_number(p, "facts", s, then_clear=c),
-                          f"number-{t}") for t, (s, c) in typed.items()}
+    warnings = {}
+    for task_id, (text, erase) in typed.items():
+        warnings[task_id] = answer(label_studio, page, project, task_id,
+                                   lambda p, s=text, e=erase: ui.type_number(p, "facts", s, then_clear=e),
+                                   f"number-{task_id}")
     facts = lambda n: [[region("facts", "text", "number", {"number": n})]]  # noqa: E731
     assert [shape(r) for r in saved(label_studio, ids[0])] == facts(7)
     assert [shape(r) for r in saved(label_studio, ids[1])] == facts(7.5)  # no step attribute: fractions are kept
@@ -139,10 +149,10 @@ def test_pairwise_is_left_or_right_on_its_own_name_and_has_no_tie(label_studio, 
 
 def test_taxonomy_is_a_list_of_paths(label_studio, page):
     project, ids = label_studio.create_project(template_config(TAXONOMY), [{"text": f"organism {i}"} for i in range(4)])
-    picks = [[["Eukarya", "Human"]], [["Eukarya"]], [["Archaea"], ["Eukarya", "Human"]], [["Eukarya"], ["Eukarya", "Human"]]]
+    human = ["Eukarya", "Human"]
+    picks = [[human], [["Eukarya"]], [["Archaea"], human], [["Eukarya"], human]]
     for task_id, paths in zip(ids, picks):
-        answer(label_studio, page, project, task_id,
-               lambda p, ps=paths: ([ui.pick_taxonomy(p, path) for path in ps], ui.close_taxonomy(p)), f"taxonomy-{task_id}")
+        answer(label_studio, page, project, task_id, lambda p, ps=paths: pick_paths(p, ps), f"taxonomy-{task_id}")
     for task_id, paths in zip(ids, picks):  # inner nodes and several nodes are selectable by default
         assert [shape(r) for r in saved(label_studio, task_id)] == [[region("taxonomy", "text", "taxonomy",
                                                                             {"taxonomy": paths})]]
@@ -150,11 +160,11 @@ def test_taxonomy_is_a_list_of_paths(label_studio, page):
 
 def test_taxonomy_with_one_leaf_keeps_a_single_path(label_studio, page):
     config = template_config(TAXONOMY).replace('toName="text">', 'toName="text" leafsOnly="true" maxUsages="1">')
+    assert 'maxUsages="1"' in config
     project, ids = label_studio.create_project(config, [{"text": "organism"}] * 2)
-    answer(label_studio, page, project, ids[0], lambda p: (ui.pick_taxonomy(p, ["Eukarya", "Human"]),
-                                                         ui.pick_taxonomy(p, ["Archaea"]), ui.close_taxonomy(p)), "taxonomy-one")
-    answer(label_studio, page, project, ids[1], lambda p: (ui.pick_taxonomy(p, ["Eukarya"]), ui.close_taxonomy(p)),
-           "taxonomy-inner-refused")
+    answer(label_studio, page, project, ids[0], lambda p: pick_paths(p, [["Eukarya", "Human"], ["Archaea"]]),
+           "taxonomy-one")
+    answer(label_studio, page, project, ids[1], lambda p: pick_paths(p, [["Eukarya"]]), "taxonomy-inner-refused")
     assert [shape(r) for r in saved(label_studio, ids[0])] == [[region("taxonomy", "text", "taxonomy",
                                                                        {"taxonomy": [["Eukarya", "Human"]]})]]
     assert saved(label_studio, ids[1]) == [[]]
@@ -196,7 +206,8 @@ def test_a_hidden_conditional_choices_is_left_out(label_studio, page):
     assert [hidden[t] for t in ids] == [True, False, True, False]
     assert [shape(r) for r in saved(label_studio, ids[0])] == [[sentiment("Positive")]]
     assert [shape(r) for r in saved(label_studio, ids[1])] == [[sentiment("Negative"), reason]]
-    assert [shape(r) for r in saved(label_studio, ids[2])] == [[sentiment("Positive")]]  # answered, then hidden: dropped
+    # Answered, then hidden: dropped.
+    assert [shape(r) for r in saved(label_studio, ids[2])] == [[sentiment("Positive")]]
     assert [shape(r) for r in saved(label_studio, ids[3])] == [[sentiment("Negative"), reason]]  # shown again: kept
 
 
@@ -254,16 +265,20 @@ def look(ls: Any, page: Any, project: int, task_id: int, name: str, *, control: 
 
 
 def test_predictions_preselect_rating_number_and_taxonomy(label_studio, page):
-    grading, g = label_studio.create_project(template_config(GRADING), [{"document": "D.", "summary": "S."}] * 2)
-    number, n = label_studio.create_project(NUMBER, [{"text": "t"}])
-    taxonomy, x = label_studio.create_project(template_config(TAXONOMY), [{"text": "t"}] * 2)
-    # Above maxRating the bulk import drops the prediction without an error (the response counts only what it kept).
-    assert import_bulk(label_studio, grading, {g[0]: [region("rating", "summary", "rating", {"rating": 3})],
-                                               g[1]: [region("rating", "summary", "rating", {"rating": 6})]}) == 1
-    assert import_bulk(label_studio, number, {n[0]: [region("facts", "text", "number", {"number": 6})]}) == 1
+    grading, g = label_studio.create_project(template_config(GRADING), [{"document": "D.", "summary": "S."}] * 4)
+    number, n = label_studio.create_project(NUMBER, [{"text": "t"}] * 2)
+    taxonomy, x = label_studio.create_project(template_config(TAXONOMY), [{"text": "t"}] * 3)
+    stars = lambda v: [region("rating", "summary", "rating", {"rating": v})]  # noqa: E731
+    # The bulk import drops, without an error, what fails Label Studio's validation (the response counts the rest):
+    # a rating above maxRating or not an integer, a taxonomy value not in the tree; a number off min..max passes.
+    assert import_bulk(label_studio, grading, {g[0]: stars(3), g[1]: stars(6), g[2]: stars(2.5), g[3]: stars(0)}) == 2
+    assert [len(label_studio.client.predictions.list(task=t)) for t in g] == [1, 0, 0, 1]
+    assert import_bulk(label_studio, number, {n[0]: [region("facts", "text", "number", {"number": 6})],
+                                              n[1]: [region("facts", "text", "number", {"number": 12})]}) == 2
     assert import_bulk(label_studio, taxonomy, {
         x[0]: [region("taxonomy", "text", "taxonomy", {"taxonomy": [["Eukarya", "Human"]]})],
-        x[1]: [region("taxonomy", "text", "taxonomy", {"taxonomy": [["Archaea"], ["Eukarya"]]})]}) == 2
+        x[1]: [region("taxonomy", "text", "taxonomy", {"taxonomy": [["Archaea"], ["Eukarya"]]})],
+        x[2]: [region("taxonomy", "text", "taxonomy", {"taxonomy": [["Eukarya", "Dog"]]})]}) == 2
     look(label_studio, page, grading, g[0], "rating", control=ui.STARS)
     assert ui.stars_lit(page) == 3
     look(label_studio, page, number, n[0], "number")
