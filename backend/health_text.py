@@ -73,6 +73,6 @@ def print_health(health: Mapping[str, Any], console: Console) -> None:
     for line in health_sentences(health):
         console.print(f"[bold]Named:[/bold] {plain(line)}" if not line.startswith(("Leave", "PENDING"))
                       else plain(line))
-    console.print(f"[dim]n: answers on items with an original label; answer: the member's most frequent; share: "
-                  "how often it gave it; orig. share: how often it is the original label of those items; mass: mean "
-                  f"probability on the class tokens. Rule: {plain(health['rule_text'])}.[/dim]")
+    console.print(f"[dim]n: answers on items with an original; share: of those answers; orig. share: of those "
+                  f"items' originals; mass: mean probability on the class tokens. A member is "
+                  f"{plain(health['rule_text'])}.[/dim]")

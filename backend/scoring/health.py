@@ -54,10 +54,9 @@ class HealthRule:
 
     def describe(self) -> str:
         """The rule in one sentence, for summaries and the report."""
-        return (f"a member x prompt is named when one label is its answer for >= {self.collapse_share:.0%} of the "
-                f"items while that label is the original of <= {self.spread_share:.0%} of them (collapsed), or when "
-                f"its answers put on average less than {self.min_mass:.2f} of their probability on the class tokens "
-                f"(low mass); under {self.min_answers} answers: PENDING")
+        return (f"named when one label is >= {self.collapse_share:.0%} of a member's answers but <= "
+                f"{self.spread_share:.0%} of the same items' originals (collapsed), or when its mean class-token "
+                f"mass is < {self.min_mass:.2f} (low mass); under {self.min_answers} answers: PENDING")
 
     def to_dict(self) -> dict[str, Any]:
         return {"min_answers": self.min_answers, "collapse_share": self.collapse_share,
