@@ -137,3 +137,17 @@ def test_the_score_summary_names_members_by_the_figures_of_the_written_results(s
     assert (row["member"] in summary["member_health"]["named"]) is (collapsed or row["low_mass"])
     if row["named"]:  # the terminal names it with the way to leave it out
         assert f"--exclude-member {row['member']}" in " ".join(proc.stdout.split())
+
+
+def test_stored_health_reads_the_ledgers_latest_results(tmp_path):
+    from backend.ledger import Ledger
+    from backend.scoring.health import stored_health
+
+    ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.sqlite'}")
+    assert stored_health(ledger, "7") is None  # nothing scored yet
+    results = [_item(i, o, {"p:m/stuck@v1": "B", "p:m/fine@v1": o}, mass=0.3) for i, o in enumerate(_spread(21))]
+    ledger.record_many("7", "label-audit-aaaa", results)
+    stored = stored_health(ledger, "7")
+    assert stored["model_version"] == "label-audit-aaaa"
+    assert stored["members"] == member_health(results).to_dict()["members"]
+    assert stored["named"] == ["p:m/stuck@v1", "p:m/fine@v1"]  # stuck collapsed; both below the mass floor
