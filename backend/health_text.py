@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from rich.console import Console
 
-from backend.costs.report import member_row, member_table
+from backend.costs.report import MemberRows, by_model
 from backend.terminal_text import member_cells, plain
 
 __all__ = ["health_sentences", "print_health"]
@@ -62,14 +62,15 @@ def print_health(health: Mapping[str, Any], console: Console) -> None:
     if not rows:
         console.print("[bold]Member health:[/bold] PENDING (no member answered yet)")
         return
-    table, several = member_table("Member health", [r["member"] for r in rows],
-                                  ("n", "answer", "share", "orig.\nshare", "mass", "health"))
-    table.columns[-5].overflow = "fold"  # the answer is a label from the data: folded, never cut
-    table.columns[-5].justify = table.columns[-1].justify = "left"
-    for row in rows:
-        table.add_row(*member_row(row["member"], several), str(row["n"]), plain(row["answer"] or "-"),
-                      _pct(row["answer_share"]), _pct(row["original_share"]), _mass(row), plain(row["status"]))
-    console.print(table)
+    table = MemberRows("Member health", [r["member"] for r in rows],
+                       ("n", "answer", "share", "orig.\nshare", "mass", "health"))
+    table.table.columns[-5].overflow = "fold"  # the answer is a label from the data: folded, never cut
+    table.table.columns[-5].justify = table.table.columns[-1].justify = "left"
+    for i in by_model([r["member"] for r in rows]):
+        row = rows[i]
+        table.add(row["member"], [str(row["n"]), plain(row["answer"] or "-"), _pct(row["answer_share"]),
+                                  _pct(row["original_share"]), _mass(row), plain(row["status"]).replace(", ", "\n")])
+    console.print(table.table)
     for line in health_sentences(health):
         console.print(f"[bold]Named:[/bold] {plain(line)}" if not line.startswith(("Leave", "PENDING"))
                       else plain(line))

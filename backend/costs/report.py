@@ -1,7 +1,7 @@
 """Terminal tables for the accounting and the dry-run estimate (the JSON carries the same numbers).
 
 A member is shown by what tells it apart (:func:`backend.terminal_text.member_cells`): the prompt in its own
-column, the model in another only when the run has several (else in the title). Given the terminal's
+column, under a row naming its model when the run has several (else the model is in the title). Given the terminal's
 width, a table that would not fit drops its least needed columns first (named in its caption; the JSON
 keeps them) rather than cut member names to ``local:s…``; only then does a name fold. Cost columns appear
 when a price file was given; without one, the caption says so once instead of ``no price`` in every row.
@@ -33,27 +33,37 @@ def natural_width(table: Table) -> int:
     return table.__rich_measure__(console, console.options).maximum
 
 
-def member_table(title: str, member_ids: Sequence[str], columns: Sequence[str]) -> tuple[Table, bool]:
-    """A table whose first columns name each member: ``prompt``, preceded by ``model`` when there are several.
+class MemberRows:
+    """A table whose first column names each member by its prompt; with several models, each model's prompts
+    come under a row naming the model (one narrow column: a terminal folds nothing that a lead must read).
 
-    Returns the table and whether it has the model column (then a row starts with two member cells).
     Column names may hold a newline (a two-line header keeps a number column narrow).
     """
-    models = sorted({member_cells(m)[0] for m in member_ids})
-    several = len(models) > 1
-    table = Table(title=title if several or not models else f"{title}: {plain(models[0])}")
-    if several:
-        table.add_column("model", overflow="fold")
-    table.add_column("prompt" if models else "member", overflow="fold")
-    for column in columns:
-        table.add_column(column, justify="right")
-    return table, several
+
+    def __init__(self, title: str, member_ids: Sequence[str], columns: Sequence[str]) -> None:
+        models = list(dict.fromkeys(member_cells(m)[0] for m in member_ids))
+        self.several = len(models) > 1
+        self.columns = tuple(columns)
+        self.table = Table(title=title if self.several or not models else f"{title}: {plain(models[0])}")
+        self.table.add_column("model / prompt" if self.several else ("prompt" if models else "member"),
+                              overflow="fold")
+        for column in self.columns:
+            self.table.add_column(column, justify="right")
+        self._model: str | None = None
+
+    def add(self, member_id: str, cells: Sequence[str]) -> None:
+        """One member's row (after its model's row when the model changes)."""
+        model, prompt = member_cells(member_id)
+        if self.several and model != self._model:
+            self.table.add_row(f"[bold]{plain(model)}[/bold]", *([""] * len(self.columns)))
+            self._model = model
+        self.table.add_row(f"  {plain(prompt)}" if self.several else plain(prompt or model), *cells)
 
 
-def member_row(member_id: str, several: bool) -> list[str]:
-    """The member cells of one row (see :func:`member_table`)."""
-    model, prompt = member_cells(member_id)
-    return [plain(model), plain(prompt)] if several else [plain(prompt or model)]
+def by_model(member_ids: Sequence[str]) -> list[int]:
+    """Indexes of ``member_ids`` grouped by model (stable: first-seen model first, prompts in their order)."""
+    order = {m: i for i, m in enumerate(dict.fromkeys(member_cells(x)[0] for x in member_ids))}
+    return sorted(range(len(member_ids)), key=lambda i: order[member_cells(member_ids[i])[0]])
 
 
 def fitted(build: Callable[[Sequence[str]], Table], columns: Sequence[str], droppable: Sequence[str],
@@ -69,6 +79,8 @@ def fitted(build: Callable[[Sequence[str]], Table], columns: Sequence[str], drop
     for column in droppable:
         if width is None or natural_width(table) <= width:
             break
+        if column not in shown:
+            continue
         shown.remove(column)
         dropped.append(column.replace("\n", " "))
         table = build(shown)
@@ -99,15 +111,15 @@ def usage_table(usage: Mapping[str, Any], *, width: int | None = None) -> Table:
                 "per 10k": _usd(row["cost_per_10k_labels_usd"], digits=2)}
 
     def build(columns: Sequence[str]) -> Table:
-        table, several = member_table("Per member" + (f" (prices as of {when})" if when else ""),
-                                      [row["member"] for row in members], columns)
-        for row in members:
-            values = cells(row)
-            table.add_row(*member_row(row["member"], several), *(values[c] for c in columns))
-        table.add_row(*(["total", ""] if several else ["total"]), *(total.get(c, "") for c in columns))
+        rows = MemberRows("Per member" + (f" (prices as of {when})" if when else ""),
+                          [row["member"] for row in members], columns)
+        for i in by_model([row["member"] for row in members]):
+            values = cells(members[i])
+            rows.add(members[i]["member"], [values[c] for c in columns])
+        rows.table.add_row("total", *(total.get(c, "") for c in columns))
         if not priced:
-            table.caption = "cost: no price file (--prices)"
-        return table
+            rows.table.caption = "cost: no price file (--prices)"
+        return rows.table
 
     return fitted(build, wanted, ("per 10k", "latency s\np50/p95", "tokens\nin/out"), width)
 
@@ -122,19 +134,18 @@ def estimate_table(estimate: Mapping[str, Any], *, width: int | None = None) -> 
              "time\n(est.)": "PENDING (no earlier call timed)" if total_s is None else f"{total_s:.1f} s"}
 
     def build(shown: Sequence[str]) -> Table:
-        table, several = member_table(
-            f"Dry run: {estimate['items']} items, {estimate['calls']} calls to make, "
-            f"{estimate['cached_calls']} cached (no model called)", [row["member"] for row in estimate["members"]],
-            shown)
-        for row in estimate["members"]:
-            seconds = row["seconds"]
+        members = estimate["members"]
+        rows = MemberRows(f"Dry run: {estimate['items']} items, {estimate['calls']} calls to make, "
+                          f"{estimate['cached_calls']} cached (no model called)", [r["member"] for r in members], shown)
+        for i in by_model([r["member"] for r in members]):
+            row, seconds = members[i], members[i]["seconds"]
             values = {"calls": str(row["calls"]), "cached": str(row["cached"]),
                       "tokens in/out\n(est.)": f"{row['input_tokens']}/{row['output_tokens']}",
                       "cost\n(est.)": _usd(row["cost_usd"]),
                       "time\n(est.)": "PENDING" if seconds is None else f"{seconds:.1f} s",
                       "tokens by": plain(row["tokenizer"])}
-            table.add_row(*member_row(row["member"], several), *(values[c] for c in shown))
-        table.add_row(*(["total", ""] if several else ["total"]), *(total.get(c, "") for c in shown))
-        return table
+            rows.add(row["member"], [values[c] for c in shown])
+        rows.table.add_row("total", *(total.get(c, "") for c in shown))
+        return rows.table
 
     return fitted(build, columns, ("tokens by",), width)

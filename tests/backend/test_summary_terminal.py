@@ -112,3 +112,20 @@ def test_a_multilabel_file_scored_twice_in_80_columns(smollm2_path, tmp_path):
     assert "labelstudio" not in text and "topics.xml" in text, text
     assert not re.search(r"local:s\S*…", text), text
     assert "generic-annotator" in text and "generic-question" in text, text
+
+
+def test_two_models_are_grouped_and_every_prompt_stays_whole_in_80_columns():
+    qwen = tuple(f"local:/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf/{p}" for p in PROMPTS)
+    results = [ItemResult(id=str(n), original="A", prediction="A", confidence=0.9, probs={"A": 0.9, "B": 0.1},
+                          flagged=False, members=tuple(MemberResult(m, probs={"A": 0.9, "B": 0.1}, raw_mass=0.9)
+                                                       for m in (*MEMBERS, *qwen)))
+               for n in range(3)]
+    accountant = Accountant(None, (*MEMBERS, *qwen))
+    for result in results:
+        accountant.add(result)
+    summary = build_summary(tally(results), task="t", members=(*MEMBERS, *qwen), model_version="v", threshold=0.5,
+                            delta=None, suspects=SuspectList(), accounting=accountant.to_dict())
+    text = _printed(summary)
+    assert "…" not in text and "local:qwen2.5-coder-1.5b-instruct-q4_k_m" in text and "local:smollm2" in text
+    for prompt in PROMPTS:
+        assert text.count(prompt) == 2, text  # once under each model
