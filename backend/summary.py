@@ -172,7 +172,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     table = Table(title=f"Top suspects (confidence > {summary['threshold']})")
     for column in ("id", "line", "original", "prediction", "confidence", "found by", "note"):
         table.add_column(column, justify="right" if column in ("line", "confidence") else "left",
-                         overflow="fold" if column in ("id", "original", "prediction") else "ellipsis")
+                         overflow="fold" if column in ("id", "original", "prediction", "found by") else "ellipsis")
     for row in suspects:
         table.add_row(  # ids and labels come from the data: printed as text, never as markup or escapes
             plain(row["id"]), "" if row["line"] is None else str(row["line"]), plain(row["original"]),
