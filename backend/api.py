@@ -39,6 +39,7 @@ _expose("backend.scoring.ensemble", "TIE_TOLERANCE", "VerdictRule", "argmax", "c
 _expose("backend.scoring.results", "ItemResult")
 _expose("backend.task.orders", "position_flips")
 _expose("backend.scoring.run_stats", "tally")
+_expose("backend.scoring.health", "member_health")
 _expose("backend.ledger", "Ledger")
 # Label Studio: connection, task shape, crowd labels, gold annotations, which instance.
 _expose("backend.labelstudio.client", "connect", "ensure_user", "organization_id")
@@ -141,6 +142,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the same names, importe
     from backend.review.source import SourceProject, load_source  # noqa: F401
     from backend.review.status import project_links  # noqa: F401
     from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore  # noqa: F401
+    from backend.scoring.health import member_health  # noqa: F401
     from backend.scoring.run_stats import tally  # noqa: F401
     from backend.spans.export import conll_from_rows  # noqa: F401
     from backend.spans.model import NOT_AN_ENTITY, Span  # noqa: F401

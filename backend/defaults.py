@@ -9,7 +9,8 @@ from __future__ import annotations
 __all__ = [
     "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CONCURRENCY",
     "CONFIDENT_FOLDS", "CONFIDENT_MIN_PER_CLASS", "CONFIDENT_SEED",
-    "DEFAULT_DELTA", "EARLY_EXIT", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "QUEUE", "QUORUM_MODELS",
+    "DEFAULT_DELTA", "EARLY_EXIT", "EXCLUDE_MEMBERS", "HEALTH_COLLAPSE_SHARE", "HEALTH_MIN_ANSWERS", "HEALTH_MIN_MASS",
+    "HEALTH_SPREAD_SHARE", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "QUEUE", "QUORUM_MODELS",
     "QUORUM_SHARE", "REDIS_URL", "SPEC", "TIMEOUT", "TOP",
 ]
 
@@ -46,3 +47,14 @@ CONFIDENT_SEED = 0  # its fold assignment
 IMAGE_MAX_BYTES = 10 * 1024 * 1024
 IMAGE_MAX_PIXELS = 50_000_000  # a decompression bomb (a tiny PNG of 100 000 x 100 000 pixels) is refused
 IMAGE_FETCH_TIMEOUT = 30.0  # seconds per image fetch (connect and each read)
+# Member health (backend.scoring.health): a member x prompt is named when one label is its answer for at
+# least HEALTH_COLLAPSE_SHARE of the items while that label is the original of at most HEALTH_SPREAD_SHARE
+# of them (issue 34: a prompt answered B for 99 % of items where B was 24 % of the labels), or when its
+# answers put on average less than HEALTH_MIN_MASS of their probability on the class tokens (SmolLM2-135M:
+# about 0.1). Fewer than HEALTH_MIN_ANSWERS answers: PENDING (20 answers put a share of 0.8 within about
+# +-0.18 at 95 %, enough to tell 0.99 from 0.4).
+HEALTH_MIN_ANSWERS = 20
+HEALTH_COLLAPSE_SHARE = 0.8
+HEALTH_SPREAD_SHARE = 0.6
+HEALTH_MIN_MASS = 0.5
+EXCLUDE_MEMBERS = ""  # members left out of the ensemble (LABEL_AUDIT_EXCLUDE_MEMBERS, --exclude-member)

@@ -22,7 +22,7 @@ from backend import defaults
 from backend.environment import environment, parse_bool
 from backend.scoring.ensemble import Quorum
 from backend.providers.registry import default_key_variables
-from backend.scoring.members import MemberSpec, member_specs_from_config, parse_member_arg
+from backend.scoring.members import MemberSpec, exclude_members, member_specs_from_config, parse_member_arg
 
 __all__ = ["Settings", "check_ensemble_values"]
 
@@ -70,11 +70,17 @@ def _members(env: Mapping[str, str]) -> tuple[MemberSpec, ...]:
     return tuple(parse_member_arg(a) for a in args)
 
 
+def _names(raw: str | None) -> tuple[str, ...]:
+    """A comma-separated list of names (``LABEL_AUDIT_EXCLUDE_MEMBERS``), blanks dropped."""
+    return tuple(n.strip() for n in (raw or "").split(",") if n.strip())
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything a run or a deployment is configured with (see the module docstring)."""
 
     members: tuple[MemberSpec, ...] = (parse_member_arg(defaults.MEMBER),)
+    exclude_members: tuple[str, ...] = ()  # members left out (already recorded on ``members``, kept for display)
     spec_name: str = defaults.SPEC
     label_field: str | None = None
     control: str | None = None
@@ -108,15 +114,20 @@ class Settings:
         """Settings from ``env`` (default: the process environment), then ``overrides`` (CLI options).
 
         An override of None means "not given" and keeps the environment's value; members given as an
-        override are used without reading (or validating) the environment's members.
+        override are used without reading (or validating) the environment's members. The members left out
+        (``exclude_members``, else ``LABEL_AUDIT_EXCLUDE_MEMBERS``) are taken out of them here, once.
         """
         env = environment() if env is None else env
-        members = overrides.get("members") or _members(env)
+        overrides = dict(overrides)
+        left_out = tuple(overrides.pop("exclude_members", None) or
+                         _names(env.get("LABEL_AUDIT_EXCLUDE_MEMBERS") or defaults.EXCLUDE_MEMBERS))
+        members = exclude_members(overrides.pop("members", None) or _members(env), left_out)
         key_names = set(PROVIDER_KEY_VARIABLES) | {
             str(m.options["api_key_env"]) for m in members if m.options and m.options.get("api_key_env")
         }
         values: dict[str, Any] = {
             "members": members,
+            "exclude_members": left_out,
             "spec_name": env.get("LABEL_AUDIT_SPEC") or defaults.SPEC,
             "label_field": env.get("LABEL_AUDIT_LABEL_FIELD") or None,
             "control": env.get("LABEL_AUDIT_CONTROL") or None,

@@ -27,6 +27,10 @@ MEMBERS_FILE = typer.Option(None, "--members", help="YAML list of members (provi
 MEMBER = typer.Option(None, "--member", help="PROVIDER:MODEL or PROVIDER:MODEL@BASE_URL, repeatable; each adds one "
                       f"model with all prompts (default $LABEL_AUDIT_MEMBERS, else {defaults.MEMBER}).")
 
+EXCLUDE_MEMBER = typer.Option(None, "--exclude-member", help="Leave this member out of the ensemble: a member id "
+                              "(provider:model/prompt@vN) or a prompt id for every model, repeatable; the model "
+                              "version changes (default $LABEL_AUDIT_EXCLUDE_MEMBERS, comma-separated, else none).")
+
 
 def _setting(flag: str, what: str, variable: str, default: object) -> Any:
     """An option of a run setting: None when left out; its help names the variable and the default."""
@@ -73,6 +77,8 @@ def member_specs(members_file: Optional[Path], member: Optional[Sequence[str]]) 
 
 
 def run_settings(*, members_file: Optional[Path] = None, member: Optional[Sequence[str]] = None,
-                 env: Optional[Mapping[str, str]] = None, **options: Any) -> Settings:
+                 exclude_member: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] = None,
+                 **options: Any) -> Settings:
     """Settings from ``env`` (default: the process environment) with the command options on top (None = not given)."""
-    return Settings.from_env(env, members=member_specs(members_file, member), **options)
+    return Settings.from_env(env, members=member_specs(members_file, member),
+                             exclude_members=tuple(exclude_member) if exclude_member else None, **options)

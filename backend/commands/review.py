@@ -228,13 +228,17 @@ def reconcile_cmd(
 def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Optional[str] = REVIEW_URL,
                expert_instances: Optional[str] = EXPERT_INSTANCES, db: Optional[str] = DB,
                json_out: bool = JSON) -> None:
-    """Progress per expert and round (with each project's URL), ignored annotations, the gold labels."""
+    """Progress per expert and round (with each project's URL), ignored annotations, the gold labels, and the
+    health of the audit's members (from the ledger's latest results)."""
+    from backend.ledger import Ledger
     from backend.review.status import review_status
+    from backend.scoring.health import stored_health
 
     store, source, clients = _refreshed(project, url, db, review_url, expert_instances)
     status = review_status(store, source.key, clients=clients)
+    health = stored_health(Ledger(db_engine=store.db_engine), source.key)  # the same database as the review
     if json_out:
-        _print_json(status.to_json())
+        _print_json({**status.to_json(), "member_health": health})
         return
     table = Table(title=f"Review of project {project} ({status.items} items)")
     for col in ("round", "who", "LS project", "answered"):
@@ -253,6 +257,19 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
     if status.design is not None:
         out.print(f"control sample ({status.design}): " + ", ".join(
             f"{p.stratum} settled {p.settled}/{p.drawn} drawn of {p.population}" for p in status.sample))
+    _print_health(health)
+
+
+def _print_health(health: Optional[dict]) -> None:
+    """The audit's member health, wrapped at the terminal's width (the status's other lines do not wrap)."""
+    from backend.health_text import print_health
+
+    out = Console()
+    if health is None:
+        out.print("member health: PENDING (no scored item in the ledger)")
+        return
+    out.print(f"member health of model version {health['model_version']}:")
+    print_health(health, out)
 
 
 @review_app.command("gold")

@@ -37,7 +37,8 @@ from backend.scoring.engine import Engine, EngineConfig
 from backend.task.scoring import make_engine
 from backend.scoring.ensemble import describe_flag_rule, flag_rule
 from backend.scoring.members import Member, build_members, ensemble_fingerprint
-from backend.summary import SuspectList, build_summary, print_summary
+from backend.scoring.health import HealthTally
+from backend.summary import SuspectList, build_summary, print_summary, task_title
 from backend.task_options import resolve_task
 from backend.taskspec import TaskSpec
 
@@ -63,11 +64,15 @@ def run_scoring(
     budget: Budget | None = None,
     dry_run: bool = False,
     max_chars: int = defaults.MAX_ITEM_CHARS,
+    title: str | None = None,
+    excluded: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Score ``input_path``, stream results to ``out``, print and return the summary.
 
     ``dry_run`` only estimates (no model is called); ``budget`` stops the run at its cap: the item
     where it stopped and the later ones are not written, and rerunning resumes from the cache.
+    ``title`` is what the summary calls the task (:func:`backend.summary.task_title`); ``excluded`` the
+    members the settings left out, reported beside each member's health.
     """
     entries = with_images(list(read_items(input_path, spec, max_chars=max_chars)), spec)
     try:  # confident-learning members learn from every labelled item of the file: one fit per run
@@ -80,12 +85,12 @@ def run_scoring(
     engine = make_engine(spec, members, cache=cache, config=config, budget=budget)
     if dry_run:
         return _dry_run(engine, entries, prices=prices, summary_json=summary_json, console=console)
-    suspects = SuspectList()
+    suspects, health = SuspectList(), HealthTally()
     confident = ConfidentTally(confident_ids([m.id for m in members]))
     accountant = Accountant(prices, [m.id for m in members])
     show_progress = (sys.stderr.isatty() and len(entries) > 20) if progress is None else progress
     _exit_cleanly_on_sigterm()
-    stopped = _stream_results(engine, entries, out=out, tallies=(suspects, confident), accountant=accountant,
+    stopped = _stream_results(engine, entries, out=out, tallies=(suspects, confident, health), accountant=accountant,
                               budget=budget, progress=show_progress)
     summary = build_summary(
         engine.stats,
@@ -99,6 +104,9 @@ def run_scoring(
         quorum=config.quorum,
         top=top,
         accounting=accountant.to_dict(),
+        title=title or task_title(spec),
+        health=health.to_dict(),
+        excluded=excluded,
     )
     summary["stopped"] = stopped
     summary["confident_learning"] = confident.block(classes=spec.labels, left_out=prepared.left_out,
@@ -150,7 +158,7 @@ def _dry_run(engine: Engine, entries: list, *, prices: PriceTable | None, summar
     estimate = estimate_run(engine, entries, prices=prices)
     if summary_json:
         write_json(summary_json, {"dry_run": estimate})
-    console.print(estimate_table(estimate))
+    console.print(estimate_table(estimate, width=console.width))
     console.print(estimate["note"])
     return {"dry_run": estimate}
 
@@ -177,6 +185,7 @@ def score(
     negative_label: Optional[str] = context.NEGATIVE_LABEL,
     members_file: Optional[Path] = context.MEMBERS_FILE,
     member: Optional[list[str]] = context.MEMBER,
+    exclude_member: Optional[list[str]] = context.EXCLUDE_MEMBER,
     out: Optional[Path] = typer.Option(None, "--out", help="Write one JSON line per input item here."),
     summary_json: Optional[Path] = typer.Option(None, "--summary-json", help="Also write the summary as JSON here."),
     threshold: Optional[float] = context.THRESHOLD,
@@ -202,7 +211,8 @@ def score(
     """
     try:
         settings = context.run_settings(
-            members_file=members_file, member=member, threshold=threshold, delta=delta, quorum_share=quorum,
+            members_file=members_file, member=member, exclude_member=exclude_member, threshold=threshold,
+            delta=delta, quorum_share=quorum,
             quorum_models=quorum_models, early_exit=early_exit or None, concurrency=concurrency,
             timeout=timeout, max_attempts=max_attempts,
         )
@@ -233,7 +243,9 @@ def score(
         summary = run_scoring(
             input_path, spec, members, config=config, cache=cache, out=out, summary_json=summary_json,
             top=top, progress=progress, console=Console(), prices=prices, budget=budget, dry_run=dry_run,
-            max_chars=settings.max_item_chars,
+            max_chars=settings.max_item_chars, excluded=settings.exclude_members,
+            title=task_title(spec, source=task or (label_config.name if label_config else None)
+                             or (input_path.name if labels else None)),
         )
     finally:
         if cache is not None:

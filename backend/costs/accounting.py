@@ -4,6 +4,10 @@ Built from the :class:`~backend.scoring.results.ItemResult` stream, so `label-au
 worker's summary (from the ledger) and the report count the same way. Token counts are the providers'
 own (``usage``: OpenAI ``prompt_tokens``/``completion_tokens``, Gemini ``prompt_token_count``/
 ``candidates_token_count``, the local model the prompt's token count and no generated token).
+
+A family that asks several questions per item (multi-label, spans) records one member row per question
+(``member#question``); those rows count for their member x prompt, so the per-member ``cached`` counts add
+up to the run's ``cache_hits``.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from backend.costs.prices import PriceTable
-from backend.scoring.results import ItemResult
+from backend.scoring.results import ItemResult, base_member_id
 
 _INPUT_KEYS = ("prompt_tokens", "prompt_token_count", "input_tokens")
 _OUTPUT_KEYS = ("completion_tokens", "candidates_token_count", "output_tokens")
@@ -116,10 +120,12 @@ class Accountant:
         self.members: dict[str, MemberAccount] = {m: MemberAccount(m) for m in member_ids}
 
     def add(self, result: ItemResult) -> None:
+        """Count one item's member answers; a family's per-question rows count for their member x prompt."""
         seen = set()
         for member in result.members:
-            self.members.setdefault(member.member_id, MemberAccount(member.member_id)).add(member)
-            seen.add(member.member_id)
+            member_id = base_member_id(member.member_id)
+            self.members.setdefault(member_id, MemberAccount(member_id)).add(member)
+            seen.add(member_id)
         if getattr(result, "stopped_early", False):
             for member_id, account in self.members.items():
                 if member_id not in seen:
@@ -142,6 +148,7 @@ class Accountant:
             "members": rows,
             "cost_usd_total": None if not rows or any(c is None for c in costs) else round(sum(costs), 9),
             "prices_as_of": None if self.prices is None else self.prices.as_of,
+            "price_file": self.prices is not None,
             "calls": sum(r["calls"] for r in rows),
             "input_tokens": sum(r["input_tokens"] for r in rows),
             "output_tokens": sum(r["output_tokens"] for r in rows),

@@ -9,6 +9,11 @@ it names the member in results, the ledger and summaries. Members come from
   the provider, e.g. ``temperature`` or ``api_key_env``);
 - the embedded default: ``local:smollm2`` with every prompt.
 
+A member can be left out (``LABEL_AUDIT_EXCLUDE_MEMBERS``, ``--exclude-member``, or ``exclude:`` in a
+members-file entry): :func:`exclude_members` records the prompt on its model entry
+(:attr:`MemberSpec.exclude`), so every view of the ensemble — the members built, the fingerprint the
+model version comes from, the judges named in Label Studio — leaves it out alike.
+
 Providers are built by ``backend.providers.registry.make_provider`` (one provider per model entry,
 shared by that model's prompts).
 """
@@ -19,7 +24,7 @@ import hashlib
 import json
 import re
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -78,16 +83,20 @@ class MemberSpec:
     base_url: str | None = None
     prompts: tuple[str, ...] | None = None  # None = all
     options: Mapping[str, Any] | None = None
+    exclude: tuple[str, ...] = ()  # prompts left out: a template id (every version) or ``id@vN``
 
     def to_dict(self) -> dict[str, Any]:
         """The members-file entry for this model (what a YAML members file holds)."""
-        return {
+        out = {
             "provider": self.provider,
             "model": self.model,
             "base_url": self.base_url,
             "prompts": list(self.prompts) if self.prompts else None,
             "options": dict(self.options or {}),
         }
+        if self.exclude:
+            out["exclude"] = list(self.exclude)
+        return out
 
     @classmethod
     def from_dict(cls, raw: Any, *, where: str = "member") -> "MemberSpec":
@@ -115,20 +124,49 @@ def _make_provider(entry: MemberSpec) -> Provider:
 
 
 def _chosen_templates(entry: MemberSpec, templates: Sequence[PromptTemplate], spec: TaskSpec) -> list[PromptTemplate]:
-    """The entry's prompts (all when unspecified); ValueError on an unknown prompt id.
+    """The entry's prompts (all when unspecified) less its excluded ones; ValueError on an unknown prompt id.
 
     A confident-learning entry (``cleanlab:``) has one template of its own, the item's inputs
-    (:mod:`backend.confident.template`), whatever the family's prompts are.
+    (:mod:`backend.confident.template`), whatever the family's prompts are. An exclusion that names no
+    prompt of this task is no error: a deployment's setting serves projects of several kinds.
     """
     if entry.provider == CONFIDENT_KIND:
         templates = [feature_template(spec)]
-    if entry.prompts is None:
-        return list(templates)
-    by_id = {t.id: t for t in templates}
-    unknown = [p for p in entry.prompts if p not in by_id]
-    if unknown:
-        raise ValueError(f"unknown prompt ids {unknown} for {spec.prompt_dir}; known: {sorted(by_id)}")
-    return [by_id[p] for p in entry.prompts]
+    chosen = list(templates)
+    if entry.prompts is not None:
+        by_id = {t.id: t for t in templates}
+        unknown = [p for p in entry.prompts if p not in by_id]
+        if unknown:
+            raise ValueError(f"unknown prompt ids {unknown} for {spec.prompt_dir}; known: {sorted(by_id)}")
+        chosen = [by_id[p] for p in entry.prompts]
+    return [t for t in chosen if t.id not in entry.exclude and t.key not in entry.exclude]
+
+
+def exclude_members(entries: Sequence[MemberSpec], names: Sequence[str]) -> tuple[MemberSpec, ...]:
+    """``entries`` with the members ``names`` leave out recorded on their model entries.
+
+    A name is a member id (``local:smollm2/generic-definitions@v1``; without ``@vN``: every version), or a
+    bare prompt id (``generic-definitions``: that prompt for every model). ValueError on a name that
+    names a model the ensemble does not have, or has no prompt part.
+    """
+    excluded: dict[int, list[str]] = {}
+    for raw in names:
+        name = raw.strip()
+        if not name:
+            continue
+        model_part, sep, prompt = name.rpartition("/")
+        if not sep:
+            prompt, model_part = name, ""
+        if not prompt or (model_part and ":" not in model_part):
+            raise ValueError(f"exclude {raw!r}: give a member id (provider:model/prompt@vN) or a prompt id")
+        hits = [i for i, e in enumerate(entries) if not model_part or model_part == f"{e.provider}:{e.model}"]
+        if not hits:
+            known = ", ".join(f"{e.provider}:{e.model}" for e in entries)
+            raise ValueError(f"exclude {raw!r}: the ensemble has no model {model_part!r} (models: {known})")
+        for i in hits:
+            excluded.setdefault(i, []).append(prompt)
+    return tuple(replace(e, exclude=tuple(dict.fromkeys((*e.exclude, *excluded[i])))) if i in excluded else e
+                 for i, e in enumerate(entries))
 
 
 def entry_templates(entry: MemberSpec, spec: TaskSpec) -> list[PromptTemplate]:
@@ -143,6 +181,7 @@ def build_members(entries: Iterable[MemberSpec], spec: TaskSpec, *, provider_fac
     unknown prompt id, an empty ensemble, or two members with the same id.
     """
     factory = provider_factory or _make_provider
+    entries = list(entries)
     templates = templates_for_spec(spec)
     members: list[Member] = []
     for entry in entries:
@@ -153,7 +192,8 @@ def build_members(entries: Iterable[MemberSpec], spec: TaskSpec, *, provider_fac
                 Member(member_id(entry.provider, entry.model, template), provider, template, entry.provider, entry.model)
             )
     if not members:
-        raise ValueError("the ensemble has no member")
+        left_out = sorted({p for e in entries for p in e.exclude})
+        raise ValueError("the ensemble has no member" + (f" (left out: {', '.join(left_out)})" if left_out else ""))
     ids = [m.id for m in members]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -169,7 +209,7 @@ def _entry_from_mapping(raw: Any, where: str) -> MemberSpec:
     missing = [k for k in ("provider", "model") if not raw.get(k)]
     if missing:
         raise ValueError(f"{where}: member entry is missing {', '.join(missing)}")
-    unknown = sorted(set(raw) - {"provider", "model", "base_url", "prompts", "options"})
+    unknown = sorted(set(raw) - {"provider", "model", "base_url", "prompts", "options", "exclude"})
     if unknown:
         raise ValueError(f"{where}: unknown member keys {unknown}")
     prompts = raw.get("prompts", "all")
@@ -184,12 +224,18 @@ def _entry_from_mapping(raw: Any, where: str) -> MemberSpec:
     options = raw.get("options") or {}
     if not isinstance(options, Mapping):
         raise ValueError(f"{where}: options is a mapping")
+    exclude = raw.get("exclude") or ()
+    if isinstance(exclude, str):
+        exclude = (exclude,)
+    if not isinstance(exclude, Sequence) or not all(isinstance(p, str) for p in exclude):
+        raise ValueError(f"{where}: exclude is a list of prompt ids")
     return MemberSpec(
         provider=str(raw["provider"]).lower(),
         model=str(raw["model"]),
         base_url=str(raw["base_url"]) if raw.get("base_url") else None,
         prompts=chosen,
         options=dict(options),
+        exclude=tuple(exclude),
     )
 
 

@@ -13,7 +13,19 @@ import json
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping, Sequence
 
-__all__ = ["ErrorInfo", "ItemResult", "MemberResult", "input_hash"]
+__all__ = ["ErrorInfo", "ItemResult", "MemberResult", "QUESTION_SEP", "base_member_id", "input_hash"]
+
+#: Joins a member id and the question it answered (``provider:model/template@v1#Sports``): a family that asks
+#: several questions per item (multi-label, spans) keeps one member row per member and question.
+QUESTION_SEP = "#"
+
+
+def base_member_id(member_id: str) -> str:
+    """The ensemble member a row belongs to: ``"local:m/t@v1#Sports"`` -> ``"local:m/t@v1"``.
+
+    Why: per-member figures (calls, cache hits, health) are the member x prompt's, whatever the questions.
+    """
+    return member_id.partition(QUESTION_SEP)[0]
 
 
 def input_hash(fields: Mapping[str, Any], images: Sequence[Any] = ()) -> str:

@@ -21,7 +21,7 @@ from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.projectspec import attach_guidelines
 from backend.labelstudio.taskshape import job_task
 from backend.ledger import Ledger
-from backend.scoring.results import ItemResult
+from backend.scoring.results import ItemResult, base_member_id
 from backend.scoring.run_stats import EngineStats, tally
 from backend.summary import SuspectList, build_summary
 from backend.worker.config import EnsembleConfig
@@ -135,9 +135,12 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
     """
     from backend.costs.accounting import Accountant
     from backend.scoring.ensemble import describe_flag_rule, resolve_threshold
+    from backend.scoring.health import HealthTally
+    from backend.summary import task_title
 
     wanted = set(run.task_ids)
     stats, suspects, accountant, members = EngineStats(), SuspectList(), Accountant(prices), set()
+    health = HealthTally()
     for res in ledger.iter_results(run.project, run.model_version):
         if str(res.id) not in wanted:
             continue
@@ -145,13 +148,16 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
         stats.llm_calls += _calls(res)
         suspects.add(res)
         accountant.add(res)
-        members.update(m.member_id for m in res.members)
+        health.add(res)
+        members.update(base_member_id(m.member_id) for m in res.members)
     spec = config.spec(run.label_config)
     member_ids = sorted(members) or [f"{m.provider}:{m.model}" for m in config.members]
     rule = describe_flag_rule(spec, delta=config.delta)
     summary = build_summary(stats, task=spec.name, members=member_ids, model_version=run.model_version,
                             threshold=resolve_threshold(spec, config.threshold), delta=config.delta,
-                            suspects=suspects, flag_rule=rule, quorum=quorum, accounting=accountant.to_dict())
+                            suspects=suspects, flag_rule=rule, quorum=quorum, accounting=accountant.to_dict(),
+                            title=task_title(spec, source=f"project {run.project}"), health=health.to_dict(),
+                            excluded=sorted({p for m in config.members for p in m.exclude}))
     return {**summary, **audited_controls(run.label_config, spec, control=config.control)}
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections import Counter
 from pathlib import Path
 from dataclasses import dataclass, field
 from importlib import resources
@@ -255,6 +256,25 @@ def test_status_reports_progress_per_expert_and_round(loop):
     assert status["round1"] == {"disagreed": 2, "agreed": loop.budget - 2, "incomplete": 0}
     assert sorted(status["round2_answers"].values()) == [2, 2]
     assert status["gold"]["split_unresolved"] == 1 and status["gold"]["not_reviewed"] == 1
+
+
+def test_status_names_the_members_health_from_the_ledgers_results(loop):
+    health = loop.status["member_health"]
+    results = Ledger(loop.db).results(str(loop.source))
+    assert health["model_version"] == Ledger(loop.db).latest_version(str(loop.source))
+    rule = health["rule"]
+    for row in health["members"]:  # every figure is what the stored answers give (never the tiny model's verdict)
+        answers = [(max(m.probs, key=m.probs.get), r.original, m.raw_mass) for r in results for m in r.members
+                   if m.member_id == row["member"] and m.probs and r.original is not None]
+        counts = Counter(a for a, _, _ in answers)
+        top = row["answer"]
+        assert row["n"] == len(answers) and counts[top] == max(counts.values())
+        assert row["answer_share"] == pytest.approx(sum(a == top for a, _, _ in answers) / len(answers))
+        assert row["original_share"] == pytest.approx(sum(o == top for _, o, _ in answers) / len(answers))
+        assert row["mass"] == pytest.approx(sum(m for _, _, m in answers) / len(answers))
+        assert row["collapsed"] is (row["answer_share"] >= rule["collapse_share"]
+                                    and row["original_share"] <= rule["spread_share"])
+        assert row["low_mass"] is (row["mass"] < rule["min_mass"])
 
 
 def test_expert_labels_before_and_after_reconciliation(loop):

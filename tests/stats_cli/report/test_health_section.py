@@ -1,0 +1,57 @@
+"""The report's member health section: the figures against hand counts, PENDING below the minimum, JSON and HTML."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from backend.scoring.results import MemberResult
+from stats_cli.report.build import build_report
+from stats_cli.report.html import render_html
+from stats_cli.report.model import Status
+from tests.stats_cli.report.builders import planted_audit
+
+STUCK = "local:c/stuck@v1"
+
+
+def _audit(n: int = 40, *, mass: float = 0.05):
+    """The planted audit plus a member that answers "1" for every item with little mass on the labels."""
+    data, _ = planted_audit(n=n)
+    items = tuple(dataclasses.replace(it, members=(*it.members, MemberResult(STUCK, probs={"0": 0.2, "1": 0.8},
+                                                                             raw_mass=mass)))
+                  for it in data.items)
+    return dataclasses.replace(data, items=items)
+
+
+def test_a_collapsed_low_mass_member_is_named_with_its_figures():
+    data = _audit()
+    sec = build_report(data).section("member_health")
+    assert sec.status is Status.OK
+    rows = {r["member"]: r for r in sec.values["members"]}
+    stuck = rows[STUCK]
+    ones = sum(it.original == "1" for it in data.items)
+    assert (stuck["n"], stuck["answer"], stuck["answer_share"]) == (40, "1", 1.0)
+    assert stuck["original_share"] == pytest.approx(ones / 40) and stuck["mass"] == pytest.approx(0.05)
+    expected_collapse = ones / 40 <= sec.values["rule"]["spread_share"]
+    assert stuck["collapsed"] is expected_collapse and stuck["low_mass"] is True and stuck["named"]
+    assert STUCK in sec.values["named"] and any(STUCK in note and "--exclude-member" in note for note in sec.notes)
+    table = sec.tables[0]
+    row = next(r for r in table.rows if r[0] == STUCK)
+    assert row[1] == 40 and row[3] == pytest.approx(100.0) and row[-1] == stuck["status"]
+
+
+def test_under_the_minimum_every_member_is_pending_and_says_so():
+    sec = build_report(_audit(n=12)).section("member_health")
+    assert all(r["status"] == "PENDING" and r["collapsed"] is None for r in sec.values["members"])
+    assert any("PENDING" in note and "fewer than 20 answers" in note for note in sec.notes)
+
+
+def test_json_and_html_carry_the_section():
+    report = build_report(_audit())
+    as_json = json.loads(json.dumps(report.to_json()))
+    (sec,) = [s for s in as_json["sections"] if s["key"] == "member_health"]
+    assert STUCK in sec["values"]["named"] and sec["tables"][0]["columns"][0] == "member"
+    html = render_html(report)
+    assert "Member health" in html and STUCK in html
