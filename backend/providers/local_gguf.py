@@ -10,6 +10,12 @@ with that label. SmolLM2's tokenizer has no single-token ``" 1"`` (it splits int
 digit), so there only the bare digits count; the prompt already ends with ``"Answer: "``.
 ``raw_mass`` is that sum over all labels before normalising.
 
+Prompts sharing a prefix (a template's instructions and guidelines across items, an item across option
+orders) have that prefix evaluated once: :mod:`backend.providers.prefix_kv` keeps the KV of whole blocks
+of ``n_batch`` positions, evaluated in a fixed split, so an answer is the same to the bit whatever came
+before (measured on Qwen2.5-1.5B: llama-cpp-python's own reuse, which splits where the shared prefix
+ends, moved the logits by up to 0.28).
+
 Chat formatting (measured on SmolLM2-135M-Instruct, see ``bench/bench_local_provider.py``): the
 user turn holds the prompt without its last line, the assistant turn is prefilled with ``Answer: ``,
 and the chat template's own default system turn is kept; this put the most mass on class tokens.
@@ -242,7 +248,7 @@ class LocalGGUFProvider:
             "system": self.system,
             "label_tokens": "bare+space",
             "method": "logits",
-            "eval_block": self.n_batch,  # the batch split moves the probabilities in the third decimal
+            "eval_block": self.n_batch,  # another batch split moves a quantised model's logits
         }
 
     def classify(self, prompt: str, labels: Sequence[str], *, timeout: float) -> ClassDistribution:
