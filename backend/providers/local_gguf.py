@@ -10,6 +10,12 @@ with that label. SmolLM2's tokenizer has no single-token ``" 1"`` (it splits int
 digit), so there only the bare digits count; the prompt already ends with ``"Answer: "``.
 ``raw_mass`` is that sum over all labels before normalising.
 
+Prompts sharing a prefix (a template's instructions and guidelines across items, an item across option
+orders) have that prefix evaluated once: :mod:`backend.providers.prefix_kv` keeps the KV of whole blocks
+of ``n_batch`` positions, evaluated in a fixed split, so an answer is the same to the bit whatever came
+before (measured on Qwen2.5-1.5B: llama-cpp-python's own reuse, which splits where the shared prefix
+ends, moved the logits by up to 0.28).
+
 Chat formatting (measured on SmolLM2-135M-Instruct, see ``bench/bench_local_provider.py``): the
 user turn holds the prompt without its last line, the assistant turn is prefilled with ``Answer: ``,
 and the chat template's own default system turn is kept; this put the most mass on class tokens.
@@ -33,6 +39,7 @@ import numpy as np
 from backend.providers.base import ClassDistribution, NoClassTokenError, ProviderError
 from backend.providers.chatml import PROMPT_FORMATS, chatml_segments
 from backend.providers.logprobs import check_labels
+from backend.providers.prefix_kv import DEFAULT_BLOCK, PrefixEvaluator
 from backend.providers.registry import register
 
 # llama.cpp's OpenMP threads busy-wait by default; on a busy 2-core machine that made one call 5x
@@ -79,9 +86,10 @@ def resolve_model_path(model: str) -> Path:
 
 @dataclass
 class _LoadedModel:
-    """One llama.cpp model + context; ``lock`` serialises every use of the context."""
+    """One llama.cpp model + context; ``lock`` serialises every use of the context and of ``prefixes``."""
 
     llm: Any
+    prefixes: PrefixEvaluator
     lock: threading.Lock = field(default_factory=threading.Lock)
     label_tokens: dict[tuple[str, ...], dict[str, tuple[int, ...]]] = field(default_factory=dict)
 
@@ -113,9 +121,9 @@ def _load(path: Path, *, n_ctx: int, n_threads: int, n_batch: int) -> _LoadedMod
 
             llm = Llama(
                 model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
-                n_batch=n_batch, logits_all=False, verbose=False,
+                n_batch=n_batch, n_ubatch=n_batch, logits_all=False, verbose=False,
             )
-            loaded = _MODELS[key] = _LoadedModel(llm)
+            loaded = _MODELS[key] = _LoadedModel(llm, PrefixEvaluator(llm))
         return loaded
 
 
@@ -168,7 +176,11 @@ class LocalGGUFProvider:
     n_threads : int
         CPU threads llama.cpp uses.
     n_batch : int
-        Prompt tokens evaluated per llama.cpp batch.
+        Prompt positions evaluated per llama.cpp batch, in fixed blocks ``[k*n_batch, (k+1)*n_batch)``
+        whatever was evaluated before: also the unit in which a shared prefix is reused.
+    prefix_reuse : bool
+        Evaluate only what no kept prefix covers (:mod:`backend.providers.prefix_kv`); the answers
+        are the same to the bit either way.
     prompt_format : str
         How the prompt is wrapped, one of ``chatml.PROMPT_FORMATS``; ``chatml-prefill`` puts the
         most mass on the class tokens for SmolLM2-Instruct.
@@ -188,7 +200,8 @@ class LocalGGUFProvider:
         *,
         n_ctx: int = 2048,
         n_threads: int = 2,
-        n_batch: int = 512,
+        n_batch: int = DEFAULT_BLOCK,
+        prefix_reuse: bool = True,
         prompt_format: str = "chatml-prefill",
         system: str | None = None,
     ):
@@ -199,6 +212,8 @@ class LocalGGUFProvider:
         self.model = str(model_path)
         self.path = resolve_model_path(self.model)
         self.n_ctx = n_ctx
+        self.n_batch = n_batch
+        self.prefix_reuse = bool(prefix_reuse)
         self.prompt_format = prompt_format
         # Loading is deferred to the first call: the web backend and `review`/`audit` build members
         # only to compute the model version, and must not pay for (or hold) the weights.
@@ -233,6 +248,7 @@ class LocalGGUFProvider:
             "system": self.system,
             "label_tokens": "bare+space",
             "method": "logits",
+            "eval_block": self.n_batch,  # another batch split moves a quantised model's logits
         }
 
     def classify(self, prompt: str, labels: Sequence[str], *, timeout: float) -> ClassDistribution:
@@ -255,11 +271,16 @@ class LocalGGUFProvider:
         truncation), sample i with seed + i: the sampling fallback can be checked against the logits."""
         texts = []
         with self._session(prompt, timeout) as tokens:
+            prefixes = self._loaded.prefixes
             for i in range(n):
+                # From a whole-block prefix, llama-cpp-python's own prefix match evaluates the rest in the
+                # same blocks: every sample starts from the logits classify reads.
+                prefixes.prepare(tokens, reuse=self.prefix_reuse)
                 out = self._loaded.llm.create_completion(
                     tokens, max_tokens=max_tokens, temperature=temperature, top_k=0, top_p=1.0, min_p=0.0,
                     seed=None if seed is None else seed + i,
                 )
+                prefixes.evaluated(tokens)
                 texts.append(out["choices"][0]["text"])
         return texts
 
@@ -286,16 +307,12 @@ class LocalGGUFProvider:
         return tokens
 
     def _last_logits(self, tokens: list[int]) -> np.ndarray:
-        """Evaluate ``tokens`` from an empty KV cache and return the last position's logits.
+        """The last position's logits, evaluating only what no kept prefix of ``tokens`` covers.
 
-        Reusing the KV cache of a shared prefix would save time but changes the batch split, and
-        with it the probabilities in the third decimal (measured): answers would depend on call order.
+        The batch split is fixed to whole blocks of ``n_batch`` positions (:mod:`backend.providers.prefix_kv`),
+        so the answer is the same to the bit whatever was evaluated before, with or without reuse.
         """
-        llm = self._loaded.llm
-        llm.reset()
-        llm.eval(tokens)
-        ptr = llm._ctx.get_logits_ith(-1)
-        return np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),)).astype(np.float64)
+        return self._loaded.prefixes.last_logits(tokens, reuse=self.prefix_reuse)
 
     def _label_token_ids(self, labels: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
         cached = self._loaded.label_tokens.get(labels)
