@@ -165,7 +165,8 @@ def pull_audit(
     stats = stats if stats is not None else PullStats()
     ledger = Ledger(db_url)
     settings = ledger.project(str(project)) or {}
-    source = load_source(client, int(project), label_field=settings.get("label_field"))
+    source = load_source(client, int(project), label_field=settings.get("label_field"),
+                         control=settings.get("control"))
     tasks = pull_tasks(client, project, cache=cache, progress=progress, min_annotations=2, stats=stats)
     items = ledger.results(source.key, model_version=model_version)
     if not items:

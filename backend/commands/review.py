@@ -83,7 +83,7 @@ def _source(client, ledger, project: int):
     from backend.review.source import load_source
 
     settings = ledger.project(str(project)) or {}
-    return load_source(client, project, label_field=settings.get("label_field"))
+    return load_source(client, project, label_field=settings.get("label_field"), control=settings.get("control"))
 
 
 def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: Optional[str],

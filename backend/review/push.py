@@ -217,7 +217,8 @@ def push_review(
     """
     experts = check_push_options(experts, order=order, budget=budget)
     settings = ledger.project(str(project_id)) or {}
-    source = load_source(client, project_id, label_field=label_field or settings.get("label_field"))
+    source = load_source(client, project_id, label_field=label_field or settings.get("label_field"),
+                         control=settings.get("control"))
     report = PushReport(source_project=project_id)
 
     version = ledger.latest_version(source.key)
