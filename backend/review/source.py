@@ -14,6 +14,7 @@ from label_studio_sdk import LabelStudio
 
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.taskshape import field
+from backend.labelstudio.expertcontrols import expert_controls_config, round1_field
 from backend.labelstudio.expertview import expert_label_config
 from backend.labelstudio.labelconfig import expert_field, find_inputs
 from backend.labelstudio.projectspec import spec_from_label_config
@@ -43,22 +44,38 @@ class SourceProject:
             raise ValueError(f"spec {self.spec.name!r} is not bound to a Label Studio control")
         return self.spec.binding.from_name
 
+    @property
+    def controls(self) -> tuple[str, ...]:
+        """Every audited control's name, in the project's order (one for a single-control spec)."""
+        subs = getattr(self.spec, "controls", ())
+        return tuple(c.name for c in subs) if subs else (self.control,)
+
+    @property
+    def single_choices(self) -> bool:
+        """One ``<Choices>`` control: the review keeps its single-control view and round-2 layout."""
+        binding = self.spec.binding
+        return not getattr(self.spec, "controls", ()) and getattr(binding, "kind", "choices") == "choices"
+
     def review_config(self, guidelines_html: str = "") -> str:
-        """Round 1: titled inputs and the choices with their meanings (``guidelines_html``: checked ones)."""
+        """Round 1: titled inputs and every audited control, nothing selected (``guidelines_html``: checked ones)."""
         own = self.spec.task_family.review_config(self.spec, self.label_config)
         if own is not None:
             return own
-        return expert_label_config(self.label_config, control=self.control, exclude_fields=(self.label_field,),
-                                   guidelines_html=guidelines_html)
+        return expert_controls_config(self.label_config, controls=self.controls, exclude_fields=(self.label_field,),
+                                      guidelines_html=guidelines_html)
 
     def reconcile_config(self, n_experts: int) -> str:
-        """Round 2: the round-1 config plus each expert's answer ("Expert A: ...")."""
+        """Round 2: the round-1 config plus the experts' answers ("Expert A: ..."), per control when several."""
         if n_experts < 2:
             raise ValueError("reconciliation needs at least two experts")
         own = self.spec.task_family.review_config(self.spec, self.label_config,
                                                   answer_fields=[expert_field(i) for i in range(n_experts)])
         if own is not None:
             return own
+        if not self.single_choices:
+            return expert_controls_config(self.label_config, controls=self.controls,
+                                          exclude_fields=(self.label_field,),
+                                          round1={c: round1_field(c) for c in self.controls})
         return expert_label_config(
             self.label_config, control=self.control, exclude_fields=(self.label_field,),
             answer_fields=[expert_field(i) for i in range(n_experts)], choices_title="Agreed label",
