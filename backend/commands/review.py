@@ -232,7 +232,7 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
     from backend.review.status import review_status
 
     store, source, clients = _refreshed(project, url, db, review_url, expert_instances)
-    status = review_status(store, source.key, clients=clients)
+    status = review_status(store, source.key, clients=clients, spec=source.spec)
     if json_out:
         _print_json(status.to_json())
         return

@@ -61,6 +61,19 @@ def control_title(name: str, tag: str) -> str:
     return f"{title} ({PAIRWISE_ASK})" if tag == "Pairwise" else title
 
 
+def response_titles(elems: Sequence[ET.Element]) -> dict[str, str]:
+    """Input name -> "Response 1" / "Response 2" for the two objects a ``<Pairwise>`` compares.
+
+    Their own titles or field names (``chosen`` / ``rejected``) can name the original preference.
+    """
+    out: dict[str, str] = {}
+    for elem in elems:
+        if elem.tag == "Pairwise":
+            names = [n.strip() for n in (elem.get("toName") or "").split(",") if n.strip()]
+            out.update({name: f"Response {i}" for i, name in enumerate(names[:2], start=1)})
+    return out
+
+
 def find_controls(root: ET.Element, names: Sequence[str]) -> list[ET.Element]:
     """The named control elements, in the order given (ValueError for a missing or unsupported one)."""
     by_name = {e.get("name"): e for e in root.iter() if e.tag in CONTROL_TAGS and e.get("name")}
@@ -129,7 +142,7 @@ def expert_controls_config(
                                    guidelines_html=guidelines_html)
     inputs = shown_inputs(root, exclude_fields)
     view = ET.Element("View")
-    append_inputs(view, root, inputs, titles_only=True)  # no instruction sentence of the source is copied
+    append_inputs(view, root, inputs, titles_only=True, neutral=response_titles(elems))  # no source instruction
     shown = {o.name for o in inputs}
     audited = set(controls)
     for elem in elems:

@@ -204,16 +204,20 @@ def shown_inputs(root: ET.Element, exclude_fields: Sequence[str]) -> list:
     return inputs
 
 
-def append_inputs(view: ET.Element, root: ET.Element, inputs: Sequence, *, titles_only: bool = False) -> list[str]:
+def append_inputs(view: ET.Element, root: ET.Element, inputs: Sequence, *, titles_only: bool = False,
+                  neutral: Mapping[str, str] | None = None) -> list[str]:
     """Each input under its static title; returns the static headers found after the last input.
 
-    ``titles_only`` keeps only short titles ("Answer 1"), never an instruction sentence of the source.
+    ``titles_only`` keeps only short titles ("Answer 1"), never an instruction sentence of the source;
+    ``neutral`` (input name -> title) replaces an input's titles outright (the two responses of a preference).
     """
     titles, trailing = input_titles(root, [o.field for o in inputs])
     for obj in inputs:
         shown = titles.get(obj.field, [field_title(obj.field)])
         if titles_only:
             shown = [t for t in shown if _is_title(t)] or [field_title(obj.field)]
+        if neutral and obj.name in neutral:
+            shown = [neutral[obj.name]]
         for title in shown:
             ET.SubElement(view, "Header", {"value": title, "size": "5"})
         ET.SubElement(view, obj.tag, _shown_attrs(obj))

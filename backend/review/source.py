@@ -56,6 +56,32 @@ class SourceProject:
         binding = self.spec.binding
         return not getattr(self.spec, "controls", ()) and getattr(binding, "kind", "choices") == "choices"
 
+    def control_spec(self, name: str) -> TaskSpec:
+        """The audited control ``name``'s own spec (the spec itself for a one-control project)."""
+        subs = getattr(self.spec, "controls", ())
+        if not subs:
+            if name != self.control:
+                raise ValueError(f"no audited control {name!r}; audited: {self.control}")
+            return self.spec
+        return self.spec.task_family.control(self.spec, name).spec
+
+    def control_values(self, value: str | None) -> dict[str, str]:
+        """A stored answer -> ``{control: that control's own value}`` (the controls it answers)."""
+        if value is None:
+            return {}
+        if getattr(self.spec, "controls", ()):
+            return self.spec.task_family.control_values(self.spec, value)
+        return {self.control: value}
+
+    def disputed_controls(self, answers: Sequence[str]) -> set[str]:
+        """The controls the experts' answers split on (the family's rule; ordinal: by more than delta)."""
+        if len(answers) < 2:
+            return set()
+        split = self.spec.task_family.disputed(self.spec, list(answers))
+        if getattr(self.spec, "controls", ()):
+            return set(split)
+        return {self.control} if split else set()
+
     def review_config(self, guidelines_html: str = "") -> str:
         """Round 1: titled inputs and every audited control, nothing selected (``guidelines_html``: checked ones)."""
         own = self.spec.task_family.review_config(self.spec, self.label_config)

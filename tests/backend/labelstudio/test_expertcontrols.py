@@ -39,12 +39,12 @@ GRADING = """<View>
 PREFERENCE = """<View>
   <Header value="Prompt:"/>
   <Text name="prompt" value="$prompt"/>
-  <Header value="Answer 1"/>
-  <Text name="answer1" value="$answer1"/>
-  <Header value="Answer 2"/>
-  <Text name="answer2" value="$answer2"/>
+  <Header value="Chosen"/>
+  <Text name="chosen" value="$chosen"/>
+  <Header value="Rejected"/>
+  <Text name="rejected" value="$rejected"/>
   <Header value="Choose the better one (the model preferred answer 1)"/>
-  <Pairwise name="pw" toName="answer1,answer2" selectionStyle="background-color: #CCFFCC"/>
+  <Pairwise name="pw" toName="chosen,rejected" selectionStyle="background-color: #CCFFCC"/>
 </View>"""
 
 
@@ -97,9 +97,10 @@ def test_rating_and_number_keep_their_scale_and_lose_their_defaults():
 def test_pairwise_keeps_both_responses_and_asks_neutrally():
     root = built(PREFERENCE, ("pw",))
     pw = root.find(".//Pairwise")
-    assert pw.get("toName") == "answer1,answer2" and pw.get("selectionStyle")
+    assert pw.get("toName") == "chosen,rejected" and pw.get("selectionStyle")
     headers = [h.get("value") for h in root.iter("Header")]
-    assert headers == ["Prompt", "Answer 1", "Answer 2", f"Pw ({PAIRWISE_ASK})"]  # short static titles only
+    # the responses' own titles (here the field names chosen/rejected) would name the original preference
+    assert headers == ["Prompt", "Response 1", "Response 2", f"Pw ({PAIRWISE_ASK})"]
     assert not any("model" in h for h in headers)
 
 
