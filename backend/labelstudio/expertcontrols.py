@@ -34,7 +34,7 @@ from backend.labelstudio.expertview import (
     field_title,
     shown_inputs,
 )
-from backend.labelstudio.labelconfig import find_choice_control, parse_label_config
+from backend.labelstudio.labelconfig import find_choice_control, find_inputs, parse_label_config
 
 #: Control tags an expert answers, and the attributes of each that only say how to render or bound it
 #: (kept). Everything else (``defaultValue``, ``hotkey``, ``perRegion``, conditions...) is dropped.
@@ -72,6 +72,27 @@ def response_titles(elems: Sequence[ET.Element]) -> dict[str, str]:
             names = [n.strip() for n in (elem.get("toName") or "").split(",") if n.strip()]
             out.update({name: f"Response {i}" for i, name in enumerate(names[:2], start=1)})
     return out
+
+
+def response_fields(root: ET.Element, elems: Sequence[ET.Element]) -> dict[str, str]:
+    """Source field -> ``response_1`` / ``response_2`` for the two inputs a ``<Pairwise>`` compares.
+
+    A review task's data keys show as the expert's Data Manager columns, and a preference set's fields are
+    often named for the original answer (Anthropic HH: ``chosen`` / ``rejected``), so the review task
+    carries them under neutral keys (:meth:`backend.review.source.SourceProject.review_fields`).
+    """
+    fields = {o.name: o.field for o in find_inputs(root)}
+    out: dict[str, str] = {}
+    for name, title in response_titles(elems).items():
+        if name in fields:
+            out[fields[name]] = title.lower().replace(" ", "_")
+    return out
+
+
+def review_fields(source_xml: str, *, controls: Sequence[str]) -> dict[str, str]:
+    """Source field -> the data key a review task holds it under, for the fields that are renamed."""
+    root = parse_label_config(source_xml)
+    return response_fields(root, find_controls(root, controls))
 
 
 def find_controls(root: ET.Element, names: Sequence[str]) -> list[ET.Element]:
@@ -142,7 +163,9 @@ def expert_controls_config(
                                    guidelines_html=guidelines_html)
     inputs = shown_inputs(root, exclude_fields)
     view = ET.Element("View")
-    append_inputs(view, root, inputs, titles_only=True, neutral=response_titles(elems))  # no source instruction
+    renamed = response_fields(root, elems)
+    append_inputs(view, root, inputs, titles_only=True, neutral=response_titles(elems),
+                  renamed=renamed)  # no instruction sentence of the source is copied
     shown = {o.name for o in inputs}
     audited = set(controls)
     for elem in elems:
@@ -156,4 +179,17 @@ def expert_controls_config(
                                           "value": f"${round1[elem.get('name', '')]}"})
         _append_control(block, root, elem, to_name=_to_name(elem, shown, inputs[-1].name),
                         required=not condition and not round1, guidelines_html=guidelines_html)
+    _rename_objects(view, {o.name: renamed[o.field] for o in inputs if o.field in renamed})
     return ET.tostring(view, encoding="unicode").replace(" />", "/>")
+
+
+def _rename_objects(view: ET.Element, names: Mapping[str, str]) -> None:
+    """Give renamed inputs their neutral key as object name too (the config is readable in the project's
+    settings), and point every control's ``toName`` at the new names."""
+    if not names:
+        return
+    for elem in view.iter():
+        if elem.get("toName"):
+            elem.set("toName", ",".join(names.get(n.strip(), n.strip()) for n in elem.get("toName", "").split(",")))
+        elif elem.get("name") in names and (elem.get("value") or "").startswith("$"):
+            elem.set("name", names[elem.get("name", "")])

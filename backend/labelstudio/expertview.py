@@ -205,11 +205,12 @@ def shown_inputs(root: ET.Element, exclude_fields: Sequence[str]) -> list:
 
 
 def append_inputs(view: ET.Element, root: ET.Element, inputs: Sequence, *, titles_only: bool = False,
-                  neutral: Mapping[str, str] | None = None) -> list[str]:
+                  neutral: Mapping[str, str] | None = None, renamed: Mapping[str, str] | None = None) -> list[str]:
     """Each input under its static title; returns the static headers found after the last input.
 
     ``titles_only`` keeps only short titles ("Answer 1"), never an instruction sentence of the source;
-    ``neutral`` (input name -> title) replaces an input's titles outright (the two responses of a preference).
+    ``neutral`` (input name -> title) replaces an input's titles outright (the two responses of a preference);
+    ``renamed`` (source field -> review field) shows a field under another data key.
     """
     titles, trailing = input_titles(root, [o.field for o in inputs])
     for obj in inputs:
@@ -220,7 +221,10 @@ def append_inputs(view: ET.Element, root: ET.Element, inputs: Sequence, *, title
             shown = [neutral[obj.name]]
         for title in shown:
             ET.SubElement(view, "Header", {"value": title, "size": "5"})
-        ET.SubElement(view, obj.tag, _shown_attrs(obj))
+        attrs = _shown_attrs(obj)
+        if renamed and obj.field in renamed:
+            attrs["value"] = f"${renamed[obj.field]}"
+        ET.SubElement(view, obj.tag, attrs)
     return trailing
 
 

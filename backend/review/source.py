@@ -14,7 +14,7 @@ from label_studio_sdk import LabelStudio
 
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.taskshape import field
-from backend.labelstudio.expertcontrols import expert_controls_config, round1_field
+from backend.labelstudio.expertcontrols import expert_controls_config, review_fields, round1_field
 from backend.labelstudio.expertview import expert_label_config
 from backend.labelstudio.labelconfig import expert_field, find_inputs
 from backend.labelstudio.projectspec import spec_from_label_config
@@ -107,12 +107,20 @@ class SourceProject:
             answer_fields=[expert_field(i) for i in range(n_experts)], choices_title="Agreed label",
         )
 
+    def review_fields(self) -> dict[str, str]:
+        """Source field -> the data key a review task holds it under, where they differ (a preference's two
+        responses: :func:`backend.labelstudio.expertcontrols.response_fields`)."""
+        if self.single_choices:
+            return {}
+        return review_fields(self.label_config, controls=self.controls)
+
     def input_fields(self) -> list[str]:
-        """The data fields a reviewer sees (those of the blind config)."""
+        """The source's data fields a reviewer sees (those of the blind config, under their source names)."""
         from backend.labelstudio.labelconfig import parse_label_config
 
         root = parse_label_config(self.review_config())
-        return list(dict.fromkeys(obj.field for obj in find_inputs(root)))
+        back = {shown: source for source, shown in self.review_fields().items()}
+        return list(dict.fromkeys(back.get(obj.field, obj.field) for obj in find_inputs(root)))
 
     def shown_label(self, label: str | None) -> str:
         """What an annotator saw for a stored label (the choice's value when it has an alias)."""
@@ -142,11 +150,12 @@ def fetch_inputs(
     Returns
     -------
     inputs : dict
-        task id -> ``{field: value}`` restricted to the blind config's fields.
+        task id -> ``{field: value}`` restricted to the blind config's fields (under their review keys).
     errors : dict
         task id -> reason (deleted task, missing input, non-integer id).
     """
     fields = source.input_fields()
+    renamed = source.review_fields()
     errors: dict[str, str] = {}
     numeric = []
     for task_id in task_ids:
@@ -161,7 +170,7 @@ def fetch_inputs(
         if missing:
             errors[str(field(task, "id"))] = f"missing input field(s): {', '.join(missing)}"
             continue
-        found[str(field(task, "id"))] = {f: data[f] for f in fields}
+        found[str(field(task, "id"))] = {renamed.get(f, f): data[f] for f in fields}
     for task_id in numeric:
         if str(task_id) not in found and str(task_id) not in errors:
             errors[str(task_id)] = "source task not found in Label Studio"

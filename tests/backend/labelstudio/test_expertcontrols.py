@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from backend.labelstudio.expertcontrols import PAIRWISE_ASK, expert_controls_config, round1_field
+from backend.labelstudio.expertcontrols import PAIRWISE_ASK, expert_controls_config, review_fields, round1_field
 from backend.labelstudio.expertview import expert_label_config
 
 DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
@@ -97,10 +97,14 @@ def test_rating_and_number_keep_their_scale_and_lose_their_defaults():
 def test_pairwise_keeps_both_responses_and_asks_neutrally():
     root = built(PREFERENCE, ("pw",))
     pw = root.find(".//Pairwise")
-    assert pw.get("toName") == "chosen,rejected" and pw.get("selectionStyle")
+    assert pw.get("toName") == "response_1,response_2" and pw.get("selectionStyle")
+    assert "chosen" not in ET.tostring(root, encoding="unicode")  # nor in the config, readable in the settings
     headers = [h.get("value") for h in root.iter("Header")]
     # the responses' own titles (here the field names chosen/rejected) would name the original preference
     assert headers == ["Prompt", "Response 1", "Response 2", f"Pw ({PAIRWISE_ASK})"]
+    # ... and so would the data keys, which the expert's Data Manager shows as columns
+    assert [t.get("value") for t in root.iter("Text")] == ["$prompt", "$response_1", "$response_2"]
+    assert review_fields(PREFERENCE, controls=("pw",)) == {"chosen": "response_1", "rejected": "response_2"}
     assert not any("model" in h for h in headers)
 
 
