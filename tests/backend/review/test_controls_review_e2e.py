@@ -139,6 +139,7 @@ def reviewed(request, label_studio, env):
     push = json.loads(cli(label_audit, env, "review", "push", "--project", str(source), "--experts", ",".join(experts),
                           "--allow-same-instance", "--initial-passwords", "--json"))
     projects = {p.expert: p for p in ReviewStore(env["DATABASE_URL"]).projects(str(source), round=ROUND_REVIEW)}
+    _screenshots(ls, name, experts, projects, push.get("passwords", {}))  # before answering: nothing selected
     first = next(iter(case["data"][0]))  # the first input (prompt, article) keeps its key in a review task
     k_of = {d[first]: k for k, d in enumerate(case["data"])}
     for email, key in zip(experts, "ab"):
@@ -146,9 +147,10 @@ def reviewed(request, label_studio, env):
             k = k_of[t.data[first]]
             ls.client.annotations.create(id=t.id, result=family.write_result(spec, value(spec, case[key][k])),
                                          completed_by=projects[email].expert_user_id)
-    _screenshots(ls, name, experts, projects, push.get("passwords", {}))
     rec = json.loads(cli(label_audit, env, "review", "reconcile", "--project", str(source), "--json"))
     rec_tasks = list(iter_tasks(ls.client, rec["project"])) if rec.get("project") else []
+    if rec_tasks:
+        _screenshots(ls, name, experts, projects, push.get("passwords", {}), project_id=rec["project"], who="round2")
     for t in rec_tasks:
         k = next(k for k, d in enumerate(case["data"]) if t.data[first] == d[first])
         answer = case["round2"][k]
@@ -161,10 +163,11 @@ def reviewed(request, label_studio, env):
                 rec=rec, rec_tasks=rec_tasks, originals=originals)
 
 
-def _screenshots(ls, name: str, experts, projects, passwords) -> None:
-    """Each expert's first review task as they see it after logging in."""
+def _screenshots(ls, name: str, experts, projects, passwords, *, project_id: int | None = None,
+                 who: str = "expert") -> None:
+    """Each expert's first task (of their review project, or of ``project_id``) as they see it after logging in."""
     with headless_chromium() as browser:
-        for email, who in zip(experts, "ab"):
+        for email, letter in zip(experts, "ab"):
             if email not in passwords:
                 pytest.fail("review push printed no initial password for a new expert")
             page = browser.new_page(viewport={"width": 1300, "height": 1000})
@@ -173,11 +176,11 @@ def _screenshots(ls, name: str, experts, projects, passwords) -> None:
             page.fill("input[name=password]", passwords[email])
             page.click("button[type=submit]")
             page.wait_for_load_state("networkidle")
-            project_id = projects[email].ls_project_id
-            task_id = next(iter(iter_tasks(ls.client, project_id))).id
-            page.goto(f"{ls.url}/projects/{project_id}/data?task={task_id}")
+            shown = project_id or projects[email].ls_project_id
+            task_id = next(iter(iter_tasks(ls.client, shown))).id
+            page.goto(f"{ls.url}/projects/{shown}/data?task={task_id}")
             page.wait_for_timeout(6000)
-            page.screenshot(path=str(ARTIFACTS / f"controls-{name}-expert-{who}.png"))
+            page.screenshot(path=str(ARTIFACTS / f"controls-{name}-{who}-{letter}.png"), full_page=True)
             page.close()
 
 
