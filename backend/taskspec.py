@@ -9,6 +9,7 @@ say where a spec came from (its Label Studio control) and what the generic promp
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -23,6 +24,8 @@ Family = str
 #: The built-in families at import time (the registry is the authority: :func:`backend.task.family.family_names`).
 FAMILIES = family_names()
 BUILTIN_SPECS = ("factual-consistency", "likert", "relevance")
+#: Result types of the per-item controls a judge can answer (Label Studio's ``type`` of a result region).
+RESULT_KINDS = ("choices", "rating", "number", "pairwise")
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,12 @@ class ChoiceBinding:
     labels: tuple[str, ...] = ()
     shown: tuple[str, ...] = ()
     source: str = "labelstudio"
+    #: The result type the control reads and writes: ``choices``, ``rating``, ``number`` or ``pairwise``.
+    kind: str = "choices"
 
     def __post_init__(self) -> None:
+        if self.kind not in RESULT_KINDS:
+            raise ValueError(f"a choice binding's kind is one of {', '.join(RESULT_KINDS)}, got {self.kind!r}")
         object.__setattr__(self, "labels", tuple(str(x) for x in self.labels))
         object.__setattr__(self, "shown", tuple(str(x) for x in self.shown))
         if self.shown and len(self.shown) != len(self.labels):
@@ -48,6 +55,55 @@ class ChoiceBinding:
     def shown_for(self, label: str) -> str:
         """What the annotator sees for ``label`` (the label itself when the control shows it as is)."""
         return dict(zip(self.labels, self.shown)).get(label, label)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """When a conditional control is shown (Label Studio's ``visibleWhen="choice-selected"``).
+
+    ``control`` is the ``whenTagName``; ``values`` the ``whenChoiceValue`` labels (empty: any answer in
+    ``control``). A conditional control is judged only on items whose original answer meets it.
+    """
+
+    control: str
+    values: tuple[str, ...] = ()
+
+    def holds(self, answer: Any) -> bool:
+        """Whether an answer of ``control`` (a label, a JSON set of labels, or None) shows the control."""
+        if answer is None or answer == "" or answer == "[]":
+            return False
+        if not self.values:
+            return True
+        picked = {str(answer)}
+        text = str(answer)
+        if text.startswith("["):
+            try:
+                picked = {str(v) for v in json.loads(text)}
+            except ValueError:
+                pass
+        return bool(picked & set(self.values))
+
+
+@dataclass(frozen=True)
+class ControlSpec:
+    """One control of a project audited with others (the ``controls`` family): its own spec and place.
+
+    ``spec`` is the control's own task (family, labels, prompts, flag rule) exactly as if the project had
+    this control alone; ``title`` introduces it (its ``<Header>``, else its name) for prompts, the expert's
+    view and the report; ``when`` makes it conditional.
+    """
+
+    name: str
+    tag: str
+    spec: "TaskSpec"
+    title: str = ""
+    when: Condition | None = None
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ValueError("a control needs a name")
+        if self.when is not None and self.when.control == self.name:
+            raise ValueError(f"control {self.name!r} cannot be conditional on itself")
 
 
 @dataclass(frozen=True)
@@ -100,6 +156,8 @@ class TaskSpec:
         The quality dimension the built-in prompts name (default consistency).
     probes : mapping, optional
         The gullibility probes' layout (:func:`backend.probes.layout.layout_for`).
+    controls : tuple of ControlSpec
+        The ``controls`` family only: every audited control of the project, each with its own spec.
     image_fields : tuple of str
         Template variables whose field holds an image reference (a Label Studio ``<Image>``), not text:
         the item carries the fetched bytes (:attr:`backend.dataset.Item.images`), only judges that see
@@ -133,6 +191,7 @@ class TaskSpec:
     dimension_definition: str = ""
     probes: Mapping[str, Any] | None = None
     image_fields: tuple[str, ...] = ()
+    controls: tuple[ControlSpec, ...] = ()
 
     def __post_init__(self) -> None:
         family = get_family(str(self.family))  # ValueError naming the known families

@@ -145,6 +145,7 @@ def audit(
     err = Console(stderr=True)
     err.print(f"project {project}: {len(run.task_ids)} tasks, {len(run.jobs)} jobs on queue "
               f"{queue.name!r}, model_version {run.model_version}")
+    _print_controls(err, run.label_config, config)
     if not wait:
         return
     with Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -167,6 +168,17 @@ def audit(
     if not done:
         err.print("[yellow]not every task was scored: see the failed jobs (rq info) and run audit again[/yellow]")
         raise typer.Exit(1)
+
+
+def _print_controls(err: Console, label_config: str, config) -> None:  # type: ignore[no-untyped-def]
+    """The controls the run audits, and each one it skips with the reason."""
+    from backend.worker.audit import audited_controls
+
+    listed = audited_controls(label_config, config.spec(label_config), control=config.control)
+    if len(listed["controls"]) > 1:
+        err.print("controls audited: " + ", ".join(f"{c['name']} ({c['family']})" for c in listed["controls"]))
+    for skipped in listed["skipped_controls"]:
+        err.print(f"control {skipped['name']} (<{skipped['tag']}>) skipped: {skipped['reason']}", markup=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -10,7 +10,8 @@ spec is used only where the project shows its fields and labels; anything else g
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from backend.generic import generic_spec, infer_family
 from backend.labels import is_number
@@ -24,9 +25,11 @@ from backend.labelstudio.labelconfig import (
     find_inputs,
 )
 from backend.environment import env_value
+from backend.labelstudio.controls_config import AUDITED_TAGS, ConfigControl, SkippedControl, list_controls, select_controls
+from backend.labelstudio.scale_spec import scale_spec
 from backend.spans.config import has_span_labels, span_spec
 from backend.task.family import get_family
-from backend.taskspec import BUILTIN_SPECS, ChoiceBinding, TaskSpec, load_spec
+from backend.taskspec import BUILTIN_SPECS, ChoiceBinding, ControlSpec, TaskSpec, load_spec
 
 
 #: Names the "nothing here" class of projects whose labels are words (strict aggregation, probes).
@@ -62,7 +65,7 @@ def split_guidelines(label_config: str) -> tuple[str, str | None]:
         return text, None
 
 
-def _headers(root: ET.Element, inputs: list[InputObject], control: ChoiceControl) -> tuple[dict[str, str], str]:
+def _headers(root: ET.Element, inputs: list[InputObject], control: str) -> tuple[dict[str, str], str]:
     """``<Header>`` texts: the question (the last header before the choices) and the inputs' titles.
 
     With several inputs, a header right before an input names it ("Source", "Summary"). With one
@@ -81,9 +84,11 @@ def _headers(root: ET.Element, inputs: list[InputObject], control: ChoiceControl
             if pending:
                 titles.setdefault(by_name[elem.get("name", "")], pending.rstrip(":").strip())
             pending = ""
-        elif elem.tag == "Choices" and elem.get("name") == control.name:
+        elif elem.get("name") == control and elem.get("toName") is not None:
             question = pending
             break
+        elif elem.tag in AUDITED_TAGS and elem.get("toName") is not None:
+            pending = ""  # that header introduced another audited control
     return titles, question
 
 
@@ -115,6 +120,11 @@ def spec_from_label_config(
 ) -> TaskSpec:
     """Derive the task spec from a project's label config (and its labelling guidelines).
 
+    Every control a judge can answer (``<Choices>``, ``<Rating>``, ``<Number>``, ``<Pairwise>``) is audited:
+    one control gives that control's own spec (what it always gave, so a one-control project keeps its
+    model version); several give a ``controls`` spec holding each control's own spec
+    (:mod:`backend.task.controls`). Other controls are skipped (:func:`skipped_controls` says why).
+
     Parameters
     ----------
     xml : str
@@ -127,39 +137,41 @@ def spec_from_label_config(
         shows its data fields and label set, else the generic prompts. A built-in name: that spec when
         the project has its fields (else generic). Any other name: generic prompts under that name.
     control : str, optional
-        Name of the ``<Choices>`` control to audit when the config has several.
+        The controls to audit, comma-separated (default: every control a judge can answer).
     guidelines : str, optional
         Labelling guidelines (HTML or text); default: those attached to ``xml``.
     family, negative_label : str, optional
-        Override the inferred family (two labels binary, all numeric ordinal, else nominal) and name
-        the "nothing here" class (default ``$LABEL_AUDIT_NEGATIVE_LABEL`` when it is one of the labels,
-        so the backend, review and report agree on it).
+        Override the inferred family of a one-control project (two labels binary, all numeric ordinal,
+        else nominal) and name the "nothing here" class (default ``$LABEL_AUDIT_NEGATIVE_LABEL`` when it
+        is one of the labels, so the backend, review and report agree on it).
 
     Raises
     ------
     ValueError
         With the reason, for a config this tool cannot audit.
     """
+    return _spec_once(xml, label_field, name, control, guidelines, family, negative_label, env_value(NEGATIVE_ENV))
+
+
+#: Configs whose spec this process has derived (a spec is immutable; the worker, the importer, the review and
+#: the report ask for the same config's spec many times per audit).
+SPEC_CACHE_SIZE = 64
+
+
+@lru_cache(maxsize=SPEC_CACHE_SIZE)
+def _spec_once(xml: str, label_field: str | None, name: str | None, control: str | None, guidelines: str | None,
+               family: str | None, negative_label: str | None, named_negative: str | None) -> TaskSpec:
+    """:func:`spec_from_label_config`, parsed once per process and distinct arguments."""
     xml, attached = split_guidelines(xml)
     root = _parse(xml)
-    if not any(c.get("name") for c in root.iter("Choices")) and has_span_labels(xml):  # NER: spans family
-        return span_spec(xml, guidelines=guidelines if guidelines is not None else attached or "", control=control,
-                         name=name, label_field=label_field or "label")
-    choices = find_choice_control(root, control=control)
-    if choices.multiple:  # the project's own control says what an answer is
-        if family not in (None, "multilabel"):
-            raise ValueError(f"<Choices name={choices.name!r}> allows several choices (multi-label): "
-                             f"family {family!r} does not fit it")
-        family = "multilabel"
+    guide = guidelines if guidelines is not None else attached or ""
+    audited, skipped = list_controls(root)
+    if not audited and has_span_labels(xml):  # NER: spans family
+        return span_spec(xml, guidelines=guide, control=control, name=name, label_field=label_field or "label")
+    chosen = select_controls(audited, control)
+    if not chosen:
+        raise ValueError(_nothing_to_audit(root, skipped))
     label_field = label_field or "label"
-    labels = list(choices.labels)
-    if len(labels) < 2:
-        raise ValueError(f"<Choices name={choices.name!r}> needs at least two choices, found {len(labels)}")
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"<Choices name={choices.name!r}> repeats a choice: {labels}")
-    named_negative = env_value(NEGATIVE_ENV)
-    if negative_label is None and named_negative in labels:
-        negative_label = named_negative
     inputs = [obj for obj in find_inputs(root) if obj.field != label_field]
     if not inputs:
         other = sorted({e.tag for e in root.iter() if _field_of(e.get("value")) and e.tag not in INPUT_TAGS})
@@ -170,15 +182,105 @@ def spec_from_label_config(
     image_data = {obj.field for obj in inputs if obj.is_image}
     if image_data & {obj.field for obj in inputs if not obj.is_image}:
         raise ValueError(f"field {sorted(image_data)[0]!r} is shown both as an image and as text: give each its own field")
+    context = _Context(root=root, inputs=inputs, name=name, label_field=label_field, guidelines=guide)
+    if len(chosen) == 1:
+        return _control_spec(context, chosen[0], family=family, negative_label=negative_label,
+                             named_negative=named_negative)
+    return _controls_spec(context, chosen, negative_label=negative_label, named_negative=named_negative)
+
+
+def skipped_controls(xml: str, *, control: str | None = None) -> list[SkippedControl]:
+    """The controls of ``xml`` this tool leaves out, each with its reason (and those ``control`` leaves out)."""
+    audited, skipped = list_controls(_parse(split_guidelines(xml)[0]))
+    chosen = {c.name for c in select_controls(audited, control)}
+    return skipped + [SkippedControl(c.name, c.tag, "not named in LABEL_AUDIT_CONTROL / --control")
+                      for c in audited if c.name not in chosen]
+
+
+def _nothing_to_audit(root: ET.Element, skipped: list[SkippedControl]) -> str:
+    regions = [s for s in skipped if s.tag.endswith("Labels")]
+    if regions and not any(e.get("name") for e in root.iter("Choices")):
+        return (f"the label config labels regions (<{regions[0].tag}>): only per-item answers (<Choices>, <Rating>, "
+                "<Number>, <Pairwise>) can be audited")
+    why = "; ".join(s.describe() for s in skipped)
+    return ("the label config has no control a judge can answer (<Choices>, <Rating>, <Number>, <Pairwise>)"
+            + (f": {why}" if why else ""))
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every control's spec is built from: the parsed config, its inputs and the project's words."""
+
+    root: ET.Element
+    inputs: list[InputObject]
+    name: str | None
+    label_field: str
+    guidelines: str
+
+
+def _control_spec(ctx: _Context, ctrl: ConfigControl, *, family: str | None, negative_label: str | None,
+                  named_negative: str | None) -> TaskSpec:
+    """One control's own spec (exactly the spec a project with this control alone gets)."""
+    if ctrl.tag == "Choices":
+        return _choices_spec(ctx, find_choice_control(ctx.root, control=ctrl.name), family=family,
+                             negative_label=negative_label, named_negative=named_negative)
+    return scale_spec(ctrl, ctx.inputs, name=_spec_name(ctx.name), guidelines=ctx.guidelines,
+                      label_field=ctx.label_field, titles=_headers(ctx.root, ctx.inputs, ctrl.name)[0])
+
+
+def _controls_spec(ctx: _Context, chosen: list[ConfigControl], *, negative_label: str | None,
+                   named_negative: str | None) -> TaskSpec:
+    """The ``controls`` spec: each control's own spec, in config order (a control that cannot be judged is
+    refused with its name and reason)."""
+    controls = []
+    for ctrl in chosen:
+        try:
+            own = _control_spec(ctx, ctrl, family=None, negative_label=negative_label, named_negative=named_negative)
+        except ValueError as exc:
+            raise ValueError(f"<{ctrl.tag} name={ctrl.name!r}>: {exc} (audit the others with "
+                             f"LABEL_AUDIT_CONTROL={','.join(c.name for c in chosen if c is not ctrl)})") from exc
+        controls.append(ControlSpec(name=ctrl.name, tag=ctrl.tag, spec=own, title=ctrl.title or ctrl.name,
+                                    when=ctrl.when))
+    fields: dict[str, str] = {}
+    images: list[str] = []
+    for c in controls:
+        fields.update(c.spec.fields)
+        images += [v for v in c.spec.image_fields if v not in images]
+    return TaskSpec(name=_spec_name(ctx.name), family="controls", prompt_dir="generic", fields=fields,
+                    labels=tuple(c.name for c in controls), label_field=ctx.label_field, controls=tuple(controls),
+                    image_fields=tuple(images))
+
+
+def _spec_name(name: str | None) -> str:
+    return name if name not in (None, "auto", *BUILTIN_SPECS) else "labelstudio"
+
+
+def _choices_spec(ctx: _Context, choices: ChoiceControl, *, family: str | None, negative_label: str | None,
+                  named_negative: str | None) -> TaskSpec:
+    """A ``<Choices>`` control's spec: a built-in one where the project shows its fields and labels, else generic."""
+    if choices.multiple:  # the project's own control says what an answer is
+        if family not in (None, "multilabel"):
+            raise ValueError(f"<Choices name={choices.name!r}> allows several choices (multi-label): "
+                             f"family {family!r} does not fit it")
+        family = "multilabel"
+    labels = list(choices.labels)
+    if len(labels) < 2:
+        raise ValueError(f"<Choices name={choices.name!r}> needs at least two choices, found {len(labels)}")
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"<Choices name={choices.name!r}> repeats a choice: {labels}")
+    if negative_label is None and named_negative in labels:
+        negative_label = named_negative
+    data_fields = list(dict.fromkeys(obj.field for obj in ctx.inputs))
+    image_data = {obj.field for obj in ctx.inputs if obj.is_image}
     binding = ChoiceBinding(from_name=choices.name, to_name=choices.to_name, labels=choices.labels,
                             shown=choices.shown)
     builtin = None if image_data or (family is not None and not get_family(family).builtin_specs) \
-        else _builtin_for(name, data_fields, labels)
+        else _builtin_for(ctx.name, data_fields, labels)
     if builtin is not None:
-        return _builtin_spec(builtin, labels, label_field, binding, family=family, negative_label=negative_label)
-    return _generic_from_config(root, choices, inputs, name=name, label_field=label_field, binding=binding,
-                                guidelines=guidelines if guidelines is not None else attached or "",
-                                family=family, negative_label=negative_label)
+        return _builtin_spec(builtin, labels, ctx.label_field, binding, family=family, negative_label=negative_label)
+    return _generic_from_config(ctx.root, choices, ctx.inputs, name=ctx.name, label_field=ctx.label_field,
+                                binding=binding, guidelines=ctx.guidelines, family=family,
+                                negative_label=negative_label)
 
 
 def _builtin_spec(builtin: TaskSpec, labels: list[str], label_field: str, binding: ChoiceBinding, *,
@@ -198,7 +300,7 @@ def _builtin_spec(builtin: TaskSpec, labels: list[str], label_field: str, bindin
 def _generic_from_config(root: ET.Element, choices: ChoiceControl, inputs: list[InputObject], *, name: str | None,
                          label_field: str, binding: ChoiceBinding, guidelines: str, family: str | None,
                          negative_label: str | None) -> TaskSpec:
-    titles, question = _headers(root, inputs, choices)
+    titles, question = _headers(root, inputs, choices.name)
     labels = list(choices.labels)
     hints = _choice_hints(root, choices)
     shown = list(choices.shown)

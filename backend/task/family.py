@@ -55,6 +55,10 @@ FAMILY_MODULES: dict[str, str] = {
     "nominal": "backend.task.single",
     "multilabel": "backend.task.multilabel",
     "spans": "backend.task.spans",
+    "rating": "backend.task.rating",
+    "number": "backend.task.number",
+    "pairwise": "backend.task.pairwise",
+    "controls": "backend.task.controls",
 }
 
 _FAMILIES: dict[str, "TaskFamily"] = {}
@@ -71,6 +75,9 @@ class Question:
 
     key: str
     spec: "TaskSpec"
+    #: Asked only of items whose original answer to it exists (a control shown under a condition, or a
+    #: question that means nothing without an original); the others get a ``not_shown`` result, no call.
+    conditional: bool = False
 
 
 class TaskFamily:
@@ -127,6 +134,13 @@ class TaskFamily:
     def questions(self, spec: "TaskSpec") -> tuple[Question, ...]:
         """The single-choice questions the engine asks of every item (at least one)."""
         return (Question("", spec),)
+
+    def question_item(self, spec: "TaskSpec", question: Question, item: "Item") -> "Item":
+        """The item as ``question`` reads it (its inputs under the question spec's variables); default: as is.
+
+        A pairwise question in the swapped order shows the second response first
+        (:mod:`backend.task.pairwise`)."""
+        return item
 
     def question_original(self, spec: "TaskSpec", question: Question, original: str | None) -> str | None:
         """The item's original label as an answer to ``question`` (None: unlabelled)."""

@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from backend.scoring.ensemble import argmax, model_of, verdict
-from backend.scoring.results import ErrorInfo, ItemResult, MemberResult
+from backend.scoring.results import ErrorInfo, ItemResult, MemberResult, input_hash
 
 if TYPE_CHECKING:
     from backend.dataset import Item
@@ -89,7 +89,7 @@ def merge_orders(item: "Item", answers: Sequence[ItemResult], *, keys: Sequence[
     answered = [m for m in members if m.probs is not None]
     orders = tuple(replace(a, id=key, data={}) for key, a in zip(keys, answers))
     common = dict(id=item.id, original=item.original, members=members, line=item.line, data=item.data,
-                  suspicious_text=any(a.suspicious_text for a in answers), input_hash=answers[0].input_hash,
+                  suspicious_text=any(a.suspicious_text for a in answers), input_hash=input_hash(item.fields, item.images),
                   questions=orders)
     decision = verdict([m.probs for m in answered], [model_of(m.member_id) for m in answered], item.original, rule) \
         if answered else None

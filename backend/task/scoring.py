@@ -18,12 +18,15 @@ from backend.dataset import Item, ItemError
 from backend.scoring.engine import Engine
 from backend.scoring.engine_config import EngineConfig
 from backend.scoring.members import Member
-from backend.scoring.results import ItemResult
+from backend.scoring.results import ErrorInfo, ItemResult
 from backend.scoring.run_stats import EngineStats
 from backend.task.family import Question
 from backend.taskspec import TaskSpec
 
-__all__ = ["QuestionEngine", "make_engine"]
+__all__ = ["NOT_SHOWN", "QuestionEngine", "make_engine", "not_shown"]
+
+#: The reason code of a conditional question not asked of an item (its condition does not hold).
+NOT_SHOWN = "not_shown"
 
 #: Items judged per question before their verdicts are assembled and yielded.
 CHUNK = 16
@@ -41,6 +44,26 @@ def make_engine(spec: TaskSpec, members: Sequence[Member], *, cache: Any, config
     if len(questions) == 1 and questions[0].spec is spec:
         return Engine(spec, members, cache=cache, config=config, budget=budget, secrets=secrets)
     return QuestionEngine(spec, members, questions, cache=cache, config=config, budget=budget, secrets=secrets)
+
+
+def _score_asked(engine: Engine, asked: Sequence[Item], *, conditional: bool) -> list[ItemResult]:
+    """``engine``'s verdicts on ``asked``, in order; a conditional question skips items without an original.
+
+    A skipped item gets a ``not_shown`` result (no prediction, no call, never flagged): its family leaves
+    the question out of the item's verdict.
+    """
+    if not conditional:
+        return list(engine.score(asked))
+    shown = [it for it in asked if it.original is not None]
+    judged = iter(engine.score(shown))
+    return [next(judged) if it.original is not None else not_shown(it) for it in asked]
+
+
+def not_shown(item: Item) -> ItemResult:
+    """The verdict of a conditional question on an item whose original answer does not show it."""
+    return ItemResult(id=item.id, original=None, prediction=None, confidence=None, probs=None, flagged=False,
+                      error=ErrorInfo(NOT_SHOWN, False, "the control is not shown for the original answer"),
+                      line=item.line)
 
 
 class ChunkedScoring:
@@ -99,8 +122,9 @@ class QuestionEngine(ChunkedScoring):
         judged = [e for e in entries if isinstance(e, Item)]
         per_question: list[list[ItemResult]] = []
         for question, engine in zip(self.questions, self.engines):
-            asked = [replace(it, original=family.question_original(self.spec, question, it.original)) for it in judged]
-            per_question.append(list(engine.score(asked)))
+            asked = [replace(family.question_item(self.spec, question, it),
+                             original=family.question_original(self.spec, question, it.original)) for it in judged]
+            per_question.append(_score_asked(engine, asked, conditional=question.conditional))
             for name in _CALL_COUNTS:
                 setattr(self.stats, name, getattr(self.stats, name) + getattr(engine.stats, name))
         answers = iter(zip(*per_question)) if per_question else iter(())

@@ -150,9 +150,25 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
     spec = config.spec(run.label_config)
     member_ids = sorted(members) or [f"{m.provider}:{m.model}" for m in config.members]
     rule = describe_flag_rule(spec, delta=config.delta)
-    return build_summary(stats, task=spec.name, members=member_ids, model_version=run.model_version,
-                         threshold=resolve_threshold(spec, config.threshold), delta=config.delta,
-                         suspects=suspects, flag_rule=rule, quorum=quorum, accounting=accountant.to_dict())
+    summary = build_summary(stats, task=spec.name, members=member_ids, model_version=run.model_version,
+                            threshold=resolve_threshold(spec, config.threshold), delta=config.delta,
+                            suspects=suspects, flag_rule=rule, quorum=quorum, accounting=accountant.to_dict())
+    return {**summary, **audited_controls(run.label_config, spec, control=config.control)}
+
+
+def audited_controls(label_config: str, spec: Any, *, control: str | None) -> dict[str, Any]:
+    """What the audit judged of the project: each audited control and its family, and each skipped control with
+    its reason (a project's other controls are listed, never silently dropped)."""
+    from backend.labelstudio.projectspec import skipped_controls
+
+    controls = [{"name": c.name, "tag": c.tag, "family": c.spec.family} for c in spec.controls] or (
+        [{"name": spec.binding.from_name, "family": spec.family}] if spec.binding is not None else [])
+    try:
+        skipped = skipped_controls(label_config, control=control)
+    except ValueError:
+        skipped = []
+    return {"controls": controls,
+            "skipped_controls": [{"name": s.name, "tag": s.tag, "reason": s.reason} for s in skipped]}
 
 
 def _calls(result: ItemResult) -> int:

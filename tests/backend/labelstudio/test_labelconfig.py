@@ -71,7 +71,8 @@ def test_single_radio_is_a_single_choice_and_multiple_is_multi_label():
     [
         ("", "empty"),
         ("<View><Text name='t' value='$t'/>", "well-formed"),
-        ("<View><Text name='t' value='$t'/></View>", "no <Choices>"),
+        ("<View><Text name='t' value='$t'/></View>", "no control a judge can answer"),
+        ("<View><Text name='t' value='$t'/><TextArea name='c' toName='t'/></View>", "TextArea name='c'.*free text"),
         (
             "<View><Text name='t' value='$t'/><Choices name='c' toName='t'>"
             + "".join(f"<Choice value='class {i}'/>" for i in range(27)) + "</Choices></View>",
@@ -82,16 +83,23 @@ def test_single_radio_is_a_single_choice_and_multiple_is_multi_label():
             "<View><Text name='t' value='$t'/><Choices name='c' toName='t'><Choice value='0'/></Choices></View>",
             "at least two",
         ),
-        (
-            "<View><Text name='t' value='$t'/><Choices name='a' toName='t'><Choice value='0'/><Choice value='1'/>"
-            "</Choices><Choices name='b' toName='t'><Choice value='0'/><Choice value='1'/></Choices></View>",
-            "several <Choices>",
-        ),
     ],
 )
 def test_unusable_configs_raise_with_the_reason(xml, reason):
     with pytest.raises(ValueError, match=reason):
         spec_from_label_config(xml)
+
+
+def test_several_choices_are_audited_together_each_as_its_own_task():
+    xml = (
+        "<View><Text name='t' value='$t'/><Choices name='a' toName='t'><Choice value='0'/><Choice value='1'/>"
+        "</Choices><Choices name='b' toName='t'><Choice value='x'/><Choice value='y'/><Choice value='z'/></Choices></View>"
+    )
+    spec = spec_from_label_config(xml)
+    assert spec.family == "controls" and spec.labels == ("a", "b")
+    assert [(c.name, c.spec.family, c.spec.labels) for c in spec.controls] == [
+        ("a", "binary", ("0", "1")), ("b", "nominal", ("x", "y", "z"))]
+    assert spec.controls[0].spec == spec_from_label_config(xml, control="a")  # exactly its spec alone
 
 
 def test_control_picks_one_of_several_choices():

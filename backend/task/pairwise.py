@@ -1,0 +1,145 @@
+"""Preferences between two responses (``<Pairwise>``): asked in both orders, each judge averaged over them.
+
+A pairwise control says which of two responses is better: its label is ``left`` or ``right`` (the first
+and second object of ``toName``), plus ``tie`` where the project allows one. LLM judges prefer a position
+(the first response, or the letter A) far more often than chance; so every judge is asked twice, once
+with the left response shown first (order ``ab``) and once with the right one first (``ba``), each order
+lettering its options "A. Response 1 is better", "B. Response 2 is better"; the letters map back to
+``left``/``right`` through each order's own label order, and :func:`backend.task.orders.merge_orders`
+averages each member over both orders before the ensemble decides. A judge's *flip* (its top label
+changes with the order) is its position bias, kept per order in :attr:`ItemResult.questions`.
+
+A person's submission on Label Studio 1.23.2 reads back as
+``{"from_name": "pw", "to_name": "pw", "type": "pairwise", "value": {"selected": "left"}}`` (docs/controls.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from backend.task.family import Question, register_family
+from backend.task.single import NominalFamily, _region_dict
+
+if TYPE_CHECKING:
+    from backend.dataset import Item
+    from backend.scoring.results import ItemResult
+    from backend.taskspec import TaskSpec
+
+__all__ = ["LEFT", "ORDERS", "PairwiseFamily", "RIGHT", "TIE", "pair_fields"]
+
+LEFT, RIGHT, TIE = "left", "right", "tie"
+#: The two orders: the left response first, then the right one first.
+ORDERS = ("ab", "ba")
+#: Template variables of the two responses in a question (neutral names: a data field's own name, such as
+#: ``chosen``, could tell the judge which one the annotator preferred).
+FIRST, SECOND = "response_1", "response_2"
+SHOWN = {LEFT: "Response 1 is better", RIGHT: "Response 2 is better", TIE: "Both are equally good"}
+#: ``extra`` key holding the spec variables of the (left, right) responses.
+PAIR_KEY = "pair"
+
+
+def pair_fields(spec: "TaskSpec") -> tuple[str, str]:
+    """The spec's (left, right) template variables (``extra["pair"]``)."""
+    pair = tuple(spec.extra.get(PAIR_KEY) or ())
+    if len(pair) != 2 or any(v not in spec.fields for v in pair):
+        raise ValueError(f"a pairwise spec names its two responses among its fields: extra['pair'] = {pair!r}")
+    return pair  # type: ignore[return-value]
+
+
+@register_family
+class PairwiseFamily(NominalFamily):
+    """``left`` / ``right`` (/ ``tie``); two questions, one per order, merged per member."""
+
+    name = "pairwise"
+    report_skips = {
+        "stratified": "p_d stratification needs several annotations of one answer per item",
+        "probes": "the probes plant a single label in one text",
+    }
+
+    def check_spec(self, spec: "TaskSpec") -> None:
+        if spec.labels[:2] != (LEFT, RIGHT) or not set(spec.labels) <= {LEFT, RIGHT, TIE}:
+            raise ValueError(f"a pairwise control's labels are left, right (and tie), got {list(spec.labels)}")
+        pair_fields(spec)
+
+    # -- questions -------------------------------------------------------------------------------------
+    def questions(self, spec: "TaskSpec") -> tuple[Question, ...]:
+        return tuple(Question(order, self._order_spec(spec, order)) for order in ORDERS)
+
+    def _order_spec(self, spec: "TaskSpec", order: str) -> "TaskSpec":
+        from backend.generic import generic_spec
+        from backend.taskspec import PromptText
+
+        left, right = pair_fields(spec)
+        text = spec.prompt or PromptText()
+        first, second = (left, right) if order == "ab" else (right, left)
+        context = {var: spec.fields[var] for var in spec.fields if var not in (left, right)}
+        fields = {**context, FIRST: spec.fields[first], SECOND: spec.fields[second]}
+        labels = [LEFT, RIGHT] if order == "ab" else [RIGHT, LEFT]
+        if TIE in spec.labels:
+            labels.append(TIE)
+        shown = [SHOWN[LEFT], SHOWN[RIGHT]] + ([SHOWN[TIE]] if TIE in spec.labels else [])
+        titles = {var: text.titles.get(var, var) for var in context} | {FIRST: "Response 1", SECOND: "Response 2"}
+        question = text.question or "Which response is better?"
+        return generic_spec(labels=labels, fields=fields, family="nominal", name=f"{spec.name}#{order}",
+                            guidelines=text.guidelines, shown=shown, titles=titles, question=question,
+                            label_field=spec.label_field, id_field=spec.id_field)
+
+    def question_item(self, spec: "TaskSpec", question: Question, item: "Item") -> "Item":
+        """The item's inputs under the order's variables: context first, then the two responses in order."""
+        left, right = pair_fields(spec)
+        first, second = (left, right) if question.key == "ab" else (right, left)
+        fields = {var: text for var, text in item.fields.items() if var not in (left, right)}
+        fields[FIRST], fields[SECOND] = item.fields.get(first, ""), item.fields.get(second, "")
+        return replace(item, fields=fields)
+
+    def split(self, spec: "TaskSpec", value: str) -> dict[str, str]:
+        return {order: value for order in ORDERS}
+
+    def encode(self, spec: "TaskSpec", parts: Mapping[str, str]) -> str:
+        return parts[ORDERS[0]]
+
+    def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"], *,
+                 rules: Sequence[Any] = ()) -> "ItemResult":
+        from backend.scoring.ensemble import VerdictRule
+        from backend.task.orders import merge_orders
+
+        first = rules[0] if rules else None
+        rule = VerdictRule(spec, threshold=getattr(first, "threshold", None), delta=getattr(first, "delta", None),
+                           **({"quorum": first.quorum} if first is not None else {}))
+        return merge_orders(item, answers, keys=ORDERS, rule=rule, labels=spec.labels)
+
+    def prompt_params(self, spec: "TaskSpec") -> dict[str, str]:
+        """The first order's values (the templates' placeholders) and both orders', keyed by order (they enter
+        the ensemble fingerprint: a new wording is a new model version)."""
+        questions = self.questions(spec)
+        params = questions[0].spec.task_family.prompt_params(questions[0].spec)
+        for q in questions:
+            for name, value in q.spec.task_family.prompt_params(q.spec).items():
+                params[f"#{q.key}:{name}"] = value
+        return params
+
+    # -- Label Studio ----------------------------------------------------------------------------------
+    def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:
+        control = spec.binding.from_name if spec.binding else ""
+        for region in result or ():
+            item = _region_dict(region)
+            if item.get("from_name") != control or item.get("type") != "pairwise":
+                continue
+            value = item.get("value")
+            selected = value.get("selected") if isinstance(value, Mapping) else None
+            return self.normalize_label(spec, selected) if isinstance(selected, str) else None
+        return None
+
+    def write_result(self, spec: "TaskSpec", value: str) -> list[dict[str, Any]]:
+        name = spec.binding.from_name if spec.binding else "pairwise"
+        return [{"value": {"selected": value}, "from_name": name, "to_name": name, "type": "pairwise"}]
+
+    def show_answer(self, spec: "TaskSpec", value: str) -> str:
+        return {LEFT: "the left response", RIGHT: "the right response", TIE: "a tie"}.get(value, value)
+
+    def describe_flag_rule(self, spec: "TaskSpec", *, delta: int | None = None) -> str:
+        return "preferred response != original (each judge asked in both orders, averaged)"
+
+    def short_flag_rule(self, spec: "TaskSpec", *, delta: int | None = None) -> str:
+        return ", both orders"
