@@ -80,10 +80,9 @@ def _session(url: Optional[str], db: Optional[str], review_url: Optional[str],
 
 
 def _source(client, ledger, project: int):
-    from backend.review.source import load_source
+    from backend.review.source import load_audited_source
 
-    settings = ledger.project(str(project)) or {}
-    return load_source(client, project, label_field=settings.get("label_field"), control=settings.get("control"))
+    return load_audited_source(client, ledger, project)
 
 
 def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: Optional[str],

@@ -142,6 +142,33 @@ def load_source(
                          guidelines=str(getattr(project, "expert_instruction", None) or ""))
 
 
+def load_audited_source(client: LabelStudio, ledger: Any, project_id: int, *,
+                        label_field: str | None = None) -> SourceProject:
+    """The source project as it was audited: its config read now, the label field and control(s) the ledger
+    stored with it (``label_field`` given here wins), so every reader derives the spec the verdicts were made with.
+
+    A project audited on one control of several before the ledger stored the control (its control is
+    unknown, its verdicts are one control's labels) is refused with what to do, instead of being read as
+    a project of every control.
+    """
+    stored = ledger.project(str(project_id)) or {}
+    source = load_source(client, project_id, label_field=label_field or stored.get("label_field"),
+                         control=stored.get("control"))
+    if getattr(source.spec, "controls", ()) and not stored.get("control"):
+        version = ledger.latest_version(source.key)
+        first = next(iter(ledger.iter_results(source.key, version, page=1)), None) if version else None
+        value = None if first is None else first.prediction or first.original
+        try:
+            source.control_values(value)
+        except ValueError:
+            names = ", ".join(source.controls)
+            raise ValueError(
+                f"project {project_id} was audited on one of its controls ({names}) before label-audit stored "
+                f"which: run `label-audit audit --project {project_id}` again with LABEL_AUDIT_CONTROL set to "
+                "that control (stored verdicts are reused), then review or report it") from None
+    return source
+
+
 def fetch_inputs(
     client: LabelStudio, source: SourceProject, task_ids: Sequence[str]
 ) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
