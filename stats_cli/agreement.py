@@ -1,4 +1,4 @@
-"""Inter-annotator agreement: raw agreement, Fleiss κ, Krippendorff α, Gwet AC1, Cohen κ, specific agreement.
+"""Inter-annotator agreement: raw agreement, Fleiss κ, Krippendorff α, Gwet AC1, Cohen κ (plain and weighted), specific agreement.
 
 Raw agreement flatters skewed labels; κ corrects for chance but collapses under the kappa paradox;
 positive-class agreement and AC1 tell the two apart ("Why is annotation hard?"). Every coefficient
@@ -7,7 +7,7 @@ unequal numbers of raters per item, and returns a :class:`~stats_cli.coefficient
 that is undefined with a reason instead of NaN.
 
 Library use: Krippendorff α is the ``krippendorff`` package (given the count matrix and the value
-domain); Cohen κ is scikit-learn. Fleiss κ and AC1 are written here because statsmodels'
+domain); Cohen κ, plain and weighted (linear, quadratic), is scikit-learn. Fleiss κ and AC1 are written here because statsmodels'
 ``fleiss_kappa`` requires the same number of raters on every item and no maintained package
 computes AC1 with current scipy (irrCAC pins scipy 1.12); both follow Gwet (2014), Handbook of
 Inter-Rater Reliability, 4th ed., for missing ratings, and reduce to Fleiss (1971) when every item
@@ -34,10 +34,12 @@ __all__ = [
     "gwet_ac1",
     "krippendorff_alpha",
     "cohen_kappa",
+    "weighted_kappa",
     "specific_agreement",
 ]
 
 Level = Literal["nominal", "ordinal", "interval"]
+Weights = Literal["linear", "quadratic"]
 
 
 def _counts(counts: np.ndarray) -> np.ndarray:
@@ -156,6 +158,45 @@ def cohen_kappa(table: RatingsTable) -> Coefficient:
     if 1.0 - pe <= 1e-12:
         return undefined("Cohen κ undefined: both annotators used a single category throughout")
     return defined(cohen_kappa_score(a, b, labels=list(range(len(table.categories)))))
+
+
+def weighted_kappa(table: RatingsTable, *, weights: Weights = "quadratic") -> Coefficient:
+    """Weighted κ on ordered labels: scikit-learn's ``cohen_kappa_score(weights=...)``.
+
+    A 4 against a 5 is a smaller disagreement than a 1 against a 5; weighted κ charges each pair of
+    grades by their distance in the label order (``linear``: |i − j|, ``quadratic``: (i − j)²; the
+    quadratic form is close to an intraclass correlation). Two annotators: Cohen's weighted κ over the
+    items both rated. More annotators: the mean of the weighted κ of every annotator pair over the items
+    that pair rated (Light's 1971 averaging, the usual extension; α ordinal/interval is the coefficient
+    built for many raters). The label order is ``table.categories`` (natural order: numbers
+    numerically); declare unused grades with :meth:`RatingsTable.with_categories`, since weights depend
+    on the distance between grades.
+    """
+    if weights not in ("linear", "quadratic"):
+        raise ValueError(f"weights must be linear or quadratic, not {weights!r}")
+    table = table.drop_unrated()
+    if len(table.annotators) < 2:
+        return undefined(f"weighted κ needs two annotators, found {len(table.annotators)}")
+    labels = list(range(len(table.categories)))
+    values, reasons = [], []
+    for j in range(len(table.annotators)):
+        for k in range(j + 1, len(table.annotators)):
+            both = (table.codes[:, j] >= 0) & (table.codes[:, k] >= 0)
+            a, b = table.codes[both, j], table.codes[both, k]
+            if len(a) < 2:
+                reasons.append("fewer than two items rated by both")
+                continue
+            if len(set(a.tolist()) | set(b.tolist())) < 2:
+                reasons.append("both gave one grade throughout")
+                continue
+            with np.errstate(divide="ignore", invalid="ignore"):
+                value = float(cohen_kappa_score(a, b, labels=labels, weights=weights))
+            if np.isfinite(value):
+                values.append(value)
+    if not values:
+        why = reasons[0] if reasons else "no annotator pair is comparable"
+        return undefined(f"weighted κ undefined: {why}")
+    return defined(float(np.mean(values)))
 
 
 def specific_agreement(counts: np.ndarray, category: int) -> Coefficient:

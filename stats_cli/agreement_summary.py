@@ -1,7 +1,8 @@
 """Every agreement figure for one ratings table, as ``audit-stats agreement`` and the report show it.
 
-One call gives raw agreement beside κ, α and AC1, and for binary labels the positive- and
-negative-class agreement that separates real disagreement from the kappa paradox. Undefined
+One call gives raw agreement beside κ, α and AC1 (and, at the ordinal or interval level, weighted κ),
+and for binary labels the positive- and negative-class agreement that separates real disagreement from
+the kappa paradox. Undefined
 figures are None in JSON with their reason under ``undefined``.
 """
 
@@ -18,6 +19,7 @@ from stats_cli.agreement import (
     krippendorff_alpha,
     observed_agreement,
     specific_agreement,
+    weighted_kappa,
 )
 from stats_cli.coefficient import Coefficient
 from stats_cli.labels import labels_are_numeric, normalize_label
@@ -27,7 +29,7 @@ __all__ = ["AgreementSummary", "agreement_summary", "POSITIVE_NAMES", "pick_posi
 
 POSITIVE_NAMES = ("1", "true", "yes", "y", "positive", "pos", "consistent")
 COEFFICIENTS = ("pct_agreement", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1", "cohen_kappa",
-                "positive_agreement", "negative_agreement")
+                "weighted_kappa_linear", "weighted_kappa_quadratic", "positive_agreement", "negative_agreement")
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,9 @@ def agreement_summary(
         "gwet_ac1": gwet_ac1(counts),
         "cohen_kappa": cohen_kappa(table),
     }
+    if level != "nominal":  # ordered labels: a disagreement also has a size (weighted κ, beside α at this level)
+        coefficients["weighted_kappa_linear"] = weighted_kappa(table, weights="linear")
+        coefficients["weighted_kappa_quadratic"] = weighted_kappa(table, weights="quadratic")
     positive_label = negative_label = None
     if positive is not None and normalize_label(positive) not in table.categories:
         notes.append(f"positive label {positive!r} never used; positive/negative agreement not computed")

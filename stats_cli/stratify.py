@@ -68,8 +68,12 @@ def stratify(
     :func:`stats_cli.expected_kclass.expected_macro_f1`).
     The ``all`` row's expected accuracy is the n-weighted mean of the strata's; its expected F1 pools
     the strata's expected TP, FP and FN counts (Elangovan's *All* row), because a mean of F1s is
-    not the F1 of the union. ``label_set`` is the task's labels: with more than two, F1 is macro and its
-    expectation is over all of them, not only the classes a stratum happens to hold.
+    not the F1 of the union. ``label_set`` is the task's (the control's) labels; without it, every label
+    the data holds anywhere (truth or prediction). With more than two, F1 is macro and both it and its
+    expectation run over that whole set, never over the classes one stratum happens to hold: a stratum of
+    30 % "x" and 70 % "y" at p_d = 0.7 expects 0.674 over its own two labels but 0.492 in a task of three,
+    because a labeller who leaves the majority may answer the third label too (issue 31). The observed
+    macro F1 is taken over the same set, so a label the stratum lacks weighs on both alike.
     """
     if not len(truth) == len(prediction) == len(p_d):
         raise ValueError("truth, prediction and p_d must have the same length")
@@ -81,10 +85,12 @@ def stratify(
     if len(certainty) and (np.isnan(certainty).any() or certainty.min() < 0 or certainty.max() > 1):
         raise ValueError("p_d values must be in [0, 1]")
     labels = sort_labels([x for x in y_true if x is not None] + [x for x in y_pred if x is not None])
-    k_class = label_set is not None and len(label_set) > 2
-    pos = pick_positive(labels, positive) if len(labels) <= 2 and labels and not k_class else None
+    declared = [lab for lab in (normalize_label(x) for x in label_set or ()) if lab is not None]
+    label_set = sort_labels([*declared, *labels])  # a label outside the declared set is kept, not dropped
+    k_class = len(label_set) > 2
+    pos = pick_positive(label_set, positive) if label_set and not k_class else None
     if positive is not None and pos is None:
-        raise ValueError(f"positive label given but the data has {len(labels)} labels, not two")
+        raise ValueError(f"positive label given but the label set has {len(label_set)} labels, not two")
     strata = [
         _stratum(float(level), y_true[certainty == level], y_pred[certainty == level], pos, certain_as, label_set)
         for level in np.unique(certainty)
@@ -122,7 +128,8 @@ def _stratum(level: float | None, y_true: np.ndarray, y_pred: np.ndarray, pos: s
     n = len(y_true)
     accuracy = float(accuracy_score(list(y_true), list(y_pred))) if n else None  # no items: no score, not 0
     if pos is None:
-        f1 = float(f1_score(list(y_true), list(y_pred), average="macro", zero_division=0)) if n else None
+        f1 = float(f1_score(list(y_true), list(y_pred), labels=list(label_set) if label_set else None,
+                            average="macro", zero_division=0)) if n else None
         expected_accuracy = certain_as if level is not None and level >= 1.0 else level
         expected_f1 = (expected_macro_f1(expected_accuracy, list(y_true), labels=label_set)
                        if expected_accuracy is not None else None)

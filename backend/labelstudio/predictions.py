@@ -13,12 +13,17 @@ the old bare key still count.
 
 from __future__ import annotations
 
+import logging
+
 from typing import Any, Iterable
 
 from backend.labelstudio.scoreview import show_scores
 from backend.scoring.results import ItemResult
 from backend.settings import Settings
 from backend.taskspec import TaskSpec
+
+
+log = logging.getLogger(__name__)
 
 
 def prediction_result(label: str, spec: TaskSpec) -> list[dict[str, Any]]:
@@ -74,7 +79,13 @@ def import_predictions(client: Any, project: str, requests: list[dict[str, Any]]
     Then the project's score column and "Suspected label errors" tab follow this model version.
     """
     for start in range(0, len(requests), chunk):
-        client.projects.import_predictions(id=int(project), request=requests[start:start + chunk])
+        page = requests[start:start + chunk]
+        answer = client.projects.import_predictions(id=int(project), request=page)
+        created = getattr(answer, "created", None)
+        if isinstance(created, int) and created < len(page):  # Label Studio drops a prediction its config rejects
+            log.error("Label Studio kept %d of %d predictions sent to project %s: it drops, without an error, "
+                      "those whose result does not fit the label config (its server log names them)",
+                      created, len(page), project)
     if requests:
         show_scores(client, int(project), str(requests[0]["model_version"]))
     return len(requests)

@@ -24,6 +24,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from backend.task.marks import mark_result, suspect_marker  # noqa: F401  (re-exported: the tab and its tests read them here)
+
 log = logging.getLogger(__name__)
 
 SUSPECTS_TITLE = "Suspected label errors"
@@ -47,18 +49,6 @@ SUSPECTS_HIDDEN = [c for c in HIDDEN_COLUMNS if c not in (*LABEL_COLUMNS, NAME_C
 # region's names (measured in Chromium at 1400 px: at the default width it was cut off).
 LABEL_WIDTH = 330
 NAME_WIDTH = 200
-
-
-def suspect_marker(model_version: str) -> str:
-    """The region id of a flagged prediction of ``model_version`` (what the suspects tab filters on)."""
-    return f"{model_version}-suspect"
-
-
-def mark_result(result: list[dict[str, Any]], *, flagged: bool, model_version: str) -> list[dict[str, Any]]:
-    """``result`` with its regions' id set to the suspect marker when the item is flagged."""
-    if not flagged:
-        return result
-    return [{**region, "id": suspect_marker(model_version)} for region in result]
 
 
 def suspects_view_data(model_version: str) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from backend.labelstudio.scoreview import suspect_marker
+from backend.task.marks import suspect_marker
 from backend.spans.lsresult import span_region
 from backend.spans.model import NOT_AN_ENTITY, Span
 from backend.spans.questions import EXTENT_OPTIONS, SpanQuestion

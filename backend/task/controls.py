@@ -29,6 +29,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from backend.task.family import Question, TaskFamily, register_family
+from backend.task.marks import suspect_marker
 
 if TYPE_CHECKING:
     from backend.dataset import Item
@@ -50,7 +51,7 @@ class ControlsFamily(TaskFamily):
 
     name = "controls"
     report_skips = {
-        key: f"{why}; each control has its own figures in 'Controls'" for key, why in {
+        key: f"{why}; each control has its own figures after 'Controls audited'" for key, why in {
             "classes": "a confusion of whole items does not fit several controls",
             "ensemble": "members answer each control on its own",
             "ensemble_gold": "members answer each control on its own",
@@ -283,18 +284,19 @@ class ControlsFamily(TaskFamily):
 
     def marked_result(self, spec: "TaskSpec", result: "ItemResult", *, model_version: str) -> list[dict[str, Any]]:
         """Each control's regions; a flagged control's regions carry the suspect marker (one id per region)."""
-        from backend.labelstudio.scoreview import suspect_marker
-
         values = self.control_values(spec, str(result.prediction))
-        flagged = {q.id for q in result.questions if q.flagged}
+        verdicts = {q.id: q for q in result.questions}
         out = []
         for control in spec.controls:
             if control.name not in values:
                 continue
+            own = verdicts.get(control.name)
             regions = control.spec.task_family.write_result(control.spec, values[control.name])
             for i, region in enumerate(regions):
-                out.append({**region, "id": f"{suspect_marker(model_version)}-{control.name}-{i}"}
-                           if control.name in flagged else region)
+                if own is not None and own.confidence is not None:  # each control's own score beside the task's
+                    region = {**region, "score": round(float(own.confidence), 4)}
+                flagged = own is not None and own.flagged
+                out.append({**region, "id": f"{suspect_marker(model_version)}-{control.name}-{i}"} if flagged else region)
         return out
 
     # -- review and gold -------------------------------------------------------------------------------

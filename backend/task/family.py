@@ -41,6 +41,8 @@ import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Sequence, TypeVar
 
+from backend.task.marks import mark_result
+
 if TYPE_CHECKING:  # the spec imports this module; the families only need the types
     from backend.dataset import Item
     from backend.scoring.results import ItemResult
@@ -189,8 +191,6 @@ class TaskFamily:
 
     def marked_result(self, spec: "TaskSpec", result: "ItemResult", *, model_version: str) -> list[dict[str, Any]]:
         """The prediction's ``result`` list, flagged regions marked for the suspects tab."""
-        from backend.labelstudio.scoreview import mark_result
-
         return mark_result(self.write_result(spec, str(result.prediction)), flagged=bool(result.flagged),
                            model_version=model_version)
 

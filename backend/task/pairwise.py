@@ -132,8 +132,15 @@ class PairwiseFamily(NominalFamily):
         return None
 
     def write_result(self, spec: "TaskSpec", value: str) -> list[dict[str, Any]]:
+        """A ``pairwise`` region whose ``to_name`` is the first compared object: Label Studio 1.23.2's prediction
+        import rejects the control's own name (what a person's submission carries) and ``"a,b"``, and accepts
+        and pre-selects one object of ``toName`` (measured, docs/controls.md). ``tie`` is never written: the
+        labelling view fails on it."""
+        if value not in (LEFT, RIGHT):
+            raise ValueError(f"a pairwise result selects left or right, not {value!r}")
         name = spec.binding.from_name if spec.binding else "pairwise"
-        return [{"value": {"selected": value}, "from_name": name, "to_name": name, "type": "pairwise"}]
+        first = (spec.binding.to_name if spec.binding else name).split(",")[0].strip()
+        return [{"value": {"selected": value}, "from_name": name, "to_name": first, "type": "pairwise"}]
 
     def show_answer(self, spec: "TaskSpec", value: str) -> str:
         return {LEFT: "the left response", RIGHT: "the right response", TIE: "a tie"}.get(value, value)

@@ -36,7 +36,7 @@ class EnsembleConfig:
     label_field : str, optional
         Take the original label from this data field instead of the tasks' annotations.
     control : str, optional
-        The ``<Choices>`` control to audit when the label config has several.
+        The controls to audit, comma-separated (default: every control a judge can answer).
     threshold : float, optional
         Flag confidence threshold (default: the engine's per-family default).
     delta : int, optional

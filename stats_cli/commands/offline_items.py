@@ -40,6 +40,7 @@ def stratify(
     annotations: Annotated[Optional[Path], typer.Option(exists=True, dir_okay=False, help="Long-format annotations to derive truth and p_d from.")] = None,
     positive: Annotated[Optional[str], typer.Option(help="Positive label for F1 and m.")] = None,
     decimals: Annotated[int, typer.Option(help="Round p_d to this many decimals to form strata.")] = 2,
+    labels: Annotated[Optional[str], typer.Option(help="The task's labels, comma-separated (default: every label in the file); expected macro F1 runs over them.")] = None,
     item_col: ItemCol = "item", annotator_col: AnnotatorCol = "annotator", label_col: LabelCol = "label",
     format: FormatOpt = None, json_out: JsonOpt = False,
 ) -> None:
@@ -64,7 +65,9 @@ def stratify(
         majority = {a.item: a for a in aggregate_items(table, method="majority") if a.label is not None}
         columns = _join_annotations(columns, lines, majority, errors, truth_given=truth_col is not None)
     try:
-        strata, pos = stratify_items(columns["truth"], columns["pred"], columns["p_d"], positive=positive, decimals=decimals)
+        label_set = [x.strip() for x in labels.split(",") if x.strip()] if labels is not None else None
+        strata, pos = stratify_items(columns["truth"], columns["pred"], columns["p_d"], positive=positive,
+                                     decimals=decimals, label_set=label_set)
     except ValueError as exc:
         raise fail(str(exc)) from None
     print_result(errors, json_out=json_out,

@@ -8,13 +8,16 @@ trusting a lone raw-agreement number (the kappa paradox, "Why is annotation hard
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from backend.api import TaskSpec
 from stats_cli.agreement_summary import AgreementSummary, agreement_summary
 from stats_cli.labels import normalize_label
 from stats_cli.ratings import RatingsTable, ratings_from_long
 from stats_cli.rows import Row
+
+if TYPE_CHECKING:  # pragma: no cover
+    from stats_cli.audit_data import AuditData
 
 #: κ at or below this, beside raw agreement at or above ``HIGH_RAW``, earns the paradox note.
 LOW_KAPPA = 0.4
@@ -52,6 +55,54 @@ class AgreementRow:
 
     def values(self) -> dict:
         return self.summary.to_json()
+
+
+def answered(answers: Mapping[str, str | None]) -> dict[str, str]:
+    """The answers that were given (an expert who left the item blank is no rater of it)."""
+    return {rater: label for rater, label in answers.items() if label is not None}
+
+
+@dataclass(frozen=True)
+class ExpertRounds:
+    """The experts' answers before and after reconciliation, as every agreement table reads them.
+
+    ``before``: round-1 answers of the items two or more experts answered. ``after``: each expert's last
+    word on those items, or None while some item they split on is not reconciled yet (a partial round 2
+    would mix settled and open items and overstate agreement). ``split``/``reconciled``: item ids.
+    """
+
+    before: dict[str, dict[str, str]]
+    after: dict[str, dict[str, str]] | None
+    split: tuple[str, ...]
+    reconciled: tuple[str, ...]
+
+
+def expert_rounds(data: "AuditData") -> ExpertRounds:
+    """Round-1 answers give "before"; each expert's last word gives "after" once reconciliation is done."""
+    before = {i: answered(r.round1) for i, r in data.reviews.items() if len(answered(r.round1)) >= 2}
+    split = tuple(i for i, ans in before.items() if len(set(ans.values())) > 1)
+    reconciled = tuple(i for i in split if data.reviews[i].round2)
+    after = None if len(reconciled) < len(split) else {i: answered(data.reviews[i].final_answers) for i in before}
+    return ExpertRounds(before, after, split, reconciled)
+
+
+def expert_groups(data: "AuditData") -> tuple[dict[str, dict[str, dict[str, str]]], list[str]]:
+    """The experts' answers as rater groups of an agreement table, and a note while "after" is pending.
+
+    ``experts, before reconciliation`` when two experts answered some item; ``experts, after
+    reconciliation`` once every item they split on is reconciled (else the note says how many are).
+    """
+    rounds = expert_rounds(data)
+    groups: dict[str, dict[str, dict[str, str]]] = {}
+    notes = []
+    if rounds.before:
+        groups["experts, before reconciliation"] = rounds.before
+        if rounds.after is not None:
+            groups["experts, after reconciliation"] = rounds.after
+        else:
+            notes.append(f"experts after reconciliation: pending — {len(rounds.reconciled)} of {len(rounds.split)} "
+                         "items the experts split on are reconciled so far.")
+    return groups, notes
 
 
 def ratings_table(answers: Mapping[str, Mapping[str, str]]) -> RatingsTable:

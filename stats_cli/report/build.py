@@ -1,10 +1,17 @@
-"""Assemble the report from :class:`AuditData`: every registered section, in the order a lead reads them."""
+"""Assemble the report from :class:`AuditData`: every registered section, in the order a lead reads them.
+
+A project with several controls gets an overview of its controls, then every section once per control
+(:mod:`stats_cli.report.controls`).
+"""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
+from stats_cli.control_view import control_views
+
+from .controls import controls_section, qualified
 from .inputs import AuditData
 from .model import Report, Section, Status
 from .registry import BuildOptions, ReportSection, registered_sections
@@ -26,10 +33,16 @@ def build_report(data: AuditData, *, target_precision: float = 0.8, meta: Mappin
     if not 0.0 < target_precision <= 1.0:
         raise ValueError(f"target_precision must be in (0, 1], got {target_precision}")
     options = BuildOptions(target_precision=target_precision, seed=seed, prices=prices)
-    sections = [_safe(section, data, options) for section in registered_sections()]
+    views = control_views(data)
+    if views:  # several controls: an overview, then every section once per control, on the control's own view
+        sections = [controls_section(views)] + [qualified(_safe(section, view.data, options), view)
+                                                for view in views for section in registered_sections()]
+    else:
+        sections = [_safe(section, data, options) for section in registered_sections()]
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     info = {"target_precision": target_precision, "labels": list(data.spec.labels), "family": data.spec.family,
-            "task": data.spec.name, **dict(meta or {})}
+            "task": data.spec.name, **({"controls": [v.control.name for v in views]} if views else {}),
+            **dict(meta or {})}
     return Report(project=str(data.project), generated_at=now, sections=tuple(sections), meta=info)
 
 

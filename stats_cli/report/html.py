@@ -33,14 +33,38 @@ def render_html(report: Report) -> str:
     body = [f"<h1>Label audit report — project {escape(report.project)}</h1>",
             f"<p class='sizes'>Generated {escape(report.generated_at)}</p>"]
     body += [f"<p class='status'>Data note: {escape(note)}</p>" for note in data_notes(dict(report.meta))]
-    body += [_section(sec) for sec in report.sections]
+    body += [_section(sec) for sec in report.sections if sec.status is not Status.NOT_APPLICABLE]
+    every = {sec.control_label or sec.control for sec in report.sections if sec.control}
+    body.append(_left_out([sec for sec in report.sections if sec.status is Status.NOT_APPLICABLE], every=every))
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             f"<title>Label audit — {escape(report.project)}</title><style>{_CSS}</style></head>"
             f"<body>{''.join(body)}</body></html>")
 
 
+def _left_out(sections: list[Section], *, every: set[str]) -> str:
+    """The sections this project cannot have, once each at the end with the reason (and the controls concerned).
+
+    Shown one by one they would fill the report with grey boxes; hidden without a word a reader would not
+    know they exist. Sections of several controls that give the same reason share one line, naming the
+    controls unless it is ``every`` control of the project.
+    """
+    if not sections:
+        return ""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for sec in sections:
+        grouped.setdefault((sec.title, sec.reason), []).append(sec.control_label or sec.control)
+    lines = []
+    for (title, reason), controls in grouped.items():
+        which = [c for c in controls if c]
+        scope = f" ({', '.join(which)})" if which and set(which) != every else ""  # every control: no list
+        lines.append(f"<li><b>{escape(title)}</b>{escape(scope)}: {escape(reason)}</li>")
+    return ("<section id='not-in-this-report'><h2>Not in this report</h2><p class='sizes'>Sections that do not "
+            f"apply to this project, and why.</p><ul>{''.join(lines)}</ul></section>")
+
+
 def _section(sec: Section) -> str:
-    parts = [f"<section id='{escape(sec.key)}'><h2>{escape(sec.title)}</h2>"]
+    anchor = f"{sec.key}-{sec.control}" if sec.control else sec.key
+    parts = [f"<section id='{escape(anchor)}'><h2>{escape(sec.heading)}</h2>"]
     if line := sizes_line(sec):
         parts.append(f"<p class='sizes'>Sample sizes: {escape(line)}</p>")
     if sec.status is not Status.OK:

@@ -108,12 +108,21 @@ class Section:
     notes: tuple[str, ...] = ()
     values: Mapping[str, Any] = field(default_factory=dict)
     gallery: tuple[Thumbnail, ...] = ()  # a grid of pictures (HTML only; the other formats say where it is)
+    #: The control the section is about, in a project with several (its name; ``""``: the whole project).
+    control: str = ""
+    #: How the report names that control (its title and name); the heading shows it after the title.
+    control_label: str = ""
 
     def __post_init__(self) -> None:
         if not self.key or not self.title:
             raise ValueError("a section needs a key and a title")
         if self.status is not Status.OK and not self.reason:
             raise ValueError(f"section {self.key!r} is {self.status.value}: say why in `reason`")
+
+    @property
+    def heading(self) -> str:
+        """The title, and the control it is about when the project has several."""
+        return f"{self.title} — {self.control_label or self.control}" if self.control else self.title
 
 
 def pending(key: str, title: str, reason: str, *, sizes: Mapping[str, int] | None = None) -> Section:
@@ -135,11 +144,12 @@ class Report:
     sections: tuple[Section, ...]
     meta: Mapping[str, Any] = field(default_factory=dict)
 
-    def section(self, key: str) -> Section:
+    def section(self, key: str, *, control: str = "") -> Section:
+        """The section ``key`` (of ``control`` in a project with several controls)."""
         for sec in self.sections:
-            if sec.key == key:
+            if sec.key == key and sec.control == control:
                 return sec
-        raise KeyError(key)
+        raise KeyError(f"{key} of control {control!r}" if control else key)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON: NaN and infinities become null so every reader can parse it."""
@@ -155,6 +165,7 @@ def _section_json(sec: Section) -> dict[str, Any]:
     return {
         "key": sec.key,
         "title": sec.title,
+        **({"control": sec.control} if sec.control else {}),
         "status": sec.status.value,
         "reason": sec.reason,
         "sizes": dict(sec.sizes),

@@ -45,7 +45,7 @@ def render_table(report: Report, *, width: int = 120) -> str:
     for note in data_notes(dict(report.meta)):
         console.print(f"data note: {plain(note)}", highlight=False)
     for sec in report.sections:
-        console.rule(plain(sec.title))
+        console.rule(plain(sec.heading))
         if line := sizes_line(sec):
             console.print(f"sample sizes: {plain(line)}", highlight=False)
         if sec.status is not Status.OK:
@@ -69,7 +69,7 @@ def render_markdown(report: Report) -> str:
     out = [f"# Label audit report — project {report.project}", "", f"_Generated {report.generated_at}_", ""]
     out += [f"- data note: {_md(note)}" for note in data_notes(dict(report.meta))]
     for sec in report.sections:
-        out += [f"## {sec.title}", ""]
+        out += [f"## {sec.heading}", ""]
         if line := sizes_line(sec):
             out += [f"Sample sizes: {line}", ""]
         if sec.status is not Status.OK:

@@ -109,6 +109,18 @@ def test_stratify_from_annotations(tmp_path: Path) -> None:
     assert out["errors"] == [{"line": 7, "message": "item '9' has no annotations"}]
 
 
+def test_stratify_expected_f1_over_the_declared_labels(tmp_path: Path) -> None:
+    # a file holding two of the task's three labels: --labels declares the third (issue 31's 0.4921)
+    rows = "".join(f"{i},{lab},{lab},0.7\n" for i, lab in enumerate("xxxyyyyyyy"))
+    preds = tmp_path / "preds.csv"
+    preds.write_text("item,truth,prediction,p_d\n" + rows)
+    base = ("stratify", str(preds), "--truth-col", "truth", "--pd-col", "p_d")
+    assert run_json(*base)["positive_label"] == "y"  # two labels in the file: a binary task
+    declared = run_json(*base, "--labels", "x,y,z")
+    assert declared["positive_label"] is None
+    assert declared["strata"][0]["expected_f1"] == pytest.approx(0.4921, abs=5e-5)
+
+
 def test_confidence_bins_and_rerank_on_scored_items(tmp_path: Path) -> None:
     rows = []
     for i in range(40):

@@ -75,3 +75,23 @@ def test_no_items_gives_no_score_rather_than_zero() -> None:
     strata, positive = stratify([], [], [])
     assert positive is None and [s.name for s in strata] == ["all"]
     assert strata[0].n == 0 and strata[0].accuracy is None and strata[0].f1 is None
+
+
+def test_a_strata_expected_macro_f1_runs_over_the_label_set_not_the_labels_it_holds():
+    # issue 31: a stratum of 3 "x" and 7 "y" at p_d = 0.7 in a task of three labels. Over its own two
+    # labels the expectation was 0.6745; a labeller who leaves the majority may answer "z" too: 0.4921.
+    from stats_cli.expected_kclass import expected_macro_f1
+
+    truth = ["x"] * 3 + ["y"] * 7 + ["z"] * 2
+    p_d = [0.7] * 10 + [1.0] * 2
+    assert expected_macro_f1(0.7, truth[:10]) == pytest.approx(0.6745, abs=5e-5)  # the former figure
+    for label_set in (["x", "y", "z"], None):  # declared, or every label the data holds anywhere
+        strata, positive = stratify(truth, truth, p_d, label_set=label_set)
+        assert positive is None and strata[0].p_d == 0.7
+        assert strata[0].expected_f1 == pytest.approx(0.4921, abs=5e-5)
+        # the observed macro F1 runs over the same set: "z", absent from the stratum, scores 0 in both
+        assert strata[0].f1 == pytest.approx(f1_score(truth[:10], truth[:10], labels=["x", "y", "z"],
+                                                      average="macro", zero_division=0)) == pytest.approx(2 / 3)
+    # a binary control whose stratum holds one label keeps the control's positive label
+    strata, positive = stratify(["0", "0"], ["0", "1"], [1, 1], label_set=["0", "1"])
+    assert positive == "1" and strata[0].m == 0.0

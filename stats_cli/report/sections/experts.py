@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement
+from ..agreement import AGREEMENT_COLUMNS, expert_rounds, paradox_note, rater_agreement
 from ..inputs import AuditData
 from ..model import Section, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "experts", "Expert agreement"
 MIN_KAPPA_ITEMS = 10  # κ on fewer items is noise (one item gives −1 or 1); the row says so instead
-
-
-def _answered(answers) -> dict[str, str]:
-    return {e: lab for e, lab in answers.items() if lab is not None}
 
 
 IGNORED_COLUMNS = ("round", "annotator", "item", "review project", "instance", "project of")
@@ -54,23 +50,21 @@ def _agreement_section(data: AuditData) -> Section:
     "After" is only reported when every item the experts split on has been reconciled: a partial
     round 2 would mix settled and open items and overstate agreement.
     """
-    before = {i: _answered(r.round1) for i, r in data.reviews.items() if len(_answered(r.round1)) >= 2}
+    rounds = expert_rounds(data)
+    before, split, reconciled = rounds.before, rounds.split, rounds.reconciled
     if not before:
         return pending(KEY, TITLE, "no item has answers from two experts yet",
                        sizes={"routed": len(data.routed), "items with one answer": sum(1 for r in data.reviews.values() if r.round1)})
-    split = [i for i, ans in before.items() if len(set(ans.values())) > 1]
-    reconciled = [i for i in split if data.reviews[i].round2]
     row_before = rater_agreement("before reconciliation", before, spec=data.spec)
     rows = [row_before.cells()]
     values = {"before": row_before.values(), "disagreed": len(split), "reconciled": len(reconciled)}
     notes = []
-    if split and len(reconciled) < len(split):
+    if rounds.after is None:
         notes.append(f"after reconciliation: pending — {len(reconciled)} of {len(split)} items the experts "
                      "split on are reconciled so far.")
         values["after"] = None
     else:
-        after = {i: _answered(data.reviews[i].final_answers) for i in before}
-        row_after = rater_agreement("after reconciliation", after, spec=data.spec)
+        row_after = rater_agreement("after reconciliation", rounds.after, spec=data.spec)
         rows.append(row_after.cells())
         values["after"] = row_after.values()
     # Nahum's disagreement subset: items where the LLM ensemble disagrees with the original label. (κ on the

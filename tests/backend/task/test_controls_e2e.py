@@ -12,10 +12,8 @@ and the pairwise judges were asked in both orders.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-import yaml
 
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.modelname import version_key
@@ -23,17 +21,9 @@ from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.scoreview import SUSPECTS_TITLE, suspect_marker
 from backend.ledger import Ledger
 from tests.support.audit_loop import audit_environment, run_audit
+from tests.support.ls_templates import template_config
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.redis, pytest.mark.llm]
-
-
-def template_config(relative: str) -> str:
-    """The ``config`` of a Label Studio template, from the Label Studio the tests run."""
-    from backend.labelstudio.local import find_label_studio_bin
-
-    root = Path(find_label_studio_bin()).resolve().parent.parent / "lib"
-    (folder,) = list(root.glob("python3*/site-packages/label_studio/annotation_templates"))
-    return yaml.safe_load((folder / relative / "config.yml").read_text("utf-8"))["config"]
 
 
 SUMMEVAL = """<View>
