@@ -56,7 +56,7 @@ _expose("backend.review.images", "source_fetch")
 _expose("backend.images.thumbnail", "thumbnail_png")
 # The review: stores, outcome (gold), sampling design, calibration and active review.
 _expose("backend.review.store", "ROUND_RECONCILE", "ROUND_REVIEW", "ReviewStore")
-_expose("backend.review.source", "SourceProject", "load_source")
+_expose("backend.review.source", "SourceProject", "load_audited_source", "load_source")
 _expose("backend.review.outcome", "GoldStatus", "ReviewOutcome", "answers_after", "decide_outcome")
 _expose("backend.review.gold", "refresh_review")
 _expose("backend.review.status", "project_links")
@@ -139,7 +139,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the same names, importe
     from backend.review.outcome import GoldStatus, ReviewOutcome, answers_after, decide_outcome  # noqa: F401
     from backend.review.sample_store import SampleStore  # noqa: F401
     from backend.review.sampling import ALL, FLAGGED_REVIEWED, Candidate, Draw, draw_sample  # noqa: F401
-    from backend.review.source import SourceProject, load_source  # noqa: F401
+    from backend.review.source import SourceProject, load_audited_source, load_source  # noqa: F401
     from backend.review.status import project_links  # noqa: F401
     from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore  # noqa: F401
     from backend.scoring.health import member_health  # noqa: F401

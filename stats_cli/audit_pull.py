@@ -20,7 +20,7 @@ from backend.api import crowd_labels
 from backend.api import review_clients_from_env
 from backend.api import Ledger
 from backend.api import refresh_review as refresh_review_outcomes
-from backend.api import load_source
+from backend.api import load_audited_source
 from backend.api import ReviewStore
 from backend.api import TaskSpec
 
@@ -164,8 +164,7 @@ def pull_audit(
     """
     stats = stats if stats is not None else PullStats()
     ledger = Ledger(db_url)
-    settings = ledger.project(str(project)) or {}
-    source = load_source(client, int(project), label_field=settings.get("label_field"))
+    source = load_audited_source(client, ledger, int(project))
     tasks = pull_tasks(client, project, cache=cache, progress=progress, min_annotations=2, stats=stats)
     items = ledger.results(source.key, model_version=model_version)
     if not items:

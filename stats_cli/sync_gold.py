@@ -56,9 +56,23 @@ class GoldRow:
     flagged: bool
 
 
-def _answer(result: Iterable[Any], control: str) -> list[Any]:
-    """What a result says for ``control`` (each region's value), to tell an unchanged gold annotation."""
-    return [field(r, "value") for r in result if field(r, "from_name") == control]
+def _answer(result: Iterable[Any], controls: Iterable[str]) -> list[tuple[str, Any]]:
+    """What a result says for the audited ``controls`` (each region's control and value, in a stable order),
+    to tell an unchanged gold annotation."""
+    wanted = set(controls)
+    found = [(str(field(r, "from_name")), field(r, "value")) for r in result if field(r, "from_name") in wanted]
+    return sorted(found, key=lambda pair: (pair[0], json.dumps(pair[1], sort_keys=True, default=str)))
+
+
+def audited_controls(spec: Any) -> list[tuple[str, Any]]:
+    """``(control name, its own spec)`` of every audited control: each control of a composite, else the one."""
+    subs = getattr(spec, "controls", ())
+    if subs:
+        return [(c.name, c.spec) for c in subs]
+    binding = spec.binding
+    if binding is None or not binding.from_name or not binding.to_name:
+        raise ValueError("the project's spec does not name its control in Label Studio")
+    return [(binding.from_name, spec)]
 
 
 def gold_rows(data: AuditData, *, mode: Mode = "correct", threshold: float | None = None) -> list[GoldRow]:
@@ -162,15 +176,16 @@ def sync_to_labelstudio(client: Any, data: AuditData, tasks: list[Mapping[str, A
                         label_config: str, include_agreed: bool = False) -> SyncCounts:
     """Write each settled gold label as a marked annotation by the gold user (idempotent).
 
+    Every audited control's gold value goes into the one annotation (a composite: one region per control
+    with a value); it is unchanged when every control's value is.
+
     Only expert-settled items by default (the decisions the review produced); ``include_agreed``
     also writes items whose gold is the original because the ensemble agreed. The annotation is not
     Label Studio's ground truth (that would unmark the original): see :mod:`backend.labelstudio.gold`.
     """
-    binding = data.spec.binding
-    if binding is None or not binding.from_name or not binding.to_name:
-        raise ValueError("the project's spec does not name its <Choices> control")
-    control, family = binding.from_name, data.spec.task_family
-    values = choice_values(label_config, control=control)
+    controls = [name for name, _spec in audited_controls(data.spec)]
+    family = data.spec.task_family
+    values = {name: choice_values(label_config, control=name) for name in controls}
     gold_user = ensure_user(client, GOLD_USER_EMAIL, org_id=organization_id(client))
     existing = _gold_annotations(tasks, gold_user)
     counts = SyncCounts()
@@ -183,7 +198,7 @@ def sync_to_labelstudio(client: Any, data: AuditData, tasks: list[Mapping[str, A
         if old is None:
             client.annotations.create(id=int(it.id), result=result, completed_by=gold_user, ground_truth=False)
             counts.created += 1
-        elif _answer(old.get("result") or [], control) == _answer(result, control):
+        elif _answer(old.get("result") or [], controls) == _answer(result, controls):
             counts.unchanged += 1
         else:
             client.annotations.update(id=int(old["id"]), result=result)

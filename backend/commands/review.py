@@ -80,10 +80,9 @@ def _session(url: Optional[str], db: Optional[str], review_url: Optional[str],
 
 
 def _source(client, ledger, project: int):
-    from backend.review.source import load_source
+    from backend.review.source import load_audited_source
 
-    settings = ledger.project(str(project)) or {}
-    return load_source(client, project, label_field=settings.get("label_field"))
+    return load_audited_source(client, ledger, project)
 
 
 def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: Optional[str],
@@ -235,7 +234,7 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
     from backend.scoring.health import stored_health
 
     store, source, clients = _refreshed(project, url, db, review_url, expert_instances)
-    status = review_status(store, source.key, clients=clients)
+    status = review_status(store, source.key, clients=clients, spec=source.spec)
     health = stored_health(Ledger(db_engine=store.db_engine), source.key)  # the same database as the review
     if json_out:
         _print_json({**status.to_json(), "member_health": health})

@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from backend.labelstudio.labelconfig import find_choice_control, find_inputs, parse_label_config
+from backend.labelstudio.labelconfig import ChoiceControl, find_choice_control, find_inputs, parse_label_config
 
 MEANING_SEP = " — "
 CHOICES_TITLE = "Your label"
@@ -175,6 +175,59 @@ def _shown_attrs(obj) -> dict[str, str]:
     return attrs
 
 
+def append_choices(view: ET.Element, choices: ChoiceControl, *, to_name: str, meanings: Mapping[str, str],
+                   required: bool = True) -> ET.Element:
+    """The expert's ``<Choices>``: each choice shows its meaning and stores the bare label, none selected.
+
+    Multi-label keeps the project's multi-select control; "no label applies" is an answer there, so it is
+    never required (nor is a control shown only under a condition: hidden, it could not be answered).
+    """
+    if choices.multiple:
+        mode = {"choice": "multiple"}
+    else:
+        mode = {"choice": "single-radio", **({"required": "true"} if required else {})}
+    ctrl = ET.SubElement(view, "Choices", {"name": choices.name, "toName": to_name, **mode})
+    for label, shown in zip(choices.labels, choices.shown):
+        attrs = {"value": shown, "alias": label}
+        if label in meanings and meanings[label] != shown:
+            attrs["value"] = f"{shown}{MEANING_SEP}{meanings[label]}"
+            attrs["hint"] = meanings[label]
+        ET.SubElement(ctrl, "Choice", attrs)
+    return ctrl
+
+
+def shown_inputs(root: ET.Element, exclude_fields: Sequence[str]) -> list:
+    """The inputs an expert sees (every input but the excluded fields: an original label imported as data)."""
+    inputs = [o for o in find_inputs(root) if o.field not in set(exclude_fields)]
+    if not inputs:
+        raise ValueError("the label config shows no input left to review")
+    return inputs
+
+
+def append_inputs(view: ET.Element, root: ET.Element, inputs: Sequence, *, titles_only: bool = False,
+                  neutral: Mapping[str, str] | None = None, renamed: Mapping[str, str] | None = None) -> list[str]:
+    """Each input under its static title; returns the static headers found after the last input.
+
+    ``titles_only`` keeps only short titles ("Answer 1"), never an instruction sentence of the source;
+    ``neutral`` (input name -> title) replaces an input's titles outright (the two responses of a preference);
+    ``renamed`` (source field -> review field) shows a field under another data key.
+    """
+    titles, trailing = input_titles(root, [o.field for o in inputs])
+    for obj in inputs:
+        shown = titles.get(obj.field, [field_title(obj.field)])
+        if titles_only:
+            shown = [t for t in shown if _is_title(t)] or [field_title(obj.field)]
+        if neutral and obj.name in neutral:
+            shown = [neutral[obj.name]]
+        for title in shown:
+            ET.SubElement(view, "Header", {"value": title, "size": "5"})
+        attrs = _shown_attrs(obj)
+        if renamed and obj.field in renamed:
+            attrs["value"] = f"${renamed[obj.field]}"
+        ET.SubElement(view, obj.tag, attrs)
+    return trailing
+
+
 def expert_label_config(
     source_xml: str,
     *,
@@ -193,16 +246,10 @@ def expert_label_config(
     """
     root = parse_label_config(source_xml)
     choices = find_choice_control(root, control=control)
-    inputs = [o for o in find_inputs(root) if o.field not in set(exclude_fields)]
-    if not inputs:
-        raise ValueError("the label config shows no input left to review")
-    titles, trailing = input_titles(root, [o.field for o in inputs])
+    inputs = shown_inputs(root, exclude_fields)
     meanings = choice_meanings(root, control=control, guidelines_html=guidelines_html)
     view = ET.Element("View")
-    for obj in inputs:
-        for title in titles.get(obj.field, [field_title(obj.field)]):
-            ET.SubElement(view, "Header", {"value": title, "size": "5"})
-        ET.SubElement(view, obj.tag, _shown_attrs(obj))
+    trailing = append_inputs(view, root, inputs)
     if answer_fields:
         ET.SubElement(view, "Header", {"value": answers_title, "size": "5"})
     for field in answer_fields:
@@ -210,13 +257,5 @@ def expert_label_config(
     for title in [choices_title] if choices_title else (trailing or [CHOICES_TITLE]):
         ET.SubElement(view, "Header", {"value": title, "size": "5"})
     to_name = choices.to_name if choices.to_name in {o.name for o in inputs} else inputs[-1].name
-    # Multi-label: the project's multi-select control; "no label applies" is an answer, so none is required.
-    mode = {"choice": "multiple"} if choices.multiple else {"choice": "single-radio", "required": "true"}
-    ctrl = ET.SubElement(view, "Choices", {"name": choices.name, "toName": to_name, **mode})
-    for label, shown in zip(choices.labels, choices.shown):
-        attrs = {"value": shown, "alias": label}
-        if label in meanings and meanings[label] != shown:
-            attrs["value"] = f"{shown}{MEANING_SEP}{meanings[label]}"
-            attrs["hint"] = meanings[label]
-        ET.SubElement(ctrl, "Choice", attrs)
+    append_choices(view, choices, to_name=to_name, meanings=meanings)
     return ET.tostring(view, encoding="unicode").replace(" />", "/>")

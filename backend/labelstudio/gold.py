@@ -15,7 +15,7 @@ delete them in Label Studio and run `sync-gold --to-labelstudio` again.)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from backend.labelstudio.taskshape import field, user_id_of
 
@@ -23,16 +23,19 @@ GOLD_USER_EMAIL = "gold@label-audit.local"
 GOLD_REGION_ID = "label-audit-gold"
 
 
-def mark_gold(regions: list[dict[str, Any]], *, stored: dict[str, str] | None = None) -> list[dict[str, Any]]:
+def mark_gold(regions: list[dict[str, Any]], *, stored: Mapping[str, Mapping[str, str]] | None = None
+              ) -> list[dict[str, Any]]:
     """A family's result regions as a gold annotation: the first carries the marker, choices as stored.
 
-    ``stored`` maps a label (alias or value) to the ``value`` Label Studio stores for that ``<Choice>``.
+    ``stored`` maps a ``<Choices>`` control's name to its label (alias or value) -> the ``value`` Label
+    Studio stores for that ``<Choice>`` (per control: two controls may share a label and store it apart).
     """
     out = []
     for i, region in enumerate(regions):
         value = dict(region.get("value") or {})
-        if "choices" in value and stored:
-            value["choices"] = [stored.get(c, c) for c in value["choices"]]
+        own = (stored or {}).get(str(region.get("from_name")))
+        if "choices" in value and own:
+            value["choices"] = [own.get(c, c) for c in value["choices"]]
         out.append({**region, "id": GOLD_REGION_ID if i == 0 else f"{GOLD_REGION_ID}-{i}", "value": value})
     return out
 

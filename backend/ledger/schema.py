@@ -96,5 +96,6 @@ projects = Table(
     Column("project", String(KEY), primary_key=True),
     Column("label_config", Text),
     Column("label_field", String(KEY)),
+    Column("control", String(KEY)),  # the audited control(s) when named (LABEL_AUDIT_CONTROL), else NULL
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )

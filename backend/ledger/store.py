@@ -267,20 +267,27 @@ class Ledger:
         return out
 
     # ---- project settings ------------------------------------------------------------------
-    def set_project(self, project: str, *, label_config: str | None, label_field: str | None = None) -> None:
-        """Remember a project's label config (from /setup or a webhook) to re-derive its task spec."""
-        row = {"project": str(project), "label_config": label_config, "label_field": label_field, "updated_at": _now()}
+    def set_project(self, project: str, *, label_config: str | None, label_field: str | None = None,
+                    control: str | None = None) -> None:
+        """Remember a project's label config (from /setup or a webhook) to re-derive its task spec.
+
+        ``control`` is the control the audit was narrowed to (``LABEL_AUDIT_CONTROL``): the review, the
+        report and ``sync-gold`` derive their spec from the config *and* it, so a config with several
+        controls audited one at a time reads back as the spec it was scored with.
+        """
+        row = {"project": str(project), "label_config": label_config, "label_field": label_field,
+               "control": control or None, "updated_at": _now()}
         with self.db_engine.begin() as conn:
             upsert(conn, schema.projects, [row], keys=("project",))
 
     def project(self, project: str) -> dict[str, str | None] | None:
-        """``{"label_config": ..., "label_field": ...}`` of a known project, else None."""
+        """``{"label_config": ..., "label_field": ..., "control": ...}`` of a known project, else None."""
         cols = schema.projects.c
         with self.db_engine.connect() as conn:
             row = conn.execute(
-                select(cols.label_config, cols.label_field).where(cols.project == str(project))
+                select(cols.label_config, cols.label_field, cols.control).where(cols.project == str(project))
             ).first()
-        return None if row is None else {"label_config": row[0], "label_field": row[1]}
+        return None if row is None else {"label_config": row[0], "label_field": row[1], "control": row[2]}
 
 
 def _check_key(project: str, model_version: str) -> None:

@@ -26,7 +26,7 @@ from backend.scoring.ensemble import disagrees
 from backend.scoring.results import ItemResult
 from backend.taskspec import TaskSpec
 
-__all__ = ["GoldStatus", "ReviewOutcome", "consensus", "decide_outcome", "answers_after"]
+__all__ = ["GoldStatus", "ReviewOutcome", "consensus", "decide_outcome", "answers_after", "experts_split"]
 
 
 class GoldStatus(str, Enum):
@@ -108,6 +108,14 @@ def consensus(answers: Sequence[str | None]) -> str | None:
     return None
 
 
+def experts_split(spec: TaskSpec, answers: Sequence[str]) -> bool:
+    """The experts' answers split on some part (the family's rule: a composite, per control; ordinal controls
+    by more than their delta), so round 2 must settle it."""
+    if len(answers) < 2:
+        return False
+    return bool(spec.task_family.disputed(spec, list(answers)))
+
+
 def answers_after(
     round1: Mapping[str, str | None], round2: Mapping[str, str | None], *, experts: Sequence[str] | None = None
 ) -> dict[str, str | None]:
@@ -172,13 +180,16 @@ def decide_outcome(
 
     firsts = [round1[e] for e in experts if e in round1 and round1[e] is not None] if round1 else []
     if round2:
-        agreed = consensus(list(round2.values()))
+        # each round-2 answer read on the parts round 2 settles (a composite: the disputed controls), so an
+        # expert who also re-answers a part settled in round 1 does not split the item
+        settled = [None if a is None else family.reconciled(spec, firsts, a) for a in round2.values()]
+        agreed = consensus(settled)
         if agreed is None:
             return made(None, GoldStatus.SPLIT_UNRESOLVED)
-        return made(gold(family.reconciled(spec, firsts, agreed)), GoldStatus.RECONCILED)
+        return made(gold(agreed), GoldStatus.RECONCILED)
     if round1 and experts and all(e in round1 for e in experts):
-        agreed = consensus([round1[e] for e in experts])
-        if agreed is not None:
-            return made(gold(agreed), GoldStatus.EXPERTS_AGREE)
+        answers = [round1[e] for e in experts]
+        if None not in answers and not experts_split(spec, answers):  # type: ignore[arg-type]
+            return made(gold(family.reconciled(spec, answers, answers[0])), GoldStatus.EXPERTS_AGREE)  # type: ignore[arg-type]
     waiting = routed or sampled or bool(round1)
     return made(None, GoldStatus.PENDING if waiting else GoldStatus.NOT_REVIEWED)

@@ -36,7 +36,7 @@ from backend.labelstudio.labelconfig import expert_name
 from backend.scoring.results import ItemResult
 from backend.review.images import ReviewImages, prepare_or_pass
 from backend.review.sample_push import SampleRequest, draw_for_push, review_order
-from backend.review.source import REF_FIELD, SourceProject, fetch_inputs, load_source
+from backend.review.source import REF_FIELD, SourceProject, fetch_inputs, load_audited_source
 from backend.review.store import ROUND_REVIEW, Assignment, ReviewItem, ReviewProject, ReviewStore
 
 ORDERS = ("confidence", "shuffled")
@@ -216,8 +216,7 @@ def push_review(
     learnt from the settled control sample (:mod:`backend.review.active`); ValueError while it is too small.
     """
     experts = check_push_options(experts, order=order, budget=budget)
-    settings = ledger.project(str(project_id)) or {}
-    source = load_source(client, project_id, label_field=label_field or settings.get("label_field"))
+    source = load_audited_source(client, ledger, project_id, label_field=label_field)
     report = PushReport(source_project=project_id)
 
     version = ledger.latest_version(source.key)

@@ -15,12 +15,15 @@ from label_studio_sdk import LabelStudio
 
 from backend.labelstudio.client import create_project, ensure_user, organization_id
 from backend.labelstudio.expert_instances import ReviewClients, as_review_clients
-from backend.labelstudio.labelconfig import expert_field, expert_name
+from backend.labelstudio.labelconfig import expert_name
 from backend.review.collect import collect_answers
+from backend.review.outcome import experts_split
+from backend.review.round1_text import round1_text
 from backend.review.images import ReviewImages, prepare_or_pass, reuse_round1_copies
 from backend.review.push import BLIND_SETTINGS, TITLE_MAX, import_assignments, recover_task_ids, sign_up_expert
 from backend.review.source import SourceProject, fetch_inputs
 from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, SHARED, ReviewProject, ReviewStore
+from backend.taskspec import TaskSpec
 
 
 class RoundIncomplete(ValueError):
@@ -49,8 +52,13 @@ class ReconcileReport:
         }
 
 
-def split_round1(store: ReviewStore, source_key: str) -> tuple[list[str], list[str], list[str]]:
-    """Reviewed items as (disagreed, agreed, incomplete) task ids, in push order."""
+def split_round1(store: ReviewStore, source_key: str, *, spec: TaskSpec | None = None
+                 ) -> tuple[list[str], list[str], list[str]]:
+    """Reviewed items as (disagreed, agreed, incomplete) task ids, in push order.
+
+    With ``spec`` the family says what a split is (a composite: any control split; an ordinal control: by
+    more than its delta); without it, any difference.
+    """
     experts = store.experts(source_key)
     answers = store.answers_by_task(source_key, round=ROUND_REVIEW)
     disagreed, agreed, incomplete = [], [], []
@@ -58,7 +66,7 @@ def split_round1(store: ReviewStore, source_key: str) -> tuple[list[str], list[s
         got = answers.get(item.task_id, {})
         if not experts or any(e not in got or got[e] is None for e in experts):
             incomplete.append(item.task_id)
-        elif len({got[e] for e in experts}) > 1:
+        elif experts_split(spec, [got[e] for e in experts]) if spec is not None else len({got[e] for e in experts}) > 1:
             disagreed.append(item.task_id)
         else:
             agreed.append(item.task_id)
@@ -110,7 +118,7 @@ def reconcile(
     clients = as_review_clients(review_client if review_client is not None else client)
     review = clients.shared
     collect_answers(clients, store, source)
-    disagreed, agreed, incomplete = split_round1(store, source.key)
+    disagreed, agreed, incomplete = split_round1(store, source.key, spec=source.spec)
     report = ReconcileReport(source.project_id, None, len(disagreed), len(agreed), len(incomplete))
     if incomplete and not partial:
         raise RoundIncomplete(
@@ -136,8 +144,7 @@ def reconcile(
     inputs, report.errors = fetch_inputs(client, source, [a.task_id for a in todo])
     answers = store.answers_by_task(source.key, round=ROUND_REVIEW)
     for task_id, data in inputs.items():
-        for i, email in enumerate(experts):
-            data[expert_field(i)] = f"{expert_name(i)}: {source.shown_label(answers.get(task_id, {}).get(email))}"
+        data.update(round1_text(source, experts, answers.get(task_id, {})))
     images = ReviewImages.for_source(client, source.spec)
     if images is not None:  # round 1 on this same instance already holds a copy of each image
         reuse_round1_copies(images, clients, store, source.key, [a.task_id for a in todo])

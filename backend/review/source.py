@@ -14,6 +14,7 @@ from label_studio_sdk import LabelStudio
 
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.taskshape import field
+from backend.labelstudio.expertcontrols import expert_controls_config, review_fields, round1_field
 from backend.labelstudio.expertview import expert_label_config
 from backend.labelstudio.labelconfig import expert_field, find_inputs
 from backend.labelstudio.projectspec import spec_from_label_config
@@ -43,33 +44,83 @@ class SourceProject:
             raise ValueError(f"spec {self.spec.name!r} is not bound to a Label Studio control")
         return self.spec.binding.from_name
 
+    @property
+    def controls(self) -> tuple[str, ...]:
+        """Every audited control's name, in the project's order (one for a single-control spec)."""
+        subs = getattr(self.spec, "controls", ())
+        return tuple(c.name for c in subs) if subs else (self.control,)
+
+    @property
+    def single_choices(self) -> bool:
+        """One ``<Choices>`` control: the review keeps its single-control view and round-2 layout."""
+        binding = self.spec.binding
+        return not getattr(self.spec, "controls", ()) and getattr(binding, "kind", "choices") == "choices"
+
+    def control_spec(self, name: str) -> TaskSpec:
+        """The audited control ``name``'s own spec (the spec itself for a one-control project)."""
+        subs = getattr(self.spec, "controls", ())
+        if not subs:
+            if name != self.control:
+                raise ValueError(f"no audited control {name!r}; audited: {self.control}")
+            return self.spec
+        return self.spec.task_family.control(self.spec, name).spec
+
+    def control_values(self, value: str | None) -> dict[str, str]:
+        """A stored answer -> ``{control: that control's own value}`` (the controls it answers)."""
+        if value is None:
+            return {}
+        if getattr(self.spec, "controls", ()):
+            return self.spec.task_family.control_values(self.spec, value)
+        return {self.control: value}
+
+    def disputed_controls(self, answers: Sequence[str]) -> set[str]:
+        """The controls the experts' answers split on (the family's rule; ordinal: by more than delta)."""
+        if len(answers) < 2:
+            return set()
+        split = self.spec.task_family.disputed(self.spec, list(answers))
+        if getattr(self.spec, "controls", ()):
+            return set(split)
+        return {self.control} if split else set()
+
     def review_config(self, guidelines_html: str = "") -> str:
-        """Round 1: titled inputs and the choices with their meanings (``guidelines_html``: checked ones)."""
+        """Round 1: titled inputs and every audited control, nothing selected (``guidelines_html``: checked ones)."""
         own = self.spec.task_family.review_config(self.spec, self.label_config)
         if own is not None:
             return own
-        return expert_label_config(self.label_config, control=self.control, exclude_fields=(self.label_field,),
-                                   guidelines_html=guidelines_html)
+        return expert_controls_config(self.label_config, controls=self.controls, exclude_fields=(self.label_field,),
+                                      guidelines_html=guidelines_html)
 
     def reconcile_config(self, n_experts: int) -> str:
-        """Round 2: the round-1 config plus each expert's answer ("Expert A: ...")."""
+        """Round 2: the round-1 config plus the experts' answers ("Expert A: ..."), per control when several."""
         if n_experts < 2:
             raise ValueError("reconciliation needs at least two experts")
         own = self.spec.task_family.review_config(self.spec, self.label_config,
                                                   answer_fields=[expert_field(i) for i in range(n_experts)])
         if own is not None:
             return own
+        if not self.single_choices:
+            return expert_controls_config(self.label_config, controls=self.controls,
+                                          exclude_fields=(self.label_field,),
+                                          round1={c: round1_field(c) for c in self.controls})
         return expert_label_config(
             self.label_config, control=self.control, exclude_fields=(self.label_field,),
             answer_fields=[expert_field(i) for i in range(n_experts)], choices_title="Agreed label",
         )
 
+    def review_fields(self) -> dict[str, str]:
+        """Source field -> the data key a review task holds it under, where they differ (a preference's two
+        responses: :func:`backend.labelstudio.expertcontrols.response_fields`)."""
+        if self.single_choices:
+            return {}
+        return review_fields(self.label_config, controls=self.controls)
+
     def input_fields(self) -> list[str]:
-        """The data fields a reviewer sees (those of the blind config)."""
+        """The source's data fields a reviewer sees (those of the blind config, under their source names)."""
         from backend.labelstudio.labelconfig import parse_label_config
 
         root = parse_label_config(self.review_config())
-        return list(dict.fromkeys(obj.field for obj in find_inputs(root)))
+        back = {shown: source for source, shown in self.review_fields().items()}
+        return list(dict.fromkeys(back.get(obj.field, obj.field) for obj in find_inputs(root)))
 
     def shown_label(self, label: str | None) -> str:
         """What an annotator saw for a stored label (the choice's value when it has an alias)."""
@@ -91,6 +142,33 @@ def load_source(
                          guidelines=str(getattr(project, "expert_instruction", None) or ""))
 
 
+def load_audited_source(client: LabelStudio, ledger: Any, project_id: int, *,
+                        label_field: str | None = None) -> SourceProject:
+    """The source project as it was audited: its config read now, the label field and control(s) the ledger
+    stored with it (``label_field`` given here wins), so every reader derives the spec the verdicts were made with.
+
+    A project audited on one control of several before the ledger stored the control (its control is
+    unknown, its verdicts are one control's labels) is refused with what to do, instead of being read as
+    a project of every control.
+    """
+    stored = ledger.project(str(project_id)) or {}
+    source = load_source(client, project_id, label_field=label_field or stored.get("label_field"),
+                         control=stored.get("control"))
+    if getattr(source.spec, "controls", ()) and not stored.get("control"):
+        version = ledger.latest_version(source.key)
+        first = next(iter(ledger.iter_results(source.key, version, page=1)), None) if version else None
+        value = None if first is None else first.prediction or first.original
+        try:
+            source.control_values(value)
+        except ValueError:
+            names = ", ".join(source.controls)
+            raise ValueError(
+                f"project {project_id} was audited on one of its controls ({names}) before label-audit stored "
+                f"which: run `label-audit audit --project {project_id}` again with LABEL_AUDIT_CONTROL set to "
+                "that control (stored verdicts are reused), then review or report it") from None
+    return source
+
+
 def fetch_inputs(
     client: LabelStudio, source: SourceProject, task_ids: Sequence[str]
 ) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
@@ -99,11 +177,12 @@ def fetch_inputs(
     Returns
     -------
     inputs : dict
-        task id -> ``{field: value}`` restricted to the blind config's fields.
+        task id -> ``{field: value}`` restricted to the blind config's fields (under their review keys).
     errors : dict
         task id -> reason (deleted task, missing input, non-integer id).
     """
     fields = source.input_fields()
+    renamed = source.review_fields()
     errors: dict[str, str] = {}
     numeric = []
     for task_id in task_ids:
@@ -118,7 +197,7 @@ def fetch_inputs(
         if missing:
             errors[str(field(task, "id"))] = f"missing input field(s): {', '.join(missing)}"
             continue
-        found[str(field(task, "id"))] = {f: data[f] for f in fields}
+        found[str(field(task, "id"))] = {renamed.get(f, f): data[f] for f in fields}
     for task_id in numeric:
         if str(task_id) not in found and str(task_id) not in errors:
             errors[str(task_id)] = "source task not found in Label Studio"

@@ -85,10 +85,11 @@ def project_links(store: ReviewStore, source_key: str, clients: Any) -> list[tup
     return links
 
 
-def review_status(store: ReviewStore, source_key: str, *, clients: Any = None) -> ReviewStatus:
+def review_status(store: ReviewStore, source_key: str, *, clients: Any = None, spec: Any = None) -> ReviewStatus:
     """Summarise the stored review (collect answers first for fresh numbers).
 
-    ``clients`` (:class:`~backend.labelstudio.expert_instances.ReviewClients`) gives each project's URL.
+    ``clients`` (:class:`~backend.labelstudio.expert_instances.ReviewClients`) gives each project's URL;
+    ``spec`` (the source's) says what a round-1 split is (:func:`backend.review.reconcile.split_round1`).
     """
     status = ReviewStatus(source_project=source_key, items=len(store.items(source_key)))
     answered_refs = {a.ref for a in store.answers(source_key) if a.label is not None}
@@ -104,7 +105,7 @@ def review_status(store: ReviewStore, source_key: str, *, clients: Any = None) -
             )
         )
     if status.items:
-        disagreed, agreed, incomplete = split_round1(store, source_key)
+        disagreed, agreed, incomplete = split_round1(store, source_key, spec=spec)
         status.round1 = {"disagreed": len(disagreed), "agreed": len(agreed), "incomplete": len(incomplete)}
     for by in store.answers_by_task(source_key, round=ROUND_RECONCILE).values():
         for expert, label in by.items():

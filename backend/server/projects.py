@@ -66,8 +66,9 @@ class ProjectSpecs:
                 guidelines = split_guidelines(known["label_config"])[1]
             label_config = attach_guidelines(label_config, guidelines)
             spec, version, name = self._derive(label_config)  # raises before anything is stored
-            if known is None or known["label_config"] != label_config:
-                self.ledger.set_project(project, label_config=label_config, label_field=self.config.label_field)
+            if known is None or (known["label_config"], known["control"]) != (label_config, self.config.control):
+                self.ledger.set_project(project, label_config=label_config, label_field=self.config.label_field,
+                                        control=self.config.control)
             return ProjectContext(project=project, label_config=label_config, spec=spec, model_version=version,
                                   ls_version=name)
         known = self.ledger.project(project)

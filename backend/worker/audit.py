@@ -54,7 +54,8 @@ def start_audit(client: Any, project: int, *, queue: Queue, ledger: Ledger, conf
     label_config = attach_guidelines(info.label_config, getattr(info, "expert_instruction", None))
     spec = config.spec(label_config)
     version = config.model_version(spec)
-    ledger.set_project(str(project), label_config=label_config, label_field=config.label_field)
+    ledger.set_project(str(project), label_config=label_config, label_field=config.label_field,
+                       control=config.control)
     task_ids: list[str] = []
     jobs: list[str] = []
     chunk: list[dict] = []

@@ -39,6 +39,7 @@ def _check_upgraded(url: str) -> None:
     assert ledger.results_for("7", ["1"], VERSION)["1"].confidence == 0.8
     assert len(ledger.crowd_labels("7")["1"]) == 1 and ledger.jobs.get("la-7-old").status == "finished"
     assert ledger.project("7")["label_config"].startswith("<View>")
+    assert ledger.project("7")["control"] is None  # stored before controls were: the spec derives as before
     assert CallCache(url).get("k" * 64).probs == {"0": 0.2, "1": 0.8}
     assert [r["condition"] for r in latest_probe_results(db_engine=ledger.db_engine)] == ["planted"]
     assert [(g.task_id, g.gold) for g in ReviewStore(db_engine=ledger.db_engine).gold_labels("7")] == [("1", "1")]

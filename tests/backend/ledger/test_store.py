@@ -110,7 +110,9 @@ def test_project_settings(ledger):
     assert ledger.project("5") is None
     ledger.set_project("5", label_config="<View/>", label_field=None)
     ledger.set_project("5", label_config="<View></View>", label_field="label")
-    assert ledger.project("5") == {"label_config": "<View></View>", "label_field": "label"}
+    assert ledger.project("5") == {"label_config": "<View></View>", "label_field": "label", "control": None}
+    ledger.set_project("5", label_config="<View></View>", label_field="label", control="topic")
+    assert ledger.project("5")["control"] == "topic"  # the control an audit was narrowed to
 
 
 def test_concurrent_writers_leave_one_row(ledger):
