@@ -108,12 +108,12 @@ def consensus(answers: Sequence[str | None]) -> str | None:
     return None
 
 
-def experts_split(spec: TaskSpec, answers: Sequence[str]) -> bool:
+def experts_split(spec: TaskSpec, answers: Sequence[str], *, delta: int | None = None) -> bool:
     """The experts' answers split on some part (the family's rule: a composite, per control; ordinal controls
     by more than their delta), so round 2 must settle it."""
     if len(answers) < 2:
         return False
-    return bool(spec.task_family.disputed(spec, list(answers)))
+    return bool(spec.task_family.disputed(spec, list(answers), delta=delta))
 
 
 def answers_after(
@@ -189,7 +189,7 @@ def decide_outcome(
         return made(gold(agreed), GoldStatus.RECONCILED)
     if round1 and experts and all(e in round1 for e in experts):
         answers = [round1[e] for e in experts]
-        if None not in answers and not experts_split(spec, answers):  # type: ignore[arg-type]
+        if None not in answers and not experts_split(spec, answers, delta=delta):  # type: ignore[arg-type]
             return made(gold(family.reconciled(spec, answers, answers[0])), GoldStatus.EXPERTS_AGREE)  # type: ignore[arg-type]
     waiting = routed or sampled or bool(round1)
     return made(None, GoldStatus.PENDING if waiting else GoldStatus.NOT_REVIEWED)

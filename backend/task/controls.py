@@ -308,20 +308,22 @@ class ControlsFamily(TaskFamily):
         return "; ".join(f"{c.title or c.name}: {c.spec.task_family.show_answer(c.spec, values[c.name])}"
                          for c in spec.controls if c.name in values) or "(no answer)"
 
-    def disputed(self, spec: "TaskSpec", answers: Sequence[str]) -> tuple[str, ...]:
-        """The controls the experts' answers split on (a control one expert left out is split too)."""
+    def disputed(self, spec: "TaskSpec", answers: Sequence[str], *, delta: int | None = None) -> tuple[str, ...]:
+        """The controls the experts' answers split on (a control one expert left out is split too; an ordinal
+        control by more than its delta)."""
         parts = self._per_control(spec, answers)
         out = []
         for c in spec.controls:
             given = [p.get(c.name) for p in parts]
             if all(g is None for g in given):
                 continue
-            if any(g is None for g in given) or c.spec.task_family.disputed(c.spec, [str(g) for g in given]):
+            if any(g is None for g in given) or c.spec.task_family.disputed(c.spec, [str(g) for g in given], delta=delta):
                 out.append(c.name)
         return tuple(out)
 
     def reconciled(self, spec: "TaskSpec", round1: Sequence[str], round2: str) -> str:
-        """Per control: the round-1 answer where every expert gave it, else the round-2 agreed answer."""
+        """Per control: what round 1 agreed on where the experts did not split (equal answers, or ordinal
+        grades within delta: their median), else the round-2 agreed answer."""
         firsts, second = self._per_control(spec, round1), self.control_values(spec, round2)
         disputed = set(self.disputed(spec, round1)) if round1 else {c.name for c in spec.controls}
         out = {}
@@ -330,7 +332,7 @@ class ControlsFamily(TaskFamily):
                 if c.name in second:
                     out[c.name] = second[c.name]
             else:
-                out[c.name] = firsts[0][c.name]
+                out[c.name] = c.spec.task_family.agreed(c.spec, [f[c.name] for f in firsts])
         return self.encode_controls(spec, out)
 
     def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:

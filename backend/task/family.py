@@ -204,9 +204,14 @@ class TaskFamily:
         :func:`backend.labelstudio.expertview.expert_label_config`."""
         return None
 
-    def disputed(self, spec: "TaskSpec", answers: Sequence[str]) -> tuple[str, ...]:
-        """The question keys the experts' answers split on (what round 2 settles)."""
+    def disputed(self, spec: "TaskSpec", answers: Sequence[str], *, delta: int | None = None) -> tuple[str, ...]:
+        """The question keys the experts' answers split on (what round 2 settles); ``delta`` overrides an
+        ordinal family's distance."""
         return ("",) if len(set(answers)) > 1 else ()
+
+    def agreed(self, spec: "TaskSpec", answers: Sequence[str]) -> str:
+        """The value answers that do not split stand for (equal answers: that answer)."""
+        return answers[0]
 
     def reconciled(self, spec: "TaskSpec", round1: Sequence[str], round2: str) -> str:
         """The resolution after round 2 from the round-1 answers and the round-2 agreed answer."""

@@ -243,7 +243,7 @@ class MultiLabelFamily(TaskFamily):
     def export(self, spec: "TaskSpec", value: str) -> Any:
         return sorted(self.decode(spec, value), key=spec.labels.index)
 
-    def disputed(self, spec: "TaskSpec", answers: Sequence[str]) -> tuple[str, ...]:
+    def disputed(self, spec: "TaskSpec", answers: Sequence[str], *, delta: int | None = None) -> tuple[str, ...]:
         """The labels the experts' answers split on (what round 2 settles)."""
         parts = [self.split(spec, v) for v in answers]
         return tuple(lab for lab in spec.labels if len({p[lab] for p in parts}) > 1)

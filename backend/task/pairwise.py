@@ -143,7 +143,8 @@ class PairwiseFamily(NominalFamily):
         return [{"value": {"selected": value}, "from_name": name, "to_name": first, "type": "pairwise"}]
 
     def show_answer(self, spec: "TaskSpec", value: str) -> str:
-        return {LEFT: "the left response", RIGHT: "the right response", TIE: "a tie"}.get(value, value)
+        """As the expert's view titles the two responses (Response 1 is the left one)."""
+        return {LEFT: "Response 1", RIGHT: "Response 2", TIE: "a tie"}.get(value, value)
 
     def describe_flag_rule(self, spec: "TaskSpec", *, delta: int | None = None) -> str:
         return "preferred response != original (each judge asked in both orders, averaged)"

@@ -171,6 +171,28 @@ class OrdinalFamily(SingleChoiceFamily):
             return (pred_idx >= cut) != (orig_idx >= cut)
         return False
 
+    def disputed(self, spec: "TaskSpec", answers: Sequence[str], *, delta: int | None = None) -> tuple[str, ...]:
+        """Experts split when their grades lie more than the flag rule's ``delta`` apart (Likert raters one grade
+        apart agree as much as the flag rule asks of the ensemble); a rule without a distance: any difference."""
+        from backend.scoring.ensemble import flag_rule
+
+        if len(set(answers)) < 2:
+            return ()
+        allowed = flag_rule(spec, delta=delta).delta
+        if allowed is None:
+            return ("",)
+        grades = [spec.label_index(a) for a in answers]
+        return ("",) if max(grades) - min(grades) > allowed else ()
+
+    def agreed(self, spec: "TaskSpec", answers: Sequence[str]) -> str:
+        """Grades within ``delta`` of each other stand for their median (the low one of an even count, as the
+        original of several annotators)."""
+        return str(self.original_label(spec, answers) or answers[0])
+
+    def reconciled(self, spec: "TaskSpec", round1: Sequence[str], round2: str) -> str:
+        """Round 1's agreed grade where the experts did not split, else the round-2 answer."""
+        return self.agreed(spec, round1) if round1 and not self.disputed(spec, round1) else round2
+
     def describe_flag_rule(self, spec: "TaskSpec", *, delta: int | None = None) -> str:
         from backend.scoring.ensemble import flag_rule
 

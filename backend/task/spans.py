@@ -164,7 +164,7 @@ class SpanFamily(TaskFamily):
 
         return review_span_config(label_config, control=span_control_of(spec).name, answer_fields=answer_fields)
 
-    def disputed(self, spec: "TaskSpec", answers: Sequence[str]) -> tuple[str, ...]:
+    def disputed(self, spec: "TaskSpec", answers: Sequence[str], *, delta: int | None = None) -> tuple[str, ...]:
         """The extents (``start-end``) some expert marked differently from another."""
         from backend.spans.value import decode_spans
 

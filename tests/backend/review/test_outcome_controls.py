@@ -24,13 +24,15 @@ def verdict(original: str, prediction: str) -> ItemResult:
 
 def test_round_one_split_is_per_control():
     assert not experts_split(SPEC, [v(4, 5), v(4, 5)])
+    assert not experts_split(SPEC, [v(4, 5), v(3, 5)])  # ordinal: one grade apart is within delta
+    assert experts_split(SPEC, [v(4, 5), v(3, 5)], delta=0)
     assert experts_split(SPEC, [v(4, 5), v(2, 5)])
     assert not experts_split(SPEC, [v(4, 5)])  # one expert: nothing to split
 
 
 def test_round_two_agrees_on_the_disputed_control_even_if_an_agreed_one_is_re_answered_differently():
     result = verdict(original=v(2, 4), prediction=v(4, 4))
-    outcome = decide_outcome(result, SPEC, experts=["a", "b"], round1={"a": v(4, 5), "b": v(3, 5)},
+    outcome = decide_outcome(result, SPEC, experts=["a", "b"], round1={"a": v(4, 5), "b": v(2, 5)},
                              round2={"a": v(4, None), "b": v(4, 2)}, routed=True)  # b re-answers fluency: ignored
     assert outcome.status is GoldStatus.RECONCILED
     # coherence: the experts' round-2 answer (the ensemble disputed the original); fluency: the ensemble agrees
@@ -40,8 +42,8 @@ def test_round_two_agrees_on_the_disputed_control_even_if_an_agreed_one_is_re_an
 
 def test_round_two_still_split_on_the_disputed_control_is_unresolved():
     result = verdict(original=v(2, 4), prediction=v(4, 4))
-    outcome = decide_outcome(result, SPEC, experts=["a", "b"], round1={"a": v(4, 5), "b": v(3, 5)},
-                             round2={"a": v(4, 5), "b": v(3, 5)}, routed=True)
+    outcome = decide_outcome(result, SPEC, experts=["a", "b"], round1={"a": v(4, 5), "b": v(2, 5)},
+                             round2={"a": v(4, 5), "b": v(2, 5)}, routed=True)
     assert outcome.status is GoldStatus.SPLIT_UNRESOLVED and outcome.gold is None
 
 

@@ -177,3 +177,21 @@ def test_every_control_is_asked_once_per_item_and_conditional_ones_only_where_sh
     for q in b.questions:  # each control's verdict reads as that control alone would
         assert q.original == fam.control_values(spec, b.original)[q.id]
         assert set(q.probs) == set(fam.control(spec, q.id).spec.labels)
+
+
+def test_ordinal_experts_split_only_beyond_delta_and_agree_on_their_median():
+    spec = spec_from_label_config(SUMMEVAL)
+    fam = spec.task_family
+    rating = fam.control(spec, "coherence").spec
+
+    def v(**kw: str) -> str:
+        return fam.encode_controls(spec, kw)
+
+    assert rating.task_family.disputed(rating, ["3", "4"]) == ()  # one grade apart: within the default delta of 1
+    assert rating.task_family.disputed(rating, ["2", "4"]) == ("",)
+    assert rating.task_family.disputed(rating, ["3", "4"], delta=0) == ("",)
+    assert rating.task_family.agreed(rating, ["4", "3"]) == "3"  # the low median, as for several annotators
+    a, b = v(coherence="4", consistency="2", why="grammar"), v(coherence="3", consistency="5", why="grammar")
+    assert fam.disputed(spec, [a, b]) == ("consistency",)
+    settled = json.loads(fam.reconciled(spec, [a, b], v(consistency="4")))
+    assert settled == {"coherence": "3", "consistency": "4", "why": "grammar"}
