@@ -4,7 +4,10 @@ A judge names entities by their words, never by offsets (models count characters
 is found in the text at word boundaries (so "Ann" never lands inside "Annabel"); a string that occurs
 several times ("Paris ... Paris") gives one proposal per occurrence, because a judge listing it means
 the name, wherever it stands; the ensemble then verifies each occurrence on its own. A string found
-nowhere is dropped and counted (hallucinated or re-worded by the judge).
+nowhere as written is looked for again ignoring case and with any run of spaces matching any run
+(a real model writes "Paulwalk" for "@paulwalk", "New  York" for "New York"); the span is always the
+text's own characters. A string found nowhere even so is dropped and counted (hallucinated or
+re-worded by the judge). One extent is proposed once: listed under two types, the first type wins.
 """
 
 from __future__ import annotations
@@ -28,18 +31,22 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or unicodedata.category(char).startswith("M") or char == "_"
 
 
-def occurrences(text: str, needle: str) -> list[tuple[int, int]]:
+def occurrences(text: str, needle: str, *, loose: bool = False) -> list[tuple[int, int]]:
     """Every ``[start, end)`` where ``needle`` occurs in ``text`` on word boundaries.
 
     A boundary is only required on a side where the needle itself begins/ends with a word character,
     so "U.S." and "#tag" still match; CJK text has no spaces, so a needle made of CJK characters
-    matches anywhere.
+    matches anywhere. ``loose`` ignores case and lets any run of whitespace match any run.
     """
     needle = needle.strip()
     if not needle:
         return []
+    if loose:
+        pattern = re.compile(r"\s+".join(re.escape(part) for part in needle.split()), re.IGNORECASE)
+    else:
+        pattern = re.compile(re.escape(needle))
     found = []
-    for match in re.finditer(re.escape(needle), text):
+    for match in pattern.finditer(text):
         start, end = match.span()
         if _cjk(needle) or (_boundary(text, start, needle[0], before=True)
                             and _boundary(text, end, needle[-1], before=False)):
@@ -59,13 +66,14 @@ def _boundary(text: str, index: int, edge: str, *, before: bool) -> bool:
 
 
 def align(text: str, proposed: dict[str, list[str]]) -> Aligned:
-    """Place ``{entity type: [strings]}`` in ``text``: one span per occurrence, duplicates merged."""
-    spans: set[Span] = set()
+    """Place ``{entity type: [strings]}`` in ``text``: one span per occurrence, one type per extent."""
+    spans: dict[tuple[int, int], Span] = {}
     unfound: list[str] = []
     for label, strings in proposed.items():
         for string in strings:
-            places = occurrences(text, string)
+            places = occurrences(text, string) or occurrences(text, string, loose=True)
             if not places:
                 unfound.append(string)
-            spans.update(Span(s, e, label, text[s:e]) for s, e in places)
-    return Aligned(tuple(sorted(spans)), tuple(unfound))
+            for s, e in places:
+                spans.setdefault((s, e), Span(s, e, label, text[s:e]))
+    return Aligned(tuple(sorted(spans.values())), tuple(unfound))
