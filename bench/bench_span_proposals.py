@@ -101,6 +101,7 @@ def summarise(sample: list[Planted], got: list[ModelProposal]) -> dict[str, str]
         "replies": str(len(got)),
         "parsable": _ratio(sum(g.problem is None for g in got), len(got)),
         "replies with a string not in the text": _ratio(sum(bool(g.unfound) for g in got), len(got)),
+        "strings dropped as phrases": str(sum(len(g.phrases) for g in got)),
         "spans proposed": str(proposed),
         "precision, extent exact": _ratio(exact, extents),
         "recall, extent exact": _ratio(exact, true),
@@ -136,7 +137,7 @@ def rescored(path: Path, sample: list[Planted]) -> dict[str, list[ModelProposal]
             parsed, problem = parse_proposals(record["reply"], types=TYPES)
             aligned = align(p.text, parsed)
             got.append(ModelProposal(record["reply"], aligned.spans, problem, aligned.unfound, True,
-                                     record.get("seconds")))
+                                     record.get("seconds"), aligned.phrases))
         out[f"{Path(model).stem} (recorded)"] = got
     return out
 

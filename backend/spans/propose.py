@@ -43,7 +43,7 @@ class ModelProposal:
     """One model's answer for one item, kept whole so a benchmark can judge each step.
 
     ``problem`` is why the reply proposes nothing usable (None when it parsed); ``unfound`` the
-    proposed strings found nowhere in the text; ``seconds`` the call's latency (the original
+    proposed strings found nowhere in the text, ``phrases`` those too long to be a name; ``seconds`` the call's latency (the original
     call's when the answer came from the cache, None when the cache does not know it).
     """
 
@@ -53,6 +53,7 @@ class ModelProposal:
     unfound: tuple[str, ...]
     cached: bool
     seconds: float | None
+    phrases: tuple[str, ...] = ()
 
 
 def _models(providers: Sequence[Any]) -> list[Any]:
@@ -95,7 +96,7 @@ def propose_with(provider: Any, text: str, *, types: Sequence[str], cache: CallC
     reply, cached, seconds = _reply(provider, prompt, cache=cache, timeout=timeout)
     parsed, problem = parse_proposals(reply, types=types)
     aligned = align(text, parsed)
-    return ModelProposal(reply, aligned.spans, problem, aligned.unfound, cached, seconds)
+    return ModelProposal(reply, aligned.spans, problem, aligned.unfound, cached, seconds, aligned.phrases)
 
 
 def propose(text: str, *, types: Sequence[str], providers: Sequence[Any], cache: CallCache | None,
@@ -117,6 +118,8 @@ def propose(text: str, *, types: Sequence[str], providers: Sequence[Any], cache:
             out.problems.append(f"{where}: {got.problem}")
         if got.unfound:
             out.problems.append(f"{where}: {len(got.unfound)} proposed strings not in the text")
+        if got.phrases:
+            out.problems.append(f"{where}: {len(got.phrases)} proposed phrases too long for a name")
         out.by_model[where] = len(got.spans)
         found.extend(got.spans)
     out.spans = sorted_spans(found)

@@ -1,5 +1,7 @@
 """Proposals: the fenced JSON answer parsed, and its strings placed at exact offsets."""
 
+import pytest
+
 from backend.spans.align import align, occurrences
 from backend.spans.model import Span
 from backend.spans.proposal_parse import parse_proposals
@@ -47,3 +49,21 @@ def test_align_matches_case_and_spacing_loosely_only_when_the_exact_string_is_ab
     assert [(s.start, s.text, s.label) for s in got.spans] == [
         (1, "paulwalk", "PER"), (14, "New  York", "LOC"), (26, "Paulwalk", "PER")]
     assert got.unfound == ()
+
+
+def test_occurrences_find_overlapping_candidates_and_loose_punctuation_spacing():
+    assert occurrences("A AA A A", "A A") == [(5, 8)]  # the candidates at 0 and 3 break a word
+    text = "Samuel at Potbelly Lincoln Park in Chicago , IL http://x"
+    assert occurrences(text, "Chicago, IL") == []
+    assert occurrences(text, "chicago, il", loose=True) == [(35, 47)]
+    assert occurrences(text, "LincolnPark", loose=True) == []  # words never run together
+
+
+def test_a_phrase_longer_than_a_name_is_dropped_and_counted():
+    text = "Cant wait for the ravens game tomorrow .... go ray rice"
+    got = align(text, {"other": ["Cant wait for the ravens game tomorrow", "ray rice"]})
+    assert [s.text for s in got.spans] == ["ray rice"] and got.phrases == ("Cant wait for the ravens game tomorrow",)
+    assert [s.text for s in align(text, {"other": ["wait for the ravens game"]}, max_words=5).spans] == [
+        "wait for the ravens game"]
+    with pytest.raises(ValueError):
+        align(text, {}, max_words=0)

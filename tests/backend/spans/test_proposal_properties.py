@@ -55,7 +55,9 @@ def test_strings_of_the_text_are_placed_on_its_own_characters(words, data):
     assert where in occurrences(text, needle)
     for written in (needle, needle.swapcase(), needle.replace(" ", "  ")):
         got = align(text, {"person": [written]})
-        assert not got.unfound and where in {s.extent for s in got.spans}
+        assert not got.unfound
+        if written == needle or not occurrences(text, written):  # else found as written, elsewhere
+            assert where in {s.extent for s in got.spans}
         for span in got.spans:
             assert span.text == text[span.start:span.end]
             assert span.text.casefold().split() == needle.casefold().split()
