@@ -46,7 +46,7 @@ from backend.spans.proposal_parse import parse_proposals  # noqa: E402
 from backend.spans.propose import ModelProposal, propose_with  # noqa: E402
 from backend.spans.questions import build_questions  # noqa: E402
 from tests.backend.spans.real_judge import real_judge_path  # noqa: E402
-from tests.backend.spans.sample import TYPES, Planted, plant, sentences_with_entities  # noqa: E402
+from tests.backend.spans.sample import TYPES, Planted, plant, reveals, sentences_with_entities  # noqa: E402
 
 KINDS = ("wrong_type", "not_an_entity", "boundary", "missed")
 CACHE = Path.home() / ".cache" / "label-audit" / "bench-span-proposals.sqlite"
@@ -74,15 +74,7 @@ def _ratio(hit: int, total: int) -> str:
 
 def asked(p: Planted, proposals: tuple[Span, ...]) -> bool:
     """Whether a question built from the planted originals and ``proposals`` can reveal ``p``."""
-    for q in build_questions(p.planted, proposals):
-        if p.kind in ("wrong_type", "not_an_entity") and q.kind == "type" and q.span == p.target:
-            return True
-        if p.kind == "boundary" and q.kind == "boundary" and {e.extent for e in q.extents} == {
-                p.target.extent, p.true_extent}:
-            return True
-        if p.kind == "missed" and q.kind == "missed" and q.span.extent == p.true_extent:
-            return True
-    return False
+    return any(reveals(q, p) for q in build_questions(p.planted, proposals))
 
 
 def _overlapping(spans: tuple[Span, ...], others: tuple[Span, ...]) -> int:
