@@ -9,7 +9,10 @@ Version 1 showed every type with an empty list as its example: the judge copied 
 lines of empty lists per tweet (most of the call's time) and left lower-case names out ("ravens",
 "sam"), while whole clauses went under the last type. Version 2 says that a name counts in lower case,
 that an entity is a few words and never a phrase, and asks only for the types that have entities,
-with an example that has some.
+with an example that has some. On 36 tweets: exact-extent recall 0.49 -> 0.57, planted boundary
+errors asked 3 -> 6 of 9, missed 8 -> 6 of 9 (two replies copied the example's ``<name>``). A wording
+without the example (every type listed again) asked as many planted errors (12 of 18) with lower
+precision (0.50 against 0.55) and more other questions (1.56 against 1.25 per tweet); not kept.
 """
 
 from __future__ import annotations
