@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.metadata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -94,3 +95,14 @@ def plant(sentence: Sentence, kind: str) -> Planted:
     if kind == "missed":
         return Planted(sentence.text, truth, rest, kind, first, first.extent)
     raise ValueError(kind)
+
+
+def reveals(question: Any, p: Planted) -> bool:
+    """Whether ``question`` (a :class:`backend.spans.questions.SpanQuestion`) can reveal the planted error ``p``:
+    the type question of the planted span, the boundary question between the planted and the true extent,
+    or the missed question at the true extent."""
+    if p.kind in ("wrong_type", "not_an_entity"):
+        return question.kind == "type" and question.span == p.target
+    if p.kind == "boundary":
+        return question.kind == "boundary" and {e.extent for e in question.extents} == {p.target.extent, p.true_extent}
+    return p.kind == "missed" and question.kind == "missed" and question.span.extent == p.true_extent

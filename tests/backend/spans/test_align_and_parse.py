@@ -1,8 +1,11 @@
 """Proposals: the fenced JSON answer parsed, and its strings placed at exact offsets."""
 
+import pytest
+
 from backend.spans.align import align, occurrences
 from backend.spans.model import Span
-from backend.spans.proposal_prompt import parse_proposals, proposal_prompt
+from backend.spans.proposal_parse import parse_proposals
+from backend.spans.proposal_prompt import proposal_prompt
 
 TYPES = ("PER", "LOC")
 
@@ -13,7 +16,7 @@ def test_parse_fenced_json_and_tolerate_junk():
     assert parse_proposals('{"PER": ["Bob"]}', types=TYPES)[0] == {"PER": ["Bob"]}
     assert parse_proposals("I think Anna.", types=TYPES) == ({}, "no JSON object in the reply")
     assert parse_proposals("```json\n{oops}\n```", types=TYPES)[1].startswith("the JSON object does not parse")
-    assert parse_proposals("[1, 2]", types=TYPES)[1] == "no JSON object in the reply"
+    assert parse_proposals("[1, 2]", types=TYPES)[1] == "the JSON lists no entity type with its strings"
 
 
 def test_prompt_fences_the_text():
@@ -36,3 +39,31 @@ def test_align_places_every_occurrence_and_counts_unfound():
     got = align(text, {"LOC": ["Paris", "Rome"], "PER": ["Anna"]})
     assert got.spans == (Span(0, 5, "LOC", "Paris"), Span(10, 14, "PER", "Anna"), Span(18, 23, "LOC", "Paris"))
     assert got.unfound == ("Rome",)
+
+
+def test_align_matches_case_and_spacing_loosely_only_when_the_exact_string_is_absent():
+    text = "@paulwalk met New  York's Paulwalk"
+    got = align(text, {"PER": ["paulwalk", "PAULWALK"], "LOC": ["new york", "paulwalk"]})
+    # "paulwalk" is found as written (once); "PAULWALK" only loosely, at both places; the LOC "paulwalk"
+    # is an extent already proposed as PER (first type wins)
+    assert [(s.start, s.text, s.label) for s in got.spans] == [
+        (1, "paulwalk", "PER"), (14, "New  York", "LOC"), (26, "Paulwalk", "PER")]
+    assert got.unfound == ()
+
+
+def test_occurrences_find_overlapping_candidates_and_loose_punctuation_spacing():
+    assert occurrences("A AA A A", "A A") == [(5, 8)]  # the candidates at 0 and 3 break a word
+    text = "Samuel at Potbelly Lincoln Park in Chicago , IL http://x"
+    assert occurrences(text, "Chicago, IL") == []
+    assert occurrences(text, "chicago, il", loose=True) == [(35, 47)]
+    assert occurrences(text, "LincolnPark", loose=True) == []  # words never run together
+
+
+def test_a_phrase_longer_than_a_name_is_dropped_and_counted():
+    text = "Cant wait for the ravens game tomorrow .... go ray rice"
+    got = align(text, {"other": ["Cant wait for the ravens game tomorrow", "ray rice"]})
+    assert [s.text for s in got.spans] == ["ray rice"] and got.phrases == ("Cant wait for the ravens game tomorrow",)
+    assert [s.text for s in align(text, {"other": ["wait for the ravens game"]}, max_words=5).spans] == [
+        "wait for the ravens game"]
+    with pytest.raises(ValueError):
+        align(text, {}, max_words=0)

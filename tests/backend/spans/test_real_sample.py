@@ -22,7 +22,7 @@ from backend.spans.model import NOT_AN_ENTITY
 from backend.spans.original import original_spans
 from backend.spans.specs import type_spec
 from backend.spans.config import SpanControl
-from tests.backend.spans.sample import TYPES, plant, sentences_with_entities
+from tests.backend.spans.sample import TYPES, plant, reveals, sentences_with_entities
 from tests.support.browser import ARTIFACTS
 
 pytestmark = pytest.mark.llm
@@ -47,15 +47,7 @@ def planted_items():
 
 def asked(verdict, p):
     """The question that can reveal the planted error ``p`` in ``verdict``'s questions, or None."""
-    for q in verdict.questions:
-        if p.kind in ("wrong_type", "not_an_entity") and q.kind == "type" and q.span == p.target:
-            return q
-        if p.kind == "boundary" and q.kind == "boundary" and {e.extent for e in q.extents} == {
-                p.target.extent, p.true_extent}:
-            return q
-        if p.kind == "missed" and q.kind == "missed" and q.span.extent == p.true_extent:
-            return q
-    return None
+    return next((q for q in verdict.questions if reveals(q, p)), None)
 
 
 def test_every_planted_kind_is_asked(smollm2_path, tmp_path):
