@@ -132,3 +132,17 @@ def test_ordered_grades_and_label_token_specs_are_asked_once():
     assert len(ordinal.task_family.questions(ordinal)) == 1
     rotated = rotated_spec(spec_with(1), 1)
     assert rotated.answer_tokens == ("C", "A", "B") and len(order_questions(rotated)) == 1
+
+
+def test_the_setting_comes_from_the_option_else_the_environment_else_the_default(monkeypatch):
+    from backend import defaults
+    from backend.task_options import resolve_task
+
+    assert len(order_questions(generic_spec(labels=LABELS, fields=["text"]))) == defaults.OPTION_ORDERS
+    monkeypatch.setenv("LABEL_AUDIT_OPTION_ORDERS", "3")
+    assert len(order_questions(resolve_task(labels=LABELS, fields="text"))) == 3
+    assert len(order_questions(resolve_task(labels=LABELS, fields="text", option_orders=1))) == 1
+    assert len(order_questions(resolve_task(task="likert", option_orders=3))) == 1  # its own prompts: asked as is
+    monkeypatch.setenv("LABEL_AUDIT_OPTION_ORDERS", "0")
+    with pytest.raises(ValueError, match="LABEL_AUDIT_OPTION_ORDERS"):
+        generic_spec(labels=LABELS, fields=["text"])
