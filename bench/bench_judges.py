@@ -199,15 +199,16 @@ def _f(value: Any, digits: int = 2) -> str:
 
 def print_table(title: str, figures: dict[str, Any]) -> None:
     print(f"\n{title}")
-    print(f"  {'judge':<58} {'acc':>5} {'modal':>11} {'pred/true':>10} {'AUROC':>6} {'AP':>5} {'flips':>5} "
+    print(f"  {'prompt':<30} {'acc':>5} {'modal':>11} {'pred/true':>10} {'AUROC':>6} {'AP':>5} {'flips':>5} "
           f"{'s/call':>6}  accuracy by the true label's letter")
-    rows = [*figures["members"].items(), ("ENSEMBLE (all prompts)", figures["ensemble"])]
+    rows = [*((name.rsplit("/", 1)[-1], f) for name, f in figures["members"].items()),  # the title names the model
+            ("ENSEMBLE (all prompts)", figures["ensemble"])]
     for name, f in rows:
         if not f.get("answered"):
-            print(f"  {name[-58:]:<58} no answer")
+            print(f"  {name:<30} no answer")
             continue
         letters = " ".join(f"{k} {v:.2f}" for k, v in f["accuracy_by_letter"].items())
-        print(f"  {name[-58:]:<58} {_f(f['accuracy']):>5} {f['modal']:>5} {f['modal_share']:>4.0%} "
+        print(f"  {name:<30} {_f(f['accuracy']):>5} {f['modal']:>5} {f['modal_share']:>4.0%} "
               f"{_f(f['ratio_min'])}-{_f(f['ratio_max'])} {_f(f['auroc']):>6} {_f(f['ap']):>5} "
               f"{_f(f.get('position_flip_rate')):>5} {_f(f.get('seconds_per_call')):>6}  {letters}")
     e = figures["ensemble"]
