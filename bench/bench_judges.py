@@ -94,17 +94,17 @@ NLI_GUIDELINES = "Judge only from the premise; do not use outside knowledge beyo
 NLI_SHORT = {"e": "entailment", "n": "neutral", "c": "contradiction"}
 
 
-def load_rows(name: str, *, n_items: int) -> tuple[str, str, list[dict[str, Any]]]:
+def load_rows(name: str, *, n_items: int, chaosnli: Path = CHAOSNLI) -> tuple[str, str, list[dict[str, Any]]]:
     """(label config, guidelines, rows with ``id``, ``fields``, ``true``) of a data set, first ``n_items``."""
     if name == "question-types":
         rows = [json.loads(line) for line in QUESTIONS.read_text("utf-8").splitlines() if line.strip()]
         rows = [{"id": r["id"], "fields": {"question": r["question"]}, "true": r["label"]} for r in rows]
         return QUESTION_CONFIG, QUESTION_GUIDELINES, rows[:n_items]
     if name == "chaosnli":
-        if not CHAOSNLI.is_file():
-            raise SystemExit(f"no ChaosNLI file at {CHAOSNLI} (../shared beside the checkout)")
+        if not chaosnli.is_file():
+            raise SystemExit(f"no ChaosNLI file at {chaosnli} (../shared beside the checkout): pass --chaosnli")
         rows = []
-        for line in CHAOSNLI.read_text("utf-8").splitlines():
+        for line in chaosnli.read_text("utf-8").splitlines():
             raw = json.loads(line)
             if max(raw["label_count"]) >= 80:  # a clear 100-vote majority is the true label
                 rows.append({"id": raw["uid"], "true": NLI_SHORT[raw["majority_label"]],
@@ -230,6 +230,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--prompt", action="append", help="only these prompt ids (default: every prompt)")
     parser.add_argument("--data-set", action="append", choices=["question-types", "chaosnli"])
     parser.add_argument("--items", type=int, default=60)
+    parser.add_argument("--chaosnli", type=Path, default=CHAOSNLI, help="the ChaosNLI SNLI JSONL file")
     parser.add_argument("--orders", default="1,2", help="comma-separated numbers of option orders to compare")
     parser.add_argument("--confident", action="store_true",
                         help="also the confident-learning member alone and beside each judge")
@@ -243,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     report: dict[str, Any] = {"planted_rate": PLANTED_RATE, "seed": args.seed, "runs": []}
     try:
         for data_set in args.data_set or ["question-types", "chaosnli"]:
-            config, guidelines, rows = load_rows(data_set, n_items=args.items)
+            config, guidelines, rows = load_rows(data_set, n_items=args.items, chaosnli=args.chaosnli)
             base = spec_from_label_config(config, guidelines=guidelines)
             true = [r["true"] for r in rows]
             given = plant(true, base.labels, rate=PLANTED_RATE, seed=args.seed)
