@@ -10,7 +10,7 @@ __all__ = [
     "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CONCURRENCY",
     "CONFIDENT_FOLDS", "CONFIDENT_MIN_PER_CLASS", "CONFIDENT_SEED",
     "DEFAULT_DELTA", "EARLY_EXIT", "EXCLUDE_MEMBERS", "HEALTH_COLLAPSE_SHARE", "HEALTH_MIN_ANSWERS", "HEALTH_MIN_MASS",
-    "HEALTH_SPREAD_SHARE", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "QUEUE", "QUORUM_MODELS",
+    "HEALTH_SPREAD_SHARE", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "OPTION_ORDERS", "QUEUE", "QUORUM_MODELS",
     "QUORUM_SHARE", "REDIS_URL", "SPEC", "TIMEOUT", "TOP",
 ]
 
@@ -21,6 +21,11 @@ TIMEOUT = 60.0  # per-call timeout, seconds
 MAX_ATTEMPTS = 5  # tries per call, the first included
 QUORUM_SHARE = 0.5  # share of the members that must answer for a flaggable verdict
 QUORUM_MODELS = True  # and every model through at least one of its prompts
+# A single-choice question with lettered options is asked in this many cyclic orders of its options and each
+# member averaged over them (backend.task.option_orders): a letter or position preference of the judge
+# cancels in part (exactly when it equals the number of options), at this many calls per member and item.
+# Measured by bench/bench_judges.py. LABEL_AUDIT_OPTION_ORDERS changes it.
+OPTION_ORDERS = 2
 EARLY_EXIT = False  # stop an item once the remaining members cannot change its verdict
 DEFAULT_DELTA = 1  # ordinal flag rule: |prediction - original| above this many grades
 TOP = 10  # suspects listed in a summary

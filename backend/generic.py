@@ -112,6 +112,7 @@ def generic_spec(
     id_field: str = "id",
     binding: ChoiceBinding | None = None,
     image_fields: Sequence[str] = (),
+    option_orders: int | None = None,
 ) -> TaskSpec:
     """A spec judged with the generic prompts: lettered options over ``labels``.
 
@@ -120,8 +121,13 @@ def generic_spec(
 
     ``family`` defaults to binary for two labels, ordinal when every label is a number, nominal otherwise.
     ``shown``/``hints`` are what annotators see for each label and its description; ``titles`` name the
-    inputs (a ``<Header>`` text); ``question`` is the task's own question, if any.
+    inputs (a ``<Header>`` text); ``question`` is the task's own question, if any. ``option_orders``: in how
+    many cyclic orders of the lettered options a single-choice family asks the question
+    (:mod:`backend.task.option_orders`; default ``$LABEL_AUDIT_OPTION_ORDERS``, else
+    :data:`backend.defaults.OPTION_ORDERS`).
     """
+    from backend.task.option_orders import EXTRA_KEY, resolve_orders
+
     labels = tuple(str(lab) for lab in labels)
     family = family or infer_family(labels)
     # A set-valued family asks its own yes/no question per label: no lettered options over all labels.
@@ -145,6 +151,7 @@ def generic_spec(
         name=name, family=family, prompt_dir=GENERIC_PROMPT_DIR, fields=fmap, labels=labels,
         id_field=id_field, label_field=label_field, negative_label=negative_label, answer_tokens=tokens,
         binding=binding, prompt=prompt, image_fields=tuple(image_fields),
+        extra={EXTRA_KEY: resolve_orders(option_orders)} if tokens else {},
     )
 
 
@@ -153,6 +160,11 @@ def infer_family(labels: Sequence[str]) -> str:
     if len(labels) == 2:
         return "binary"
     return "ordinal" if all(is_number(lab) for lab in labels) else "nominal"
+
+
+def _letter_rank(token: str) -> int:
+    """A lettered option's place in the list (other tokens last, in class order: the sort is stable)."""
+    return OPTION_LETTERS.index(token) if token in OPTION_LETTERS else len(OPTION_LETTERS)
 
 
 def generic_params(spec: TaskSpec) -> dict[str, str]:
@@ -164,11 +176,13 @@ def generic_params(spec: TaskSpec) -> dict[str, str]:
     text = spec.prompt or PromptText()
     shown = tuple(text.shown or spec.labels)
     hints = tuple(text.hints or [""] * len(spec.labels))
-    tokens = spec.tokens
-    options = "\n".join(f"{tok}. {name}" for tok, name in zip(tokens, shown))
-    definitions = "\n".join(
-        f"{tok}. {name}: {hint}" if hint else f"{tok}. {name}" for tok, name, hint in zip(tokens, shown, hints)
-    )
+    # Listed by letter: an order of the options (backend.task.option_orders) is a rotation of the letters.
+    rows = list(zip(spec.tokens, shown, hints))
+    if spec.answer_tokens:
+        rows.sort(key=lambda row: _letter_rank(row[0]))
+    tokens = tuple(row[0] for row in rows)
+    options = "\n".join(f"{tok}. {name}" for tok, name, _ in rows)
+    definitions = "\n".join(f"{tok}. {name}: {hint}" if hint else f"{tok}. {name}" for tok, name, hint in rows)
     order = ", ".join(tokens[:-1]) + f" or {tokens[-1]}"
     params = {
         "guidelines": text.guidelines or NO_GUIDELINES,

@@ -15,6 +15,7 @@ from typing import Sequence
 from backend.generic import generic_spec
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.task.family import family_names
+from backend.task.option_orders import with_option_orders
 from backend.taskspec import TaskSpec, load_spec
 
 
@@ -37,8 +38,21 @@ def resolve_task(
     negative_label: str | None = None,
     label_field: str | None = None,
     id_field: str | None = None,
+    option_orders: int | None = None,
 ) -> TaskSpec:
-    """The spec the options describe; ValueError saying which options are missing or clash."""
+    """The spec the options describe; ValueError saying which options are missing or clash.
+
+    ``option_orders`` (``--option-orders``) overrides ``$LABEL_AUDIT_OPTION_ORDERS`` for a generic spec
+    (:mod:`backend.task.option_orders`); a spec with its own prompts is asked as it is.
+    """
+    spec = _resolve(task=task, labels=labels, fields=fields, guidelines=guidelines, label_config=label_config,
+                    family=family, negative_label=negative_label, label_field=label_field, id_field=id_field)
+    return spec if option_orders is None or not spec.answer_tokens else with_option_orders(spec, option_orders)
+
+
+def _resolve(*, task: str | None, labels: Sequence[str] | None, fields: str | None, guidelines: Path | None,
+             label_config: Path | None, family: str | None, negative_label: str | None, label_field: str | None,
+             id_field: str | None) -> TaskSpec:
     if family is not None and family not in family_names():
         raise ValueError(f"--family must be one of {', '.join(family_names())}, got {family!r}")
     text = guidelines.read_text("utf-8") if guidelines is not None else None

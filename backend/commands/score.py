@@ -183,6 +183,7 @@ def score(
     label_config: Optional[Path] = context.LABEL_CONFIG,
     family: Optional[str] = context.FAMILY,
     negative_label: Optional[str] = context.NEGATIVE_LABEL,
+    option_orders: Optional[int] = context.OPTION_ORDERS,
     members_file: Optional[Path] = context.MEMBERS_FILE,
     member: Optional[list[str]] = context.MEMBER,
     exclude_member: Optional[list[str]] = context.EXCLUDE_MEMBER,
@@ -217,7 +218,8 @@ def score(
             timeout=timeout, max_attempts=max_attempts,
         )
         spec = resolve_task(task=task, labels=labels, fields=fields, guidelines=guidelines,
-                            label_config=label_config, family=family, negative_label=negative_label)
+                            label_config=label_config, family=family, negative_label=negative_label,
+                            option_orders=option_orders)
         config = settings.engine_config()
         flag_rule(spec, delta=config.delta)  # a bad rule fails here, before any call
         prices = load_prices(prices_file) if prices_file else None

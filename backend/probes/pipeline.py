@@ -41,6 +41,10 @@ def run_probes(
     """
     if probe not in ("builtin", "planted"):
         raise ValueError(f"probe must be 'builtin' or 'planted', got {probe!r}")
+    if spec.answer_tokens:  # a probe plants one label per item and measures the order as given
+        from backend.task.option_orders import with_option_orders
+
+        spec = with_option_orders(spec, 1)
     questions = spec.task_family.questions(spec)
     if len(questions) != 1 or questions[0].spec is not spec:
         raise ValueError(f"the probes plant one label per item: a {spec.family} task asks {len(questions)} questions "

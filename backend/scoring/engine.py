@@ -139,6 +139,9 @@ class Engine(EarlyExitScheduling):
         params = dict(member.provider.cache_params())
         if images:  # text-only keys stay as they were
             params["images"] = [image.sha256 for image in images]
+        tokens = list(self.spec.answer_tokens)
+        if tokens != sorted(tokens):  # another order of the options (backend.task.option_orders): letters moved
+            params["answer_tokens"] = tokens
         return call_key(
             provider=member.kind,
             model=member.model,

@@ -15,6 +15,9 @@ from backend.labels import majority_label, median_label, normalize_label as cano
 from backend.task.family import TaskFamily, register_family
 
 if TYPE_CHECKING:
+    from backend.dataset import Item
+    from backend.scoring.results import ItemResult
+    from backend.task.family import Question
     from backend.taskspec import TaskSpec
 
 __all__ = ["BinaryFamily", "NominalFamily", "OrdinalFamily", "SingleChoiceFamily", "choice_from_result",
@@ -99,6 +102,33 @@ class SingleChoiceFamily(TaskFamily):
     def disagrees(self, spec: "TaskSpec", prediction: str, original: str | None, *, delta: int | None = None) -> bool:
         return original is not None and prediction != original
 
+    # -- questions: the task itself, in one or several option orders (backend.task.option_orders) -------
+    def questions(self, spec: "TaskSpec") -> tuple["Question", ...]:
+        """The task itself, asked once per option order (lettered options rotated; ordered grades once)."""
+        from backend.task.family import Question
+        from backend.task.option_orders import order_questions
+
+        return (Question("", spec),) if self.ordered else order_questions(spec)
+
+    def question_original(self, spec: "TaskSpec", question: "Question", original: str | None) -> str | None:
+        """Every order asks the same question: the item's label is the original of each."""
+        return original
+
+    def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"], *,
+                 rules: Sequence[Any] = ()) -> "ItemResult":
+        """One order: its verdict; several: each member averaged over the orders, then the ensemble's rule."""
+        from dataclasses import replace
+
+        from backend.task.orders import merge_orders
+
+        if len(answers) == 1:
+            return answers[0]
+        questions = self.questions(spec)
+        if len(answers) != len(questions) or len(rules) != len(questions):
+            raise ValueError(f"{len(questions)} option orders, got {len(answers)} answers and {len(rules)} rules")
+        return merge_orders(item, answers, keys=[q.key for q in questions], rule=replace(rules[0], spec=spec),
+                            labels=spec.labels)
+
     def prompt_params(self, spec: "TaskSpec") -> dict[str, str]:
         from backend.generic import GENERIC_PROMPT_DIR, generic_params
         from backend.scoring.prompting import dimension_params
@@ -106,6 +136,7 @@ class SingleChoiceFamily(TaskFamily):
         params = dimension_params(spec)
         if spec.prompt_dir == GENERIC_PROMPT_DIR:
             params.update(generic_params(spec))
+            params["option_orders"] = str(len(self.questions(spec)))  # enters the model version, not a prompt
         return params
 
     def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:

@@ -120,8 +120,8 @@ def test_the_worker_job_sends_exactly_the_uploaded_images_to_a_vision_judge(labe
         counts = score_tasks(project=str(project), tasks=listed(ls, project), label_config=CONFIG,
                              model_version=version, job_key="img-e2e")
     assert counts["scored"] == 2 and counts["errors"] == 1
-    prompts = len(config.build(spec))
-    assert len(judge.requests) == 2 * prompts  # every prompt of each uploaded image; nothing for the planted URL
+    prompts, orders = len(config.build(spec)), len(spec.task_family.questions(spec))  # option orders
+    assert len(judge.requests) == 2 * prompts * orders  # every prompt and order of each uploaded image; nothing for the planted URL
     sent = [image_urls(body) for body in judge.requests]
     assert all(len(urls) == 1 for urls in sent)
     decoded = {base64.b64decode(urls[0].split("base64,", 1)[1], validate=True) for urls in sent}
