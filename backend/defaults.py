@@ -46,3 +46,14 @@ CONFIDENT_SEED = 0  # its fold assignment
 IMAGE_MAX_BYTES = 10 * 1024 * 1024
 IMAGE_MAX_PIXELS = 50_000_000  # a decompression bomb (a tiny PNG of 100 000 x 100 000 pixels) is refused
 IMAGE_FETCH_TIMEOUT = 30.0  # seconds per image fetch (connect and each read)
+# Triage of the flagged items (backend.review.triage) when the review has too few verdicts to learn the
+# error cut: P(original label wrong) under the truth model from which an item is a likely error; annotator
+# share p_d below which annotators split; judges' mean normalised entropy and spread (Jensen–Shannon) above
+# which they are uncertain or disagree; a label pair is a guideline gap when at least GAP_MIN_ITEMS flagged
+# items sit on it and the sources' pooled confusion between the two reaches GAP_MIN_RATE.
+TRIAGE_ERROR_CUT = 0.7
+TRIAGE_PD_CUT = 0.6
+TRIAGE_ENTROPY_CUT = 0.6
+TRIAGE_SPREAD_CUT = 0.2
+TRIAGE_GAP_MIN_ITEMS = 5
+TRIAGE_GAP_MIN_RATE = 0.15
