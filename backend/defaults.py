@@ -57,3 +57,4 @@ TRIAGE_ENTROPY_CUT = 0.6
 TRIAGE_SPREAD_CUT = 0.2
 TRIAGE_GAP_MIN_ITEMS = 5
 TRIAGE_GAP_MIN_RATE = 0.15
+TRIAGE_MIN_PER_ANNOTATOR = 10  # below this median of items per annotator, the triage pools the annotators

@@ -34,7 +34,7 @@ from backend.review.calibration import not_enough
 from backend.review.truth_model import SourceQuality, TruthModel
 
 __all__ = ["LIKELY_ERROR", "AMBIGUOUS", "GUIDELINE_GAP", "ItemEvidence", "Thresholds", "ItemTriage",
-           "GuidelineGap", "TriageResult", "triage", "thresholds_from_verdicts", "is_confident_member"]
+           "GuidelineGap", "TriageResult", "triage", "triage_items", "thresholds_from_verdicts", "is_confident_member"]
 
 LIKELY_ERROR, AMBIGUOUS, GUIDELINE_GAP = "likely error", "ambiguous", "guideline gap"
 CONFIDENT_PREFIX = "cleanlab:"
@@ -285,3 +285,31 @@ def _classify(row: ItemTriage, th: Thresholds, gap_pairs: list[set[str]]) -> Ite
     if {row.original, row.truth_label} in gap_pairs:
         return replace(row, klass=GUIDELINE_GAP, reasons=(f"on confused pair {row.original}/{row.truth_label}", *reasons))
     return replace(row, klass=AMBIGUOUS, reasons=tuple(reasons))
+
+
+def triage_items(results: Sequence[Any], *, labels: Sequence[str], crowd: Mapping[str, Mapping[str, str]] | None = None,
+                 anchors: Mapping[str, str | None] | None = None, thresholds: Thresholds | None = None) -> TriageResult:
+    """Triage the flagged ledger rows (:class:`backend.scoring.results.ItemResult`) among all of them.
+
+    ``crowd`` is item -> annotator -> label (several original annotations), ``anchors`` the settled gold.
+    Annotators are pooled into one source when the median annotator labelled fewer than
+    ``defaults.TRIAGE_MIN_PER_ANNOTATOR`` items (a confusion matrix each would rest on nothing).
+    Rows with an error or no prediction are left out of the model and of the triage.
+    """
+    crowd = crowd or {}
+    evidence, flagged = [], []
+    for r in results:
+        if getattr(r, "error", None) is not None or r.prediction is None:
+            continue
+        members = {m.member_id: dict(m.probs) for m in r.members if m.probs}
+        evidence.append(ItemEvidence(str(r.id), r.original, dict(crowd.get(str(r.id), {})), members))
+        if r.flagged:
+            flagged.append(str(r.id))
+    per_annotator: dict[str, int] = {}
+    for by in crowd.values():
+        for annotator in by:
+            per_annotator[annotator] = per_annotator.get(annotator, 0) + 1
+    counts = sorted(per_annotator.values())
+    pool = bool(counts) and counts[len(counts) // 2] < defaults.TRIAGE_MIN_PER_ANNOTATOR
+    return triage(evidence, labels=labels, flagged=flagged, anchors=anchors, thresholds=thresholds,
+                  pool_annotators=pool)
