@@ -140,6 +140,8 @@ def push(
     next_n: Optional[int] = typer.Option(None, "--next", min=1, help="Active review: send the next N suspects by "
                                          "calibrated probability that the label is wrong (needs a settled control "
                                          "sample: --sample N, then review status)."),
+    include_ambiguous: bool = typer.Option(False, "--include-ambiguous", help="Also send the suspects the triage "
+                                           "calls ambiguous or a guideline gap (default: listed for the lead)."),
     url: Optional[str] = URL,
     review_url: Optional[str] = REVIEW_URL,
     expert_instances: Optional[str] = EXPERT_INSTANCES,
@@ -165,7 +167,7 @@ def push(
         report = push_review(
             s.client, s.store, s.ledger, review_client=s.review, project_id=project, experts=experts.split(","),
             threshold=threshold, budget=budget, order=order, seed=seed, label_field=label_field, sample=request,
-            initial_passwords=initial_passwords, next_n=next_n,
+            initial_passwords=initial_passwords, next_n=next_n, include_ambiguous=include_ambiguous,
         )
         report.warnings[:0] = accepted
     if json_out:
@@ -184,6 +186,10 @@ def push(
     for warning in report.warnings:
         out.print(f"  [yellow]warning[/yellow] {warning}")
     _print_skipped(out, report.errors)
+    from backend.review.triage_route import held_lines
+
+    for line in held_lines(report.triage):
+        out.print(f"  {line}")
 
 
 @review_app.command("reconcile")

@@ -313,3 +313,4 @@ def triage_items(results: Sequence[Any], *, labels: Sequence[str], crowd: Mappin
     pool = bool(counts) and counts[len(counts) // 2] < defaults.TRIAGE_MIN_PER_ANNOTATOR
     return triage(evidence, labels=labels, flagged=flagged, anchors=anchors, thresholds=thresholds,
                   pool_annotators=pool)
+

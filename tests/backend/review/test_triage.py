@@ -99,3 +99,35 @@ def test_triage_items_reads_ledger_rows_and_skips_errored_ones():
     assert [t.item for t in result.items] == ["0", "1", "2", "3"]
     assert "bad" not in result.posterior
     assert {q.source for q in result.sources} == {"judge:x", "original label", "annotators (pooled)"}
+
+
+def test_push_routing_holds_ambiguous_suspects_back_unless_asked():
+    from backend.review.triage_route import held_lines, route_suspects
+
+    rows = []
+    for k in range(45):
+        lab = LABELS[k % 3]
+        if k < 3:  # flagged, the judges confident: the label is wrong
+            members = (MemberResult("judge:x", probs={"neu": 0.97, lab: 0.03}),
+                       MemberResult("judge:y", probs={"neu": 0.95, lab: 0.05}))
+            rows.append(ItemResult(id=str(k), original=lab if lab != "neu" else "pos", prediction="neu",
+                                   confidence=0.96, probs={"neu": 0.96}, flagged=True, members=members))
+        elif k < 6:  # flagged, both judges at a loss
+            even = {x: 1 / 3 for x in LABELS}
+            other = LABELS[(k + 1) % 3]
+            rows.append(ItemResult(id=str(k), original=lab, prediction=other, confidence=0.34, probs=even,
+                                   flagged=True, members=(MemberResult("judge:x", probs=even),
+                                                          MemberResult("judge:y", probs=even))))
+        else:
+            members = (MemberResult("judge:x", probs={lab: 0.9, LABELS[(k + 1) % 3]: 0.1}),
+                       MemberResult("judge:y", probs={lab: 0.9, LABELS[(k + 2) % 3]: 0.1}))
+            rows.append(ItemResult(id=str(k), original=lab, prediction=lab, confidence=0.9, probs={lab: 0.9},
+                                   flagged=False, members=members))
+    candidates = [r for r in rows if r.flagged]
+    sent, block = route_suspects(rows, candidates, labels=LABELS)
+    held = {t["item"] for t in block["held"]}
+    assert {"3", "4", "5"} <= held and not held & {str(r.id) for r in sent}
+    assert [str(r.id) for r in sent] == [str(r.id) for r in candidates if str(r.id) not in held]
+    assert any("held back for the lead" in line for line in held_lines(block))
+    everything, block = route_suspects(rows, candidates, labels=LABELS, include_ambiguous=True)
+    assert everything == candidates and block["held"] == []
