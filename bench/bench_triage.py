@@ -13,8 +13,9 @@ A second set is built: the clear items (100-vote share >= 0.8 and old majority e
 errors (3 of the 5 annotator labels set to one other label, so the old majority is wrong, in 15 % of
 them), the ambiguous items are kept as they are. Sources of the truth model: the annotators and the
 confident-learning member (``cleanlab:tfidf-logreg``, out-of-fold probabilities fitted on the old
-majority labels); ``--judge local:<gguf>`` or ``--judge embedded`` adds an LLM judge on ``--judge-items``
-items (run through ``label-audit score``, cached). Flagged = the ensemble's top label differs from the
+majority labels); ``--judges FILE`` adds the LLM judges of a ``label-audit score --out`` file run on a
+subset (labels spelt entailment/neutral/contradiction; each member is one more source on those items, and
+the figures are also given on that subset). Flagged = the ensemble's top label differs from the
 old label (today's routing: every flagged item goes to the experts).
 
 Usage: ``python bench/bench_triage.py --data <chaosNLI_snli.jsonl> [--json out.json]``.
@@ -74,6 +75,18 @@ def planted(rows: list[dict], *, rate: float, seed: int) -> list[dict]:
                 out.append(dict(row, annotations=ann, old=majority(ann), planted=True))
             else:
                 out.append(dict(row, planted=False))
+    return out
+
+
+def read_judges(path: Path) -> dict[str, dict[str, dict[str, float]]]:
+    """Item id -> member id -> distribution over e/n/c, from a ``label-audit score --out`` JSONL file."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        members = {m["member_id"]: {LONG[k]: float(v) for k, v in (m.get("probs") or {}).items() if k in LONG}
+                   for m in row.get("members", ()) if m.get("probs")}
+        if members:
+            out[str(row["id"])] = members
     return out
 
 
@@ -163,6 +176,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--rate", type=float, default=0.15)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--judges", type=Path, default=None, help="label-audit score --out file on a subset")
     parser.add_argument("--anchored", type=float, default=0.1, help="share of items given expert gold (control sample)")
     args = parser.parse_args()
     rows = load(args.data)
@@ -172,6 +186,14 @@ def main() -> None:
     sets = {"chaosnli": (rows, errors, ambiguous),
             "planted": (built, {r["id"] for r in built if r["planted"]}, {r["id"] for r in built if r["top_share"] < 0.6})}
     results = {}
+    if args.judges:
+        judges = read_judges(args.judges)
+        subset = [r for r in rows if r["id"] in judges]
+        results["chaosnli/pooled/with judges, all items"] = evaluate(rows, errors, ambiguous, judges=judges)
+        results["chaosnli/pooled/with judges, judged subset"] = evaluate(
+            subset, errors & {r["id"] for r in subset}, ambiguous & {r["id"] for r in subset}, judges=judges)
+        results["chaosnli/pooled/without judges, judged subset"] = evaluate(
+            subset, errors & {r["id"] for r in subset}, ambiguous & {r["id"] for r in subset})
     for name, (data, err, amb) in sets.items():
         for pool, share in ((True, 0.0), (True, args.anchored), (False, args.anchored)):
             key = f"{name}/{'pooled' if pool else 'positions'}/anchored={share}"

@@ -294,7 +294,8 @@ def triage_items(results: Sequence[Any], *, labels: Sequence[str], crowd: Mappin
     ``crowd`` is item -> annotator -> label (several original annotations), ``anchors`` the settled gold.
     Annotators are pooled into one source when the median annotator labelled fewer than
     ``defaults.TRIAGE_MIN_PER_ANNOTATOR`` items (a confusion matrix each would rest on nothing).
-    Rows with an error or no prediction are left out of the model and of the triage.
+    Rows with an error or no prediction are left out of the model and of the triage; flagged rows with no
+    member distribution are left out of the triage.
     """
     crowd = crowd or {}
     evidence, flagged = [], []
@@ -303,7 +304,7 @@ def triage_items(results: Sequence[Any], *, labels: Sequence[str], crowd: Mappin
             continue
         members = {m.member_id: dict(m.probs) for m in r.members if m.probs}
         evidence.append(ItemEvidence(str(r.id), r.original, dict(crowd.get(str(r.id), {})), members))
-        if r.flagged:
+        if r.flagged and members:  # a suspect with no member distribution has nothing to triage
             flagged.append(str(r.id))
     per_annotator: dict[str, int] = {}
     for by in crowd.values():

@@ -12,7 +12,10 @@ from typing import Any, Sequence
 
 from backend.review.triage import AMBIGUOUS, GUIDELINE_GAP, LIKELY_ERROR, triage_items
 
-__all__ = ["route_suspects", "held_lines"]
+__all__ = ["route_suspects", "held_lines", "MIN_SOURCES"]
+
+#: Sources of labels (annotators or the original label, judges, the CL member) the routing needs.
+MIN_SOURCES = 3
 
 
 def route_suspects(results: Sequence[Any], candidates: Sequence[Any], *, labels: Sequence[str],
@@ -23,12 +26,19 @@ def route_suspects(results: Sequence[Any], candidates: Sequence[Any], *, labels:
     the lead (listed in the returned block under ``held``) unless ``include_ambiguous``. ``results`` are
     every ledger row of the project (the truth model needs the clear items too), ``outcomes`` the stored
     review outcomes (:class:`backend.review.outcome.ReviewOutcome`); the experts' settled ones anchor it.
-    Tasks asked as several questions (``ItemResult.questions``) are not triaged: every candidate is sent.
+    Not triaged, every candidate sent as before: tasks asked as several questions (``ItemResult.questions``),
+    projects with fewer than :data:`MIN_SOURCES` sources (the original label and one judge: the latent-class
+    model is not identified), and suspects with no member distribution (nothing but their own label).
     """
     if any(getattr(r, "questions", ()) for r in results) or not candidates:
         return list(candidates), {}
     anchors = {str(o.task_id): o.gold for o in outcomes if o.status.by_experts and o.gold is not None}
     result = triage_items(results, labels=labels, anchors=anchors)
+    if len(result.sources) < MIN_SOURCES:
+        return list(candidates), {"not_applied": f"{len(result.sources)} source(s) of labels; Dawid–Skene needs at "
+                                                 f"least {MIN_SOURCES} to be identified: every suspect is sent",
+                                  "held": [], "gaps": [], "classes": {}, "thresholds": asdict(result.thresholds),
+                                  "include_ambiguous": include_ambiguous}
     klass = {t.item: t.klass for t in result.items}
     sent = [c for c in candidates if include_ambiguous or klass.get(str(c.id), LIKELY_ERROR) == LIKELY_ERROR]
     sent_ids = {str(c.id) for c in sent}
@@ -43,6 +53,8 @@ def held_lines(block: dict[str, Any]) -> list[str]:
     """What the push prints for the lead: the triage's counts, thresholds, held items and gaps."""
     if not block:
         return []
+    if block.get("not_applied"):
+        return [f"triage not applied: {block['not_applied']}"]
     classes = ", ".join(f"{n} {k}" for k, n in block["classes"].items())
     lines = [f"triage ({classes}; thresholds from {block['thresholds']['source']})"]
     if block["held"]:

@@ -131,3 +131,15 @@ def test_push_routing_holds_ambiguous_suspects_back_unless_asked():
     assert any("held back for the lead" in line for line in held_lines(block))
     everything, block = route_suspects(rows, candidates, labels=LABELS, include_ambiguous=True)
     assert everything == candidates and block["held"] == []
+
+
+def test_push_routing_is_not_applied_with_too_few_sources_or_no_distributions():
+    from backend.review.triage_route import held_lines, route_suspects
+
+    rows = [ItemResult(id=str(k), original="pos", prediction="neg", confidence=0.6, probs={"neg": 0.6},
+                       flagged=True, members=(MemberResult("judge:x", probs={"neg": 0.34, "pos": 0.33, "neu": 0.33}),))
+            for k in range(10)]
+    rows.append(ItemResult(id="bare", original="pos", prediction="neg", confidence=0.99, probs=None, flagged=True))
+    sent, block = route_suspects(rows, rows, labels=LABELS)
+    assert sent == rows and block["held"] == []
+    assert "not applied" in held_lines(block)[0]
