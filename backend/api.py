@@ -64,6 +64,8 @@ _expose("backend.review.sample_store", "SampleStore")
 _expose("backend.review.sampling", "ALL", "Candidate", "Draw", "FLAGGED_REVIEWED", "draw_sample")
 _expose("backend.review.calibration", "MIN_PER_OUTCOME", "MIN_REVIEWED", "stacking_gain")
 _expose("backend.review.active", "ControlSample", "control_sample", "rank_suspects")
+_expose("backend.review.truth_model", "SourceQuality", "TruthModel")
+_expose("backend.review.triage", "ItemEvidence", "TriageResult", "triage_items")
 # Span labels (NER).
 _expose("backend.spans.model", "NOT_AN_ENTITY", "Span")
 _expose("backend.spans.value", "decode_spans")
@@ -133,6 +135,8 @@ if TYPE_CHECKING:  # what type checkers and editors see: the same names, importe
     from backend.records import FileFormat, Record, RecordProblem, RecordReader, detect_format  # noqa: F401
     from backend.scoring.results import ItemResult  # noqa: F401
     from backend.review.active import ControlSample, control_sample, rank_suspects  # noqa: F401
+    from backend.review.triage import ItemEvidence, TriageResult, triage_items  # noqa: F401
+    from backend.review.truth_model import SourceQuality, TruthModel  # noqa: F401
     from backend.review.calibration import MIN_PER_OUTCOME, MIN_REVIEWED, stacking_gain  # noqa: F401
     from backend.review.gold import refresh_review  # noqa: F401
     from backend.review.images import source_fetch  # noqa: F401

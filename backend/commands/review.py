@@ -139,6 +139,10 @@ def push(
     next_n: Optional[int] = typer.Option(None, "--next", min=1, help="Active review: send the next N suspects by "
                                          "calibrated probability that the label is wrong (needs a settled control "
                                          "sample: --sample N, then review status)."),
+    include_ambiguous: bool = typer.Option(True, "--include-ambiguous/--hold-ambiguous", help="--hold-ambiguous: "
+                                           "send only the suspects the triage calls likely errors and list the "
+                                           "ambiguous ones and guideline gaps for the lead (opt-in: on the benchmarks "
+                                           "so far it routes no better than sending every suspect, docs/triage.md)."),
     url: Optional[str] = URL,
     review_url: Optional[str] = REVIEW_URL,
     expert_instances: Optional[str] = EXPERT_INSTANCES,
@@ -164,7 +168,7 @@ def push(
         report = push_review(
             s.client, s.store, s.ledger, review_client=s.review, project_id=project, experts=experts.split(","),
             threshold=threshold, budget=budget, order=order, seed=seed, label_field=label_field, sample=request,
-            initial_passwords=initial_passwords, next_n=next_n,
+            initial_passwords=initial_passwords, next_n=next_n, include_ambiguous=include_ambiguous,
         )
         report.warnings[:0] = accepted
     if json_out:
@@ -183,6 +187,10 @@ def push(
     for warning in report.warnings:
         out.print(f"  [yellow]warning[/yellow] {warning}")
     _print_skipped(out, report.errors)
+    from backend.review.triage_route import held_lines
+
+    for line in held_lines(report.triage):
+        out.print(f"  {line}")
 
 
 @review_app.command("reconcile")

@@ -38,6 +38,7 @@ from backend.review.images import ReviewImages, prepare_or_pass
 from backend.review.sample_push import SampleRequest, draw_for_push, review_order
 from backend.review.source import REF_FIELD, SourceProject, fetch_inputs, load_audited_source
 from backend.review.store import ROUND_REVIEW, Assignment, ReviewItem, ReviewProject, ReviewStore
+from backend.review.triage_route import route_suspects
 
 ORDERS = ("confidence", "shuffled")
 TITLE_MAX = 50  # Label Studio rejects longer project titles
@@ -68,6 +69,7 @@ class PushReport:
     sampled: int = 0  # drawn control items added by this push
     sample_drawn: bool = False  # the sample was drawn by this push (else it was drawn before)
     passwords: dict[str, str] = field(default_factory=dict, repr=False)  # new experts' initial passwords
+    triage: dict[str, Any] = field(default_factory=dict)  # backend.review.triage_route.route_suspects: held items, gaps
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -84,6 +86,7 @@ class PushReport:
             "sampled": self.sampled,
             "sample_drawn": self.sample_drawn,
             "passwords": dict(self.passwords),
+            "triage": dict(self.triage),
         }
 
 
@@ -200,6 +203,7 @@ def push_review(
     sample: SampleRequest | None = None,
     initial_passwords: bool = False,
     next_n: int | None = None,
+    include_ambiguous: bool = True,
 ) -> PushReport:
     """Send the flagged items of ``project_id`` (highest confidence first, up to ``budget``) to the experts.
 
@@ -214,6 +218,8 @@ def push_review(
     one, every expert's tasks follow a keyed-hash order that cannot reveal suspect from control.
     ``next_n`` (active review) sends the next N suspects by calibrated probability that the label is wrong,
     learnt from the settled control sample (:mod:`backend.review.active`); ValueError while it is too small.
+    Suspects the triage calls ambiguous or a guideline gap are held back for the lead (``report.triage``)
+    unless ``include_ambiguous`` (:func:`backend.review.triage_route.route_suspects`).
     """
     experts = check_push_options(experts, order=order, budget=budget)
     source = load_audited_source(client, ledger, project_id, label_field=label_field)
@@ -224,7 +230,8 @@ def push_review(
         raise ValueError(f"project {project_id} has no scores yet: run `label-audit audit --project {project_id}` first")
     existing = store.items(source.key)
     chosen, inputs = _choose_new_items(client, store, ledger, source, report, existing=existing, threshold=threshold,
-                                       budget=budget, next_n=next_n, sample=sample)
+                                       budget=budget, next_n=next_n, sample=sample,
+                                       include_ambiguous=include_ambiguous)
     new_items = [
         ReviewItem(str(r.id), len(existing) + k, r.original, r.prediction, r.confidence, version)
         for k, r in enumerate(chosen)
@@ -257,12 +264,16 @@ def push_review(
 
 def _choose_new_items(client: LabelStudio, store: ReviewStore, ledger: Any, source: SourceProject,
                       report: PushReport, *, existing: Sequence[ReviewItem], threshold: float | None, budget: int | None,
-                      next_n: int | None, sample: SampleRequest | None) -> tuple[list[ItemResult], dict[str, Any]]:
+                      next_n: int | None, sample: SampleRequest | None,
+                      include_ambiguous: bool = True) -> tuple[list[ItemResult], dict[str, Any]]:
     """The flagged items not in review yet (up to the budget, or the next N by calibration), plus the
     control sample's draw, with their inputs; tasks that cannot be read go to ``report.errors``."""
     have = {i.task_id for i in existing}
     candidates = [r for r in ledger.flagged(source.key, threshold=threshold) if str(r.id) not in have]
     candidates = [r for r in candidates if r.prediction is not None]
+    candidates, report.triage = route_suspects(ledger.results(source.key), candidates, labels=source.spec.labels,
+                                               outcomes=store.gold_labels(source.key),
+                                               include_ambiguous=include_ambiguous)
     room = None if budget is None else max(budget - len(existing), 0)
     if next_n is not None:
         candidates, room = _next_by_calibration(store, ledger, source.key, candidates, have), next_n

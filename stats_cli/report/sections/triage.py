@@ -1,0 +1,75 @@
+"""Triage of the suspects and one model of the truth: every source's accuracy, each suspect's class, the gaps.
+
+A flag mixes wrong labels with items trained people disagree on. This section fits the truth model
+(:class:`backend.review.truth_model.TruthModel`: Dawid–Skene over every annotator, judge and the
+confident-learning member, the experts' settled verdicts as anchors) and shows: each source's estimated
+accuracy with a Wilson interval, the triage class of every flagged item with the figures it rests on
+(:mod:`backend.review.triage`), and the label pairs the sources keep confusing (guideline gaps).
+NOT APPLICABLE for tasks asked as several questions per item (multi-label, spans, several controls
+read per question).
+"""
+
+from __future__ import annotations
+
+from backend.api import triage_items
+
+from ..inputs import AuditData
+from ..model import Section, Status, Table, not_applicable, pending
+from ..registry import BuildOptions, ReportSection
+
+KEY, TITLE = "triage", "Triage: likely errors, ambiguous items, guideline gaps"
+
+
+def _cell(x: float | None) -> float | str:
+    return "n/a" if x is None else x
+
+
+def triage_section(data: AuditData) -> Section:
+    if any(it.questions for it in data.items):
+        return not_applicable(KEY, TITLE, "the task is asked as several questions per item; the truth model "
+                                          "takes one single-choice label per item")
+    if not any(it.flagged for it in data.items):
+        return pending(KEY, TITLE, "no flagged item to triage yet", sizes={"items": len(data.items)})
+    anchors = {str(it.id): gold for it, gold in data.reviewed()}
+    result = triage_items(data.items, labels=list(data.spec.labels), crowd=data.crowd, anchors=anchors)
+    sources = Table.build(
+        "Every source's estimated accuracy (truth model; 95% Wilson interval on the expected count)",
+        ("source", "labels given", "estimated accuracy", "low", "high"),
+        [(q.source, q.n, q.accuracy, q.low, q.high) for q in result.sources])
+    suspects = Table.build(
+        "Every flagged item's triage and the figures it rests on",
+        ("item", "class", "original", "truth model", "P(label wrong)", "p_d", "judges' entropy", "judges' spread",
+         "CL P(original)", "why"),
+        [(t.item, t.klass, t.original, t.truth_label, _cell(t.p_wrong), _cell(t.p_d), _cell(t.judge_entropy),
+          _cell(t.judge_spread), _cell(t.cl_p_original), "; ".join(t.reasons)) for t in result.items])
+    gaps = Table.build(
+        "Guideline gaps: label pairs the sources keep confusing",
+        ("labels", "pooled confusion rate", "flagged items on the pair", "examples"),
+        [(" / ".join(g.pair), g.rate, g.n_items, ", ".join(g.examples)) for g in result.gaps])
+    th = result.thresholds
+    notes = [
+        f"Thresholds from {th.source}: likely error when P(label wrong) >= {th.error_cut:.2f}, annotators not split "
+        f"(p_d >= {th.pd_cut}) and judges not all unsure (mean normalised entropy < {th.entropy_cut}); "
+        f"a pair is a gap with >= {th.gap_min_items} flagged items on it and a pooled confusion rate >= "
+        f"{th.gap_min_rate}. The defaults live in backend/defaults.py (TRIAGE_*); the error cut is learnt from "
+        "the experts' verdicts once enough are settled (cross-fitted, never from the items under test).",
+        f"Anchors: {len(anchors)} items with a gold label settled by the experts. The intervals treat the "
+        "posteriors as known: read them as a lower bound on the uncertainty.",
+        "Not to be trusted where: items have one annotation (no p_d); a judge is at chance (its entropy and "
+        "spread say nothing, and Dawid-Skene with fewer than three informative sources is not identified and can "
+        "swap labels: an estimated accuracy below 1/k is the sign); no verdicts are settled yet (default cuts).",
+    ]
+    if not result.gaps:
+        notes.append("No label pair reaches the guideline-gap cuts.")
+    counts = {k: len(result.by_class(k)) for k in ("likely error", "ambiguous", "guideline gap")}
+    return Section(KEY, TITLE, Status.OK, sizes={"flagged items": len(result.items), **counts,
+                                                  "sources": len(result.sources), "anchors": len(anchors)},
+                   tables=(sources, suspects, gaps), notes=tuple(notes), values=result.to_json())
+
+
+class TriageSection(ReportSection):
+    key, title, order = KEY, TITLE, 54
+
+    @classmethod
+    def compute(cls, data: AuditData, options: BuildOptions) -> Section:
+        return triage_section(data)
