@@ -244,3 +244,30 @@ def test_gold_per_control_and_sync_gold_twice(label_studio, env, reviewed, tmp_p
         assert rows[task_id]["gold"] == family.export(spec, value_)
         (ann,) = [a for a in by_id[task_id].annotations if is_gold_annotation(a)]
         assert family.read_result(spec, field(ann, "result")) == value_
+
+
+def test_report_json_and_html_per_control(env, reviewed, tmp_path):
+    """`audit-stats report` on the reviewed project: each control's figures with its own family's sections."""
+    spec, source = reviewed["spec"], reviewed["source"]
+    out = tmp_path / "report.json"
+    cli(audit_stats, env, "report", "--project", str(source), "--format", "json", "--out", str(out), "--no-progress")
+    doc = json.loads(out.read_text())
+    sections = doc["sections"]
+    names = [c.name for c in spec.controls]
+    if names:  # one 'Controls audited' overview, then every section once per control
+        assert any(s["key"] == "controls" for s in sections)
+        assert {s.get("control") for s in sections if s.get("control")} == set(names)
+        ordinal = [s for s in sections if s["key"] == "ordinal"]
+        assert {s["control"] for s in ordinal} == set(names) and all(s["status"] != "error" for s in ordinal)
+    elif reviewed["name"] == "pairwise":
+        (pair,) = [s for s in sections if s["key"] == "pairwise"]
+        assert pair["status"] == "ok", pair
+    else:  # the rating: ordinal figures beside the nominal ones
+        (ordinal,) = [s for s in sections if s["key"] == "ordinal"]
+        assert ordinal["status"] == "ok", ordinal
+    html = tmp_path / "report.html"
+    cli(audit_stats, env, "report", "--project", str(source), "--format", "html", "--out", str(html), "--no-progress")
+    text = html.read_text()
+    assert env["LABEL_STUDIO_API_KEY"] not in text and "NOT APPLICABLE" not in text
+    for name in names:
+        assert name in text
