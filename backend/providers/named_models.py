@@ -116,7 +116,7 @@ QWEN_CODER_1_5B = NamedModel(
     upstream="Qwen2.5-Coder-1.5B-Instruct (Alibaba Cloud's Qwen team), GGUF quantised Q4_K_M",
     seconds_per_call=5.0,
     measured_on=("120 s of CPU time for 24 calls of the bundled sample, about 200 prompt tokens each, on 2 x86-64 "
-                 "cores: a bound on a call's time on free cores; on cores busy with other work, load average "
+                 "cores, and 5.5 s per call at load average 3-4; on cores busy with other work, load average "
                  "10-20, the same calls took 16-33 s each, docs/judges.md"),
 )
 
