@@ -13,29 +13,33 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
-from typing import IO, Iterator, Union
+from typing import IO, Any, Iterator, Union
 
 __all__ = ["atomic_write"]
 
 
 @contextlib.contextmanager
 def atomic_write(
-    path: Union[str, os.PathLike], *, encoding: str = "utf-8", newline: str | None = None
-) -> Iterator[IO[str]]:
-    """Yield a text handle whose content replaces ``path`` only if the block completes.
+    path: Union[str, os.PathLike], *, encoding: str = "utf-8", newline: str | None = None, binary: bool = False
+) -> Iterator[IO[Any]]:
+    """Yield a text handle (a binary one with ``binary=True``) whose content replaces ``path`` only if the
+    block completes.
 
     Parameters
     ----------
     path
         The final file. Its folder must exist; the temporary file is created beside it.
     encoding, newline
-        Passed to the text handle as in :func:`open` (``newline=""`` for the csv module).
+        Passed to the text handle as in :func:`open` (``newline=""`` for the csv module); unused when binary.
+    binary
+        Yield a bytes handle (a model file assembled from its parts).
     """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    mode: dict[str, Any] = {"mode": "wb"} if binary else {"mode": "w", "encoding": encoding, "newline": newline}
     try:
-        with os.fdopen(descriptor, "w", encoding=encoding, newline=newline) as handle:
+        with os.fdopen(descriptor, **mode) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

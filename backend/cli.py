@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "backend.commands.serve",   # serve, worker, audit
     "backend.commands.review",  # review push / reconcile / status
     "backend.commands.probe",   # probe
+    "backend.commands.judge",   # judge list / install (opt-in named local judges)
 )
 
 for _name in COMMAND_MODULES:

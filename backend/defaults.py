@@ -10,12 +10,15 @@ __all__ = [
     "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CONCURRENCY",
     "CONFIDENT_FOLDS", "CONFIDENT_MIN_PER_CLASS", "CONFIDENT_SEED",
     "DEFAULT_DELTA", "EARLY_EXIT", "EXCLUDE_MEMBERS", "HEALTH_COLLAPSE_SHARE", "HEALTH_MIN_ANSWERS", "HEALTH_MIN_MASS",
-    "HEALTH_SPREAD_SHARE", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "OPTION_ORDERS", "QUEUE", "QUORUM_MODELS",
+    "HEALTH_SPREAD_SHARE", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "MODELS_DIR", "OPTION_ORDERS", "QUEUE", "QUORUM_MODELS",
     "QUORUM_SHARE", "REDIS_URL", "SPEC", "TIMEOUT", "TOP",
 ]
 
 SPEC = "auto"  # the Label Studio backend: a built-in spec when the project fits one, else its own prompts
 MEMBER = "local:smollm2"  # the embedded default judge
+# Where an opt-in named judge (`label-audit judge install NAME`) is assembled: one copy per user, shared by every
+# checkout and project, like the Label Studio venv beside it. LABEL_AUDIT_MODELS_DIR changes it.
+MODELS_DIR = "~/.cache/label-audit/models"
 CONCURRENCY = 8  # calls in flight at once
 TIMEOUT = 60.0  # per-call timeout, seconds
 MAX_ATTEMPTS = 5  # tries per call, the first included

@@ -19,6 +19,7 @@ from backend.scoring.cache import CallCache
 from backend.cli_errors import fail as _fail
 from backend.commands import context, demo_ls
 from backend.commands.score import run_scoring
+from backend.demo.judge import judge_member, judge_note, require_judge
 from backend.scoring.members import build_members
 from backend.taskspec import load_spec
 
@@ -46,9 +47,13 @@ def demo(
     redis_port: Optional[int] = demo_ls.REDIS_PORT,
     tickets: Optional[Path] = typer.Option(None, "--tickets", help="Write the demo's 150 support tickets (15 labels "
                                            "planted wrong, field 'planted') to this JSONL file and exit."),
+    judge: Optional[str] = typer.Option(None, "--judge", help="Judge with this named local model instead of the "
+                                        "embedded one (installed once by scripts/install_judge.sh NAME; see "
+                                        "label-audit judge list). Says what it costs in time before the run."),
 ) -> None:
     """Score the bundled sample offline with the embedded default judge (SmolLM2-135M) and show the suspects.
 
+    With --judge NAME: a named local judge instead (installed once by scripts/install_judge.sh NAME).
     With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls); --stop ends it.
     """
     if tickets is not None:
@@ -57,18 +62,25 @@ def demo(
         write_tickets(tickets)
         Console().print(f"wrote 150 tickets (15 planted label errors) to {tickets}")
         return
+    try:
+        require_judge(judge)  # a named judge must be installed: nothing starts and nothing downloads otherwise
+    except (ValueError, OSError) as exc:
+        _fail(str(exc))
     if labelstudio or stop:
-        demo_ls.main(stop=stop, home=home, warning=DEMO_WARNING,
+        demo_ls.main(stop=stop, home=home, warning=DEMO_WARNING, judge=judge,
                      ports={"source": ls_port, "review": review_port, "backend": backend_port, "redis": redis_port})
         return
     console = Console()
-    console.print(f"[bold yellow]Note:[/bold yellow] {DEMO_WARNING}\n")
     spec = load_spec("factual-consistency")
-    try:  # the embedded judge whatever LABEL_AUDIT_MEMBERS says (the warning is about it); the rest from settings
-        settings = context.run_settings(member=[defaults.MEMBER])
+    try:  # the demo's judge whatever LABEL_AUDIT_MEMBERS says (the note is about it); the rest from settings
+        settings = context.run_settings(member=[judge_member(judge)])
         members = build_members(settings.members, spec)
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         _fail(str(exc))
+    with resources.as_file(resources.files("backend").joinpath("data", DEMO_SAMPLE)) as sample:
+        items = sum(1 for line in sample.read_text("utf-8").splitlines() if line.strip())
+    note = judge_note(judge, items=items, prompts=len(members)) if judge else DEMO_WARNING
+    console.print(f"[bold yellow]Note:[/bold yellow] {note}\n")
     cache = None if no_cache else CallCache(cache_url)
     with resources.as_file(resources.files("backend").joinpath("data", DEMO_SAMPLE)) as sample:
         console.print(f"Scoring the bundled sample {sample.name} with {len(members)} members: "
@@ -90,7 +102,8 @@ def demo(
             f"{summary['llm_calls']} model calls in {summary['wall_seconds']:.1f} s, "
             f"{summary['seconds_per_call']:.2f} s per call)."
         )
-    console.print(f"\n[bold yellow]Reminder:[/bold yellow] {DEMO_WARNING}")
+    if not judge:
+        console.print(f"\n[bold yellow]Reminder:[/bold yellow] {DEMO_WARNING}")
     demo_confident(console, settings=settings, cache=cache_url if not no_cache else None, no_cache=no_cache)
 
 

@@ -24,10 +24,12 @@ BACKEND_PORT = typer.Option(None, "--backend-port", help="ML backend port (defau
 REDIS_PORT = typer.Option(None, "--redis-port", help="Redis port (default 6379; started when none answers).")
 
 
-def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], warning: str) -> None:
+def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], warning: str,
+         judge: Optional[str] = None) -> None:
     """Run (or stop) the Label Studio demo; exit 2 with one readable line when a step fails.
 
-    ``warning`` is the embedded judge's caveat, printed before the run (the file demo prints the same).
+    ``warning`` is the embedded judge's caveat, printed before the run (the file demo prints the same);
+    with ``judge`` (a named local judge, checked installed by the caller) the note says its cost instead.
     """
     from backend.demo.home import DemoHome
     from backend.demo.run import run_demo, stop_demo
@@ -38,15 +40,27 @@ def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], w
     if stop:
         stop_demo(home=demo_home, say=console.print)
         return
-    console.print(f"[bold yellow]Note:[/bold yellow] {warning}\n")
+    console.print(f"[bold yellow]Note:[/bold yellow] {_judge_note(judge) if judge else warning}\n")
     started = time.monotonic()
     try:
-        result = run_demo(home=demo_home, ports=ports, console=console)
+        result = run_demo(home=demo_home, ports=ports, console=console, judge=judge)
     except client_errors() as exc:
         _fail(f"Label Studio: {describe_error(exc)}", demo_home)
     except (RuntimeError, ValueError, OSError) as exc:
         _fail(str(exc), demo_home)
     print_what_to_open(result, console, seconds=time.monotonic() - started, home=home)
+
+
+def _judge_note(judge: str) -> str:
+    """The named judge's cost on the sample project: its items x the prompts the worker asks of each."""
+    from backend.demo import project
+    from backend.demo.judge import judge_member, judge_note
+    from backend.labelstudio.projectspec import spec_from_label_config
+    from backend.scoring.members import entry_templates, parse_member_arg
+
+    spec = spec_from_label_config(project.LABEL_CONFIG)
+    prompts = len(entry_templates(parse_member_arg(judge_member(judge)), spec))
+    return judge_note(judge, items=len(project.sample_tasks()), prompts=prompts)
 
 
 def _fail(message: str, demo_home) -> None:
@@ -91,8 +105,9 @@ def print_what_to_open(result: Any, console: Console, *, seconds: float, home: O
     console.print(f"  Stop everything    label-audit demo --stop{home_arg}")
     console.print(f"(Passwords and tokens: {result.home.root / 'secrets.json'}, readable by you only. "
                   f"Logs: {result.home.root / 'logs'}.)")
-    console.print("\n[bold yellow]Reminder:[/bold yellow] the embedded judge is a tiny model: its flags "
-                  "show the plumbing, not real label errors.")
+    if not result.judge:
+        console.print("\n[bold yellow]Reminder:[/bold yellow] the embedded judge is a tiny model: its flags "
+                      "show the plumbing, not real label errors.")
     if result.review_projects:
         console.print(_where_the_review_stands(progress, home_arg))
 

@@ -19,6 +19,7 @@ from rich.console import Console
 
 from backend.demo import project as demo_project
 from backend.demo import services
+from backend.demo.judge import judge_member
 from backend.demo.home import (EXPERT_INSTANCES, RECONCILE_INSTANCE, DemoHome, load_secrets, load_state, save_state,
                                write_expert_instances)
 from backend.demo.processes import ProcessTable
@@ -46,6 +47,7 @@ class DemoResult:
     summary: dict[str, Any] = field(default_factory=dict)
     confident: dict[str, Any] = field(default_factory=dict)  # the tickets project (confident learning)
     progress: ReviewProgress = field(default_factory=ReviewProgress)  # where the experts' review stands
+    judge: str | None = None  # a named local judge (--judge), None for the embedded one
 
 
 def resolve_ports(state: dict[str, Any], wanted: dict[str, int | None]) -> dict[str, int]:
@@ -83,14 +85,20 @@ def _step(console: Console, text: str) -> None:
 
 
 def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any], keys: dict[str, Any],
-                   console: Console) -> tuple[dict[str, Any], dict[str, str]]:
+                   console: Console, *, judge: str | None = None) -> tuple[dict[str, Any], dict[str, str]]:
     """Redis, the Label Studio instances (source, one per expert), the backend and a worker: (instances, env).
 
     Every user of an open-source Label Studio can open every project of it: experts with accounts on the
     source instance could read the original labels and scores, and two experts on one review instance
     each other's answers. So each expert gets an instance of their own (sign-up closed on all).
+    The backend and the worker judge with ``judge`` (a named local judge) when given; they are restarted
+    when it differs from the judge of the previous run (they read their members once, at start).
     """
     table = ProcessTable(home.pids)
+    if state.get("judge") != judge:
+        table.stop("worker")
+        table.stop("backend")
+    state["judge"] = judge
     say = lambda text: _step(console, text)  # noqa: E731
     binary = services.label_studio_binary(say=say)
     redis_url = services.ensure_redis(home, table, port=ports["redis"])
@@ -99,7 +107,7 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
     services.ensure_label_studios(table, instances, say=say)
     source = instances["source"]
     common = {"DATABASE_URL": home.database_url, "LABEL_AUDIT_HOME": str(home.root), "REDIS_URL": redis_url,
-              "LABEL_AUDIT_QUEUE": state["queue"], "LABEL_AUDIT_BATCH": "4"}
+              "LABEL_AUDIT_QUEUE": state["queue"], "LABEL_AUDIT_BATCH": "4", "LABEL_AUDIT_MEMBERS": judge_member(judge)}
     auth = (keys["backend"]["user"], keys["backend"]["password"])
     # Both read the source project (the backend its guidelines, the worker to import predictions).
     worker_env = services.child_env({**common, "LABEL_STUDIO_URL": source.url, "LABEL_STUDIO_API_KEY": source.token})
@@ -154,14 +162,16 @@ def run_cli(args: list[str], env: dict[str, str], *, what: str) -> str:
     return proc.stdout
 
 
-def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console) -> DemoResult:
-    """Every step of the demo; safe to run again (each step reuses what is there)."""
+def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console, judge: str | None = None) -> DemoResult:
+    """Every step of the demo; safe to run again (each step reuses what is there). ``judge``: a named local
+    judge instead of the embedded one (:mod:`backend.demo.judge`)."""
     keys = load_secrets(home)
     state = load_state(home)
     state.setdefault("queue", f"label-audit-demo-{secrets.token_hex(4)}")
     state["ports"] = resolve_ports(state, ports)
     save_state(home, state)
-    instances, env = start_services(home, state["ports"], state, keys, console)
+    instances, env = start_services(home, state["ports"], state, keys, console, judge=judge)
+    save_state(home, state)
     source = instances["source"]
     client = _client(source)
     state["project"], created = demo_project.ensure_project(client, known_id=state.get("project"))
@@ -170,7 +180,8 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console) 
           + " (24 items with their original labels)")
     demo_project.connect_model(client, state["project"], url=state["backend_url"],
                                auth=(keys["backend"]["user"], keys["backend"]["password"]))
-    summary = score(client, state["project"], env, ProcessTable(home.pids), console)
+    summary = score(client, state["project"], env, ProcessTable(home.pids), console,
+                    label=f"scoring with {judge_member(judge)}" if judge else "scoring with the embedded judge")
     _step(console, f"Scored {summary['scored']} of {summary['items']} items; {summary['flagged']} flagged "
                    "(the ensemble contradicts the original label)")
     review_env = _expert_instances(home, instances, keys, env)
@@ -193,7 +204,7 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console) 
     urls = {email: instances[name].url for name, email in EXPERT_INSTANCES.items()}
     return DemoResult(home=home, ls_url=source.url, review_urls=urls, project_id=state["project"],
                       review_projects={k: int(v) for k, v in pushed["projects"].items()}, summary=summary,
-                      confident=found, progress=progress)
+                      confident=found, progress=progress, judge=judge)
 
 
 def confident_step(client, env: dict[str, str], state: dict[str, Any], home: DemoHome,

@@ -39,6 +39,7 @@ import numpy as np
 from backend.providers.base import ClassDistribution, NoClassTokenError, ProviderError
 from backend.providers.chatml import PROMPT_FORMATS, chatml_segments
 from backend.providers.logprobs import check_labels
+from backend.providers.named_models import NAMED_MODELS, installed_path
 from backend.providers.prefix_kv import DEFAULT_BLOCK, PrefixEvaluator
 from backend.providers.registry import register
 
@@ -58,15 +59,18 @@ _TEMPLATE_SYSTEM = re.compile(r"<\|im_start\|>system(?:\n|\\n)([^'\"{}+]+?)<\|im
 
 
 def resolve_model_path(model: str) -> Path:
-    """The GGUF file for ``model``: an alias from ``MODEL_ALIASES`` or a path ending in ``.gguf``.
+    """The GGUF file for ``model``: an alias from ``MODEL_ALIASES``, a named model
+    (:mod:`backend.providers.named_models`, installed by an opt-in step) or a path ending in ``.gguf``.
 
     Raises
     ------
     ValueError
-        ``model`` is neither an alias nor a ``.gguf`` path.
+        ``model`` is neither an alias, a named model nor a ``.gguf`` path.
     FileNotFoundError
-        The alias's package is not installed, or the file does not exist.
+        The alias's package or the named model is not installed, or the file does not exist.
     """
+    if model in NAMED_MODELS:
+        return installed_path(model)
     if model in MODEL_ALIASES:
         dist_name, rel_path = MODEL_ALIASES[model]
         try:
@@ -78,7 +82,8 @@ def resolve_model_path(model: str) -> Path:
     elif model.lower().endswith(".gguf"):
         path = Path(model).expanduser()
     else:
-        raise ValueError(f"local model must be one of {sorted(MODEL_ALIASES)} or a .gguf path, got {model!r}")
+        raise ValueError(f"local model must be one of {sorted({**MODEL_ALIASES, **NAMED_MODELS})} or a .gguf path, "
+                         f"got {model!r}")
     if not path.is_file():
         raise FileNotFoundError(f"GGUF model file not found: {path}")
     return path

@@ -1,0 +1,47 @@
+"""`label-audit demo --judge NAME`: refused before anything starts when the judge is missing; the time estimate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from backend.cli import app
+from backend.demo.judge import judge_member, judge_note, require_judge, time_estimate
+from backend.providers.named_models import NAMED_MODELS
+
+NAME = "qwen2.5-coder-1.5b"
+
+
+@pytest.mark.parametrize("extra", [[], ["--labelstudio"]])
+def test_a_judge_that_is_not_installed_stops_the_demo_before_it_starts(tmp_path: Path, extra: list[str]) -> None:
+    env = {"LABEL_AUDIT_MODELS_DIR": str(tmp_path / "models"), "LABEL_AUDIT_HOME": str(tmp_path / "home")}
+    result = CliRunner().invoke(app, ["demo", "--judge", NAME, "--home", str(tmp_path / "home"), *extra], env=env)
+    assert result.exit_code == 2, result.output
+    assert f"bash scripts/install_judge.sh {NAME}" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "home").exists()  # no service, folder or download was started
+    assert not (tmp_path / "models").exists()
+
+
+def test_an_unknown_judge_is_refused() -> None:
+    result = CliRunner().invoke(app, ["demo", "--judge", "gpt-17"])
+    assert result.exit_code == 2 and "unknown named model 'gpt-17'" in result.output
+    with pytest.raises(ValueError):
+        require_judge("gpt-17")
+    require_judge(None)  # the embedded judge needs no install step
+
+
+def test_the_estimate_is_items_times_prompts_times_the_measured_seconds() -> None:
+    model = NAMED_MODELS[NAME]
+    text = time_estimate(NAME, items=24, prompts=4)
+    assert "24 items x 4 prompts = 96 calls" in text
+    assert f"about {96 * model.seconds_per_call / 60:.0f} min" in text and model.measured_on in text
+    assert time_estimate(NAME, items=48, prompts=4) != text
+    note = judge_note(NAME, items=24, prompts=4)
+    assert note.startswith(f"The judge is local:{NAME}") and model.licence in note and text in note
+
+
+def test_the_member_is_the_named_judge_or_the_embedded_default() -> None:
+    assert judge_member(NAME) == f"local:{NAME}"
+    assert judge_member(None) == "local:smollm2"
