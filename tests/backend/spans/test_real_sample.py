@@ -5,7 +5,8 @@ sentence is annotated three times: two annotators share the planted error, one h
 original (per-span majority) holds the error and the third annotator's differing spans are proposals
 beside the judges' own. Judged by the embedded SmolLM2-135M, which is too weak to find these errors
 (docs/architecture.md#the-embedded-judge-proves-the-plumbing): what is checked is the plumbing — the
-questions, their options and originals, the proposal step's cached calls — never a verdict. The questions per item are written to ``artifacts/``.
+questions, their options and originals, the proposal step's cached calls — never a verdict. The questions per item are
+written to ``artifacts/``.
 """
 
 from __future__ import annotations
