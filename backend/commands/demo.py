@@ -39,6 +39,7 @@ def demo(
     no_cache: bool = typer.Option(False, "--no-cache", help="Call the model again for every item (to time it)."),
     labelstudio: bool = demo_ls.LABELSTUDIO,
     stop: bool = demo_ls.STOP,
+    env: bool = demo_ls.ENV,
     home: Optional[Path] = demo_ls.HOME,
     ls_port: Optional[int] = demo_ls.LS_PORT,
     review_port: Optional[int] = demo_ls.REVIEW_PORT,
@@ -49,8 +50,12 @@ def demo(
 ) -> None:
     """Score the bundled sample offline with the embedded default judge (SmolLM2-135M) and show the suspects.
 
-    With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls); --stop ends it.
+    With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls); --stop ends it;
+    --env prints the export lines that point every other command at it.
     """
+    if env:  # only reads the demo's files: nothing starts, nothing is checked or installed
+        demo_ls.print_env(home)
+        return
     if tickets is not None:
         from backend.demo.tickets import write_tickets
 
