@@ -1,5 +1,5 @@
-"""Every relative link of README.md, CONTRIBUTING.md and docs/*.md resolves, and so does every citation of a
-doc section in the code (``docs/architecture.md#the-answer-cue``).
+"""Every relative link of README.md, CONTRIBUTING.md and docs/*.md resolves, every citation of a doc section in
+the code (``docs/architecture.md#the-answer-cue``) too, and docs/index.md lists every doc.
 
 A link's file must exist; a link into a Markdown file with an anchor must name one of its headings (GitHub's
 anchor of a heading: lower case, punctuation dropped, spaces to hyphens). Links inside code blocks and
@@ -70,6 +70,14 @@ def test_cited_sections_exist():
     missing = [f"{doc}#{frag}" for doc, frag in sorted(cited)
                if not (REPO / doc).exists() or frag not in anchors(REPO / doc)]
     assert missing == []
+
+
+def test_the_index_lists_every_doc():
+    index = REPO / "docs" / "index.md"
+    targets = links(index.read_text(encoding="utf-8"))
+    listed = {(index.parent / target.partition("#")[0]).resolve() for target in targets}
+    missing = [p.name for p in sorted((REPO / "docs").glob("*.md")) if p != index and p.resolve() not in listed]
+    assert missing == [], "add each to docs/index.md"
 
 
 def test_a_broken_link_is_caught(tmp_path):
