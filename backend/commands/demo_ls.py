@@ -62,14 +62,14 @@ def print_env(home: Optional[Path]) -> None:
     from backend.demo.processes import ProcessTable
 
     demo_home = DemoHome.at(home)
+    err = Console(stderr=True, soft_wrap=True)  # a path or command stays on one line
     try:
         env = demo_environment(demo_home)
     except (ValueError, OSError, KeyError) as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2)
     if ProcessTable(demo_home.pids).get("labelstudio-source") is None:
-        Console(stderr=True).print(f"[yellow]warning:[/yellow] the demo in {demo_home.root} is not running; "
-                                   f"start it again with {START}")
+        err.print(f"[yellow]warning:[/yellow] the demo in {demo_home.root} is not running; start it again with {START}")
     typer.echo(export_lines(env), nl=False)
 
 

@@ -128,6 +128,10 @@ def test_commands_work_on_the_demo_after_the_eval(tmp_path, label_studio):
     decoder = json.JSONDecoder()
     status, end = decoder.raw_decode(proc.stdout.lstrip())
     report, _ = decoder.raw_decode(proc.stdout.lstrip()[end:].lstrip())
-    assert status.get("items", 0) == 0  # nothing pushed to the review yet, and the command says so
-    assert report  # the report read the project from Label Studio and the demo's ledger
+    assert status["items"] == 0 and status["progress"] == []  # nothing pushed to the review yet
+    assert report["project"] == project  # the report read the project from the demo's Label Studio
     assert (home.root / "audit.sqlite").exists()  # the ledger the commands opened is the demo's
+    bare = {k: v for k, v in os.environ.items() if k not in NAMES}
+    without = subprocess.run([sys.executable, "-m", "backend.cli", "review", "status", "--project", str(project)],
+                             env={**bare, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, cwd=tmp_path)
+    assert without.returncode != 0  # without the eval the same command finds no Label Studio
