@@ -129,7 +129,8 @@ def test_commands_work_on_the_demo_after_the_eval(tmp_path, label_studio):
     status, end = decoder.raw_decode(proc.stdout.lstrip())
     report, _ = decoder.raw_decode(proc.stdout.lstrip()[end:].lstrip())
     assert status["items"] == 0 and status["progress"] == []  # nothing pushed to the review yet
-    assert report["project"] == project  # the report read the project from the demo's Label Studio
+    assert report["project"] == str(project)
+    assert sorted(report["meta"]["labels"]) == ["Negative", "Positive"]  # read from the project's label config
     assert (home.root / "audit.sqlite").exists()  # the ledger the commands opened is the demo's
     bare = {k: v for k, v in os.environ.items() if k not in NAMES}
     without = subprocess.run([sys.executable, "-m", "backend.cli", "review", "status", "--project", str(project)],
