@@ -50,8 +50,7 @@ def demo(
 ) -> None:
     """Score the bundled sample offline with the embedded default judge (SmolLM2-135M) and show the suspects.
 
-    With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls); --stop ends it;
-    --env prints the export lines that point every other command at it.
+    With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls); --stop ends it.
     """
     if env:  # only reads the demo's files: nothing starts, nothing is checked or installed
         demo_ls.print_env(home)

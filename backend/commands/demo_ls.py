@@ -51,28 +51,6 @@ def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], w
     print_what_to_open(result, console, seconds=time.monotonic() - started, home=home)
 
 
-def print_env(home: Optional[Path]) -> None:
-    """``export`` lines for the demo in ``home`` on stdout (for ``eval``); exit 2 with one line when there is none.
-
-    The lines hold the demo's Label Studio token, read from its 0600 ``secrets.json``: they are meant for
-    ``eval``, not for a log. A warning goes to stderr when the demo's Label Studio is not running.
-    """
-    from backend.demo.env import START, demo_environment, export_lines
-    from backend.demo.home import DemoHome
-    from backend.demo.processes import ProcessTable
-
-    demo_home = DemoHome.at(home)
-    err = Console(stderr=True, soft_wrap=True)  # a path or command stays on one line
-    try:
-        env = demo_environment(demo_home)
-    except (ValueError, OSError, KeyError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2)
-    if ProcessTable(demo_home.pids).get("labelstudio-source") is None:
-        err.print(f"[yellow]warning:[/yellow] the demo in {demo_home.root} is not running; start it again with {START}")
-    typer.echo(export_lines(env), nl=False)
-
-
 def _fail(message: str, demo_home) -> None:
     err = Console(stderr=True)
     err.print(f"[red]error:[/red] {message}")
@@ -139,3 +117,25 @@ def _where_the_review_stands(progress: Any, home_arg: str) -> str:
     return (f"[bold yellow]Round 2[/bold yellow]: the experts split on {progress.disagreed} item"
             f"{'s' if progress.disagreed != 1 else ''}, {progress.pending} still without a gold label. Each "
             "expert answers them in the reconciliation project above; then " + again + ".")
+
+
+def print_env(home: Optional[Path]) -> None:
+    """``export`` lines for the demo in ``home`` on stdout (for ``eval``); exit 2 with one line when there is none.
+
+    The lines hold the demo's Label Studio token, read from its 0600 ``secrets.json``: they are meant for
+    ``eval``, not for a log. A warning goes to stderr when the demo's Label Studio is not running.
+    """
+    from backend.demo.env import START, demo_environment, export_lines
+    from backend.demo.home import DemoHome
+    from backend.demo.processes import ProcessTable
+
+    demo_home = DemoHome.at(home)
+    err = Console(stderr=True, soft_wrap=True)  # a path or command stays on one line
+    try:
+        env = demo_environment(demo_home)
+    except (ValueError, OSError, KeyError) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2)
+    if ProcessTable(demo_home.pids).get("labelstudio-source") is None:
+        err.print(f"[yellow]warning:[/yellow] the demo in {demo_home.root} is not running; start it again with {START}")
+    typer.echo(export_lines(env), nl=False)
