@@ -22,8 +22,8 @@ Rows, each beside the random baseline measured on the same items:
 - on a fixed random subset of ``--llm-items`` items (the embedded judge takes about a second per call on
   two cores): the confident-learning member on that subset, the LLM members alone, both combined (plain
   averaging, as the tool does) and both calibrated (logistic stacking of the two scores, 5-fold). The
-  embedded SmolLM2-135M is at chance (DESIGN.md): its rows say so. Anyone with an API key or a GPU server
-  passes their own ``--member``.
+  embedded SmolLM2-135M is at chance (docs/architecture.md#the-embedded-judge-proves-the-plumbing): its rows
+  say so. Anyone with an API key or a GPU server passes their own ``--member``.
 
 Score of an item = 1 - the ensemble's probability of the item's label (its probability of being wrong).
 Columns: P@k (k = number of true errors among the items), flag precision and recall (the tool's flag
@@ -161,7 +161,7 @@ def main() -> None:
     print(f"ChaosNLI SNLI ({len(rows)} items); confident-learning members: {[m.id for m in confident] or 'none'}; "
           f"LLM members: {[m.id for m in llm] or 'none'} on a fixed subset of {len(subset)} items")
     if any(m.kind == "local" for m in llm):
-        print("  note: the embedded SmolLM2-135M is at chance on NLI (DESIGN.md); its rows measure the plumbing")
+        print("  note: the embedded SmolLM2-135M is at chance on NLI (docs/architecture.md); its rows measure the plumbing")
     for name, labels in scenarios(rows):
         items = [Item(id=r["id"], original=y, fields={"premise": r["premise"], "hypothesis": r["hypothesis"]})
                  for r, y in zip(rows, labels)]

@@ -4,12 +4,19 @@
 # worker; scores a sample project with the embedded default judge (SmolLM2-135M: it proves the plumbing,
 # it does not judge well), pushes its suspects to a blind review for two demo experts, writes the HTML
 # report and prints what to open. Run it again to reuse what is there; `bash scripts/demo.sh --stop`
-# (or `label-audit demo --stop`) stops everything it started. Extra args pass through (--home, ports).
+# (or `label-audit demo --stop`) stops everything it started; `eval "$(bash scripts/demo.sh --env)"` points
+# every other command at the running demo. Extra args pass through (--home, ports).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+LABEL_AUDIT_CLI="${LABEL_AUDIT_VENV:-.venv}/bin/label-audit"
+for arg in "$@"; do  # --stop and --env only read the demo's files: no install check when the venv is there
+  if { [ "$arg" = --stop ] || [ "$arg" = --env ]; } && [ -x "$LABEL_AUDIT_CLI" ]; then
+    exec "$LABEL_AUDIT_CLI" demo --labelstudio "$@"
+  fi
+done
 bash scripts/install.sh
 if ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null && ! command -v redis-server >/dev/null 2>&1 \
    && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   (apt-get update -qq && apt-get install -y -qq redis-server) >/dev/null 2>&1 || echo "redis-server: install failed"
 fi
-exec "${LABEL_AUDIT_VENV:-.venv}/bin/label-audit" demo --labelstudio "$@"
+exec "$LABEL_AUDIT_CLI" demo --labelstudio "$@"

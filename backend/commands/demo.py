@@ -40,6 +40,7 @@ def demo(
     no_cache: bool = typer.Option(False, "--no-cache", help="Call the model again for every item (to time it)."),
     labelstudio: bool = demo_ls.LABELSTUDIO,
     stop: bool = demo_ls.STOP,
+    env: bool = demo_ls.ENV,
     home: Optional[Path] = demo_ls.HOME,
     ls_port: Optional[int] = demo_ls.LS_PORT,
     review_port: Optional[int] = demo_ls.REVIEW_PORT,
@@ -56,6 +57,9 @@ def demo(
     With --judge NAME: a named local judge instead (installed once by scripts/install_judge.sh NAME).
     With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls); --stop ends it.
     """
+    if env:  # only reads the demo's files: nothing starts, nothing is checked or installed
+        demo_ls.print_env(home)
+        return
     if tickets is not None:
         from backend.demo.tickets import write_tickets
 

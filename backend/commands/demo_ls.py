@@ -16,6 +16,8 @@ from rich.console import Console
 LABELSTUDIO = typer.Option(False, "--labelstudio", help="Run the whole loop in Label Studio: services, sample "
                            "project, scoring through the queue, blind review, report.")
 STOP = typer.Option(False, "--stop", help="Stop every process the Label Studio demo started.")
+ENV = typer.Option(False, "--env", help="Print export lines that point every other command at the running demo "
+                   "(its Label Studio, token, ledger, Redis, queue, expert map): eval \"$(label-audit demo --env)\".")
 HOME = typer.Option(None, "--home", help="Demo folder parent (default $LABEL_AUDIT_HOME or ./.label-audit).")
 LS_PORT = typer.Option(None, "--ls-port", help="Label Studio port (default 8080, or the next free one).")
 REVIEW_PORT = typer.Option(None, "--review-port", help="First expert's review Label Studio port (default 8081; "
@@ -102,6 +104,10 @@ def print_what_to_open(result: Any, console: Console, *, seconds: float, home: O
                       f"{found['planted_found']} of {found['planted']} planted errors found, "
                       f"{found['flagged']} flagged") + ")")
     console.print(f"  Report             {result.home.report}")
+    project = result.project_id
+    console.print(f"  Other commands     eval \"$(label-audit demo --env{home_arg})\"   then any command works on the "
+                  f"demo: label-audit review status --project {project}, audit-stats report --project {project} "
+                  "(every command: docs/commands.md)")
     console.print(f"  Stop everything    label-audit demo --stop{home_arg}")
     console.print(f"(Passwords and tokens: {result.home.root / 'secrets.json'}, readable by you only. "
                   f"Logs: {result.home.root / 'logs'}.)")
@@ -126,3 +132,25 @@ def _where_the_review_stands(progress: Any, home_arg: str) -> str:
     return (f"[bold yellow]Round 2[/bold yellow]: the experts split on {progress.disagreed} item"
             f"{'s' if progress.disagreed != 1 else ''}, {progress.pending} still without a gold label. Each "
             "expert answers them in the reconciliation project above; then " + again + ".")
+
+
+def print_env(home: Optional[Path]) -> None:
+    """``export`` lines for the demo in ``home`` on stdout (for ``eval``); exit 2 with one line when there is none.
+
+    The lines hold the demo's Label Studio token, read from its 0600 ``secrets.json``: they are meant for
+    ``eval``, not for a log. A warning goes to stderr when the demo's Label Studio is not running.
+    """
+    from backend.demo.env import START, demo_environment, export_lines
+    from backend.demo.home import DemoHome
+    from backend.demo.processes import ProcessTable
+
+    demo_home = DemoHome.at(home)
+    err = Console(stderr=True, soft_wrap=True)  # a path or command stays on one line
+    try:
+        env = demo_environment(demo_home)
+    except (ValueError, OSError, KeyError) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2)
+    if ProcessTable(demo_home.pids).get("labelstudio-source") is None:
+        err.print(f"[yellow]warning:[/yellow] the demo in {demo_home.root} is not running; start it again with {START}")
+    typer.echo(export_lines(env), nl=False)

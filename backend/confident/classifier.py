@@ -8,7 +8,7 @@ per question.
 
 Threads: scikit-learn's BLAS and OpenMP pools are limited to one thread while fitting
 (``threadpoolctl``): on a loaded 2-core machine the default pools made the same fit 100x slower
-(DESIGN.md, third look).
+(docs/architecture.md#one-blas-thread-while-fitting).
 """
 
 from __future__ import annotations

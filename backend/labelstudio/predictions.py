@@ -3,7 +3,8 @@
 One prediction per task, at the ensemble level: the Data Manager averages the scores of all
 predictions carrying the connected backend's ``model_version``, so per-member predictions would
 blur the confidence column. One ``import_predictions`` call per batch (≈60x faster than one
-``predictions.create`` per task on LS 1.23.2, see DESIGN.md).
+``predictions.create`` per task on LS 1.23.2, see
+docs/architecture.md#bulk-calls-to-label-studio).
 
 ``model_version`` below is always the run's key (ledger, jobs, suspect marker); ``ls_version`` is the
 readable name Label Studio stores and shows (:mod:`backend.labelstudio.modelname`), the key itself

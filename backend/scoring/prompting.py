@@ -22,7 +22,8 @@ wording changes. Placeholders are ``{name}`` with ``name`` a template variable o
 (``spec.fields`` keys: the *item texts*), a spec parameter (``{dimension}``,
 ``{dimension_definition}``: trusted configuration) or ``{data_notice}``. Any other brace is literal
 text. Every body ends with the line ``Answer: `` (trailing space added on load): without it the
-class-token mass of small local models collapses (DESIGN.md).
+class-token mass of small local models collapses
+(docs/architecture.md#the-answer-cue).
 
 Rendering and delimiting (the API the probes rely on)
 -----------------------------------------------------

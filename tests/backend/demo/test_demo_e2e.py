@@ -110,6 +110,7 @@ def test_first_run_prints_what_to_open(demo):
     for email in EXPERTS:
         assert f"login {email} / {demo.secrets['experts'][email]}" in out
     assert str(demo.home.report) in out and "label-audit demo --stop --home" in out
+    assert 'eval "$(label-audit demo --env --home' in out  # how every other command reaches the demo
     if demo.state["review_projects"]:  # the report was written before any expert answered: it says so, twice
         last = out.strip().splitlines()[-1]
         assert last.startswith("The report is a snapshot") and "bash scripts/demo.sh --home" in last
@@ -284,6 +285,23 @@ def test_answers_open_round_two_then_the_review_settles(demo, tmp_path):
     assert proc.stdout.strip().splitlines()[-1].startswith("The review is settled"), proc.stdout[-500:]
     report = demo.home.report.read_text()
     assert "This report is a snapshot" not in report[:report.index("<section")]
+
+
+def test_env_points_every_command_at_the_demo(demo, tmp_path):
+    """After the eval of `label-audit demo --env`, `review status` reads the demo's review on each expert's instance."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LABEL_STUDIO_", "LABEL_AUDIT_"))
+           and k not in ("DATABASE_URL", "REDIS_URL")}
+    script = ('eval "$("$PY" -m backend.cli demo --env "$@")"\n'
+              f'"$PY" -m backend.cli review status --project {demo.state["project"]} --json')
+    proc = subprocess.run(["bash", "-c", script, "demo-env", *demo.args[:2]], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300, env={**env, "PY": sys.executable, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert demo.secrets["source"]["token"] not in proc.stdout + proc.stderr
+    status = json.loads(proc.stdout)
+    round1 = {p["expert"]: p["url"] for p in status["progress"] if p["round"] == 1}
+    assert set(round1) == set(demo.state["review_projects"])
+    for email, url in round1.items():
+        assert url.startswith(demo.url(demo.instance_of(email)))
 
 
 def test_stop_leaves_no_process(demo, tmp_path):

@@ -1,6 +1,6 @@
 """`label-audit probe` end to end with real models: the embedded GGUF in-process, and a real
 ``llama_cpp.server`` over the OpenAI protocol. Shapes and invariants only, never verdicts: the tiny
-default model has no judging signal (DESIGN.md).
+default model has no judging signal (docs/architecture.md#the-embedded-judge-proves-the-plumbing).
 """
 
 from __future__ import annotations

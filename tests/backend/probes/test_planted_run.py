@@ -1,6 +1,7 @@
 """`label-audit probe` with the planted instruction on a generic task, end to end with the embedded model.
 
-Shapes and invariants only, never verdicts: the tiny default model has no judging signal (DESIGN.md).
+Shapes and invariants only, never verdicts: the tiny default model has no judging signal
+(docs/architecture.md#the-embedded-judge-proves-the-plumbing).
 The option checks run without a model (they fail before any member is built).
 """
 

