@@ -48,7 +48,8 @@ if TYPE_CHECKING:  # the spec imports this module; the families only need the ty
     from backend.scoring.results import ItemResult
     from backend.taskspec import TaskSpec
 
-__all__ = ["FAMILY_MODULES", "Question", "TaskFamily", "family_names", "get_family", "register_family"]
+__all__ = ["FAMILY_MODULES", "Question", "TaskFamily", "family_names", "get_family", "questions_params",
+           "register_family"]
 
 #: Family name -> module whose class registers itself under that name when imported.
 FAMILY_MODULES: dict[str, str] = {
@@ -233,6 +234,18 @@ class TaskFamily:
     def report_parts(self, spec: "TaskSpec", value: str | None) -> dict[str, str] | None:
         """Per-part labels the report tabulates (multi-label: label -> "yes"/"no"); None: the value itself."""
         return None
+
+
+def questions_params(questions: Sequence[Question]) -> dict[str, str]:
+    """The first question's template values (what the templates' placeholders need) and every question's,
+    keyed ``#<question key>:<name>``: all of them enter the ensemble fingerprint, so editing any question's
+    wording (a label's hint, an order's options) changes the model version."""
+    first = questions[0].spec
+    params = first.task_family.prompt_params(first)
+    for q in questions:
+        for name, value in q.spec.task_family.prompt_params(q.spec).items():
+            params[f"#{q.key}:{name}"] = value
+    return params
 
 
 def register_family(cls: T) -> T:

@@ -21,7 +21,7 @@ import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from backend.task.family import Question, TaskFamily, register_family
+from backend.task.family import Question, TaskFamily, questions_params, register_family
 from backend.task.single import choice_values, choices_result
 
 if TYPE_CHECKING:
@@ -192,12 +192,7 @@ class MultiLabelFamily(TaskFamily):
 
         All of them enter the ensemble fingerprint: editing a label's text or hint changes the model version.
         """
-        questions = self.questions(spec)
-        params = questions[0].spec.task_family.prompt_params(questions[0].spec)
-        for q in questions:
-            for name, value in q.spec.task_family.prompt_params(q.spec).items():
-                params[f"{QUESTION_SEP}{q.key}:{name}"] = value
-        return params
+        return questions_params(self.questions(spec))
 
     # -- Label Studio ----------------------------------------------------------------------------------
     def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:

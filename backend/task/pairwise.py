@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from backend.task.family import Question, register_family
+from backend.task.family import Question, questions_params, register_family
 from backend.task.single import NominalFamily, _region_dict
 
 if TYPE_CHECKING:
@@ -112,12 +112,7 @@ class PairwiseFamily(NominalFamily):
     def prompt_params(self, spec: "TaskSpec") -> dict[str, str]:
         """The first order's values (the templates' placeholders) and both orders', keyed by order (they enter
         the ensemble fingerprint: a new wording is a new model version)."""
-        questions = self.questions(spec)
-        params = questions[0].spec.task_family.prompt_params(questions[0].spec)
-        for q in questions:
-            for name, value in q.spec.task_family.prompt_params(q.spec).items():
-                params[f"#{q.key}:{name}"] = value
-        return params
+        return questions_params(self.questions(spec))
 
     # -- Label Studio ----------------------------------------------------------------------------------
     def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:
