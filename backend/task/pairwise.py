@@ -117,13 +117,11 @@ class PairwiseFamily(NominalFamily):
     # -- Label Studio ----------------------------------------------------------------------------------
     def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:
         control = spec.binding.from_name if spec.binding else ""
-        for region in result or ():
+        for region in result or ():  # a pairwise region keeps its answer under "selected", not under its type
             item = _region_dict(region)
-            if item.get("from_name") != control or item.get("type") != "pairwise":
-                continue
-            value = item.get("value")
-            selected = value.get("selected") if isinstance(value, Mapping) else None
-            return self.normalize_label(spec, selected) if isinstance(selected, str) else None
+            if item.get("from_name") == control and item.get("type") == "pairwise":
+                selected = item.get("value", {}).get("selected") if isinstance(item.get("value"), Mapping) else None
+                return self.normalize_label(spec, selected) if isinstance(selected, str) else None
         return None
 
     def write_result(self, spec: "TaskSpec", value: str) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 from backend.task.family import register_family
-from backend.task.single import OrdinalFamily, _region_dict
+from backend.task.single import OrdinalFamily, region_values
 
 if TYPE_CHECKING:
     from backend.taskspec import TaskSpec
@@ -26,14 +26,7 @@ def scalar_from_result(result: Sequence[Any] | None, *, control: str, kind: str)
 
     A malformed region counts as no answer: one bad annotation must not stop the batch it came in.
     """
-    for region in result or ():
-        item = _region_dict(region)
-        if item.get("from_name") != control or item.get("type") != kind:
-            continue
-        value = item.get("value")
-        if isinstance(value, dict) and value.get(kind) is not None:
-            return value.get(kind)
-    return None
+    return next((v for v in region_values(result, control=control, kind=kind) if v is not None), None)
 
 
 def scalar_result(spec: "TaskSpec", value: str, *, kind: str) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ of a class boundary (:func:`backend.scoring.ensemble.flag_rule`), takes the medi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 from backend.labels import majority_label, median_label, normalize_label as canonical_label
 from backend.task.family import TaskFamily, register_family
@@ -28,18 +28,23 @@ def _region_dict(region: Any) -> Mapping[str, Any]:
     return region if isinstance(region, Mapping) else getattr(region, "__dict__", {})
 
 
+def region_values(result: Sequence[Any] | None, *, control: str, kind: str) -> Iterator[Any]:
+    """``value[kind]`` of each region of ``control`` whose type is ``kind``, read by ``from_name`` and ``type``
+    (never ``to_name``: a prediction's ``to_name`` is copied into the answer, docs/controls.md). A region
+    whose ``value`` is not an object is skipped."""
+    for region in result or ():
+        item = _region_dict(region)
+        if item.get("from_name") == control and item.get("type") == kind and isinstance(item.get("value"), Mapping):
+            yield item["value"].get(kind)
+
+
 def choice_values(result: Sequence[Any] | None, *, control: str) -> list[str] | None:
     """Every choice picked in ``control`` in an annotation result, or None if the control is absent.
 
     A malformed region (``value`` not an object, ``choices`` not a list) counts as no answer: one bad
     annotation must not stop the batch it came in.
     """
-    for region in result or ():
-        item = _region_dict(region)
-        if item.get("from_name") != control or item.get("type") != "choices":
-            continue
-        value = item.get("value")
-        picked = value.get("choices") if isinstance(value, Mapping) else None
+    for picked in region_values(result, control=control, kind="choices"):
         if isinstance(picked, str):
             picked = [picked]
         if isinstance(picked, (list, tuple)):
