@@ -53,3 +53,24 @@ def login(page: Any, url: str, email: str, password: str) -> None:
     page.click("button[type=submit]")
     page.wait_for_url(lambda u: "/user/login" not in u)
     page.wait_for_load_state("networkidle")
+
+
+def screenshot_suspects_tab(ls: Any, project: int, name: str, *, then_task: int | None = None) -> None:
+    """The lead's Data Manager of ``project`` on its suspects tab (``ARTIFACTS/name``); with ``then_task``, that
+    task's labelling view too (``name`` with ``-task``)."""
+    from backend.labelstudio.scoreview import SUSPECTS_TITLE
+
+    with headless_chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 800})
+        login(page, ls.url, ls.process.username, ls.process.password)
+        page.goto(f"{ls.url}/projects/{project}/data")
+        page.wait_for_timeout(4000)
+        tab = page.get_by_text(SUSPECTS_TITLE)
+        if tab.count():
+            tab.first.click()
+            page.wait_for_timeout(2500)
+        page.screenshot(path=str(ARTIFACTS / name))
+        if then_task is not None:
+            page.goto(f"{ls.url}/projects/{project}/data?task={then_task}")
+            page.wait_for_timeout(5000)
+            page.screenshot(path=str(ARTIFACTS / name.replace(".png", "-task.png")), full_page=True)

@@ -21,7 +21,7 @@ from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.scoreview import SUSPECTS_TITLE, suspect_marker
 from backend.ledger import Ledger
 from tests.support.audit_loop import audit_environment, run_audit
-from tests.support.browser import ARTIFACTS, headless_chromium, login
+from tests.support.browser import screenshot_suspects_tab
 from tests.support.ls_templates import template_config
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.redis, pytest.mark.llm]
@@ -121,7 +121,8 @@ def test_summeval_four_dimensions_are_audited_in_one_run(label_studio, env):
     summary = run_audit(env, project, timeout=1500) | {"_db": env["DATABASE_URL"]}
     assert summary["scored"] == len(DOCS), summary
     ledger = _predictions_hold_every_control(label_studio, project, summary, spec)
-    _screenshot_as_lead(label_studio, project, "controls-summeval-lead-data-manager.png")
+    screenshot_suspects_tab(label_studio, project, "controls-summeval-lead-data-manager.png",
+                            then_task=next(iter(iter_tasks(label_studio.client, project))).id)
     for (_, _, original), result in zip(DOCS, sorted(ledger.values(), key=lambda r: int(r.id))):
         assert json.loads(result.original) == original
         assert [q.id for q in result.questions] == list(original)
@@ -129,19 +130,3 @@ def test_summeval_four_dimensions_are_audited_in_one_run(label_studio, env):
         # no dimension's prompt carries another dimension's answer: the members saw the inputs and one question
         assert result.flagged == any(q.flagged for q in result.questions)
 
-
-def _screenshot_as_lead(ls, project: int, name: str) -> None:
-    """The lead's Data Manager of the project (score column, predictions with every control) in Chromium."""
-    with headless_chromium() as browser:
-        page = browser.new_page(viewport={"width": 1400, "height": 800})
-        login(page, ls.url, ls.process.username, ls.process.password)
-        page.goto(f"{ls.url}/projects/{project}/data")
-        page.wait_for_timeout(4000)
-        tab = page.get_by_text(SUSPECTS_TITLE)
-        if tab.count():
-            tab.first.click()
-            page.wait_for_timeout(2500)
-        page.screenshot(path=str(ARTIFACTS / name))
-        page.goto(f"{ls.url}/projects/{project}/data?task={next(iter(iter_tasks(ls.client, project))).id}")
-        page.wait_for_timeout(5000)
-        page.screenshot(path=str(ARTIFACTS / name.replace(".png", "-task.png")), full_page=True)

@@ -38,7 +38,7 @@ from backend.task.multilabel import NO, YES
 from stats_cli.cli import app as audit_stats
 from tests.support.audit_loop import audit_environment, run_audit
 from tests.backend.task.templates import LABELS, TOPICS_MULTI, regions
-from tests.support.browser import ARTIFACTS, headless_chromium, login
+from tests.support.browser import ARTIFACTS, headless_chromium, screenshot_suspects_tab
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.redis, pytest.mark.llm]
 
@@ -98,21 +98,8 @@ def test_the_worker_predicts_sets_with_scores_and_fills_the_suspects_tab(label_s
         flagged += res.flagged
     resp = ls.client._client_wrapper.httpx_client.request("api/dm/views", method="GET", params={"project": project})
     assert SUSPECTS_TITLE in [v["data"]["title"] for v in resp.json()]
-    _screenshot_suspects(ls, project, "multilabel-suspects-tab.png")
+    screenshot_suspects_tab(ls, project, "multilabel-suspects-tab.png")
     assert summary["flagged"] == flagged
-
-
-def _screenshot_suspects(ls, project: int, name: str) -> None:
-    with headless_chromium() as browser:
-        page = browser.new_page(viewport={"width": 1400, "height": 800})
-        login(page, ls.url, ls.process.username, ls.process.password)
-        page.goto(f"{ls.url}/projects/{project}/data")
-        page.wait_for_timeout(4000)
-        tab = page.get_by_text(SUSPECTS_TITLE)
-        if tab.count():
-            tab.first.click()
-            page.wait_for_timeout(2500)
-        page.screenshot(path=str(ARTIFACTS / name))
 
 
 N = 10
