@@ -21,8 +21,8 @@ import krippendorff
 import numpy as np
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa as sm_fleiss
 
-from stats_cli.agreement import fleiss_kappa, gwet_ac1, krippendorff_alpha
-from stats_cli.ratings import RatingsTable
+from stats_cli.stats.agreement import fleiss_kappa, gwet_ac1, krippendorff_alpha
+from stats_cli.stats.ratings import RatingsTable
 
 
 def best_of(repeats: int, fn: Callable[[], float]) -> tuple[float, float]:

@@ -45,9 +45,9 @@ sys.path.insert(0, str(ROOT))
 
 from backend.scoring.cache import CallCache  # noqa: E402
 from backend.confident.fitting import is_confident, prepare_members  # noqa: E402
-from backend.dataset import Item  # noqa: E402
+from backend.task.dataset import Item  # noqa: E402
 from backend.scoring.engine import Engine, EngineConfig  # noqa: E402
-from backend.generic import generic_spec  # noqa: E402
+from backend.task.generic import generic_spec  # noqa: E402
 from backend.scoring.members import build_members, parse_member_arg  # noqa: E402
 
 CLASSES = ("entailment", "neutral", "contradiction")

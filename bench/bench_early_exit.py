@@ -23,10 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from backend.dataset import Item, item_from_record, read_items  # noqa: E402
+from backend.task.dataset import Item, item_from_record, read_items  # noqa: E402
 from backend.scoring.engine import Engine, EngineConfig  # noqa: E402
 from backend.scoring.members import build_members, default_members, parse_member_arg  # noqa: E402
-from backend.taskspec import load_spec  # noqa: E402
+from backend.task.spec import load_spec  # noqa: E402
 from tests.support.synthetic_judge import SyntheticJudge  # noqa: E402
 
 

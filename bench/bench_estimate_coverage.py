@@ -4,14 +4,14 @@ Run: ``python bench/bench_estimate_coverage.py [--replicates 2000] [--projects 2
 The default run (1000 replicates per design and method, 100 projects per end-to-end scenario) takes a
 minute or two on one core; pass more for tighter Monte-Carlo errors.
 
-Part 1 — fixed stratified designs (:func:`stats_cli.estimate_sim.simulate_design`): each replicate draws
+Part 1 — fixed stratified designs (:func:`stats_cli.stats.estimate_sim.simulate_design`): each replicate draws
 the project's errors per stratum (Bin(N_h, p_h)) and the sample (hypergeometric), then asks each
 interval method. Printed per design and method: the lower-end miss rate (the lower end above the
 truth: the headline "at least X %" is wrong; nominal 2.5 %), the upper-end miss rate, two-sided
 coverage, mean width, and the Monte-Carlo s.e. of the lower-end miss rate. The baseline is MOVER, the
 former method, measured in the same run; "width ×" is each method's mean width over MOVER's.
 
-Part 2 — end-to-end projects (:func:`stats_cli.estimate_sim.simulate`): the in-tool draw and estimate,
+Part 2 — end-to-end projects (:func:`stats_cli.stats.estimate_sim.simulate`): the in-tool draw and estimate,
 random vs stratified, coverage and the stratified / random width ratio. Not part of the test suite.
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from stats_cli.estimate_sim import Scenario, StratumDesign, simulate, simulate_design
+from stats_cli.stats.estimate_sim import Scenario, StratumDesign, simulate, simulate_design
 
 DESIGNS = (
     StratumDesign("4 bands at 2 %, n = 25 each", (2000,) * 4, (25,) * 4, (0.02,) * 4),

@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from backend.confident.fitting import is_confident, prepare_members  # noqa: E402
-from backend.dataset import Item  # noqa: E402
+from backend.task.dataset import Item  # noqa: E402
 from backend.labelstudio.projectspec import spec_from_label_config  # noqa: E402
 from backend.scoring.cache import CallCache  # noqa: E402
 from backend.scoring.engine_config import EngineConfig  # noqa: E402

@@ -202,7 +202,7 @@ def main() -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     args = parser.parse_args()
     from backend.labelstudio.labelconfig import label_config_for_spec
-    from backend.taskspec import load_spec
+    from backend.task.spec import load_spec
 
     args.label_config = label_config_for_spec(load_spec("factual-consistency"))
     llm = LLMServer(args.latency)

@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from backend.dataset import Item, read_items  # noqa: E402
+from backend.task.dataset import Item, read_items  # noqa: E402
 from backend.scoring.prompting import spec_params, templates_for_spec  # noqa: E402
 from backend.providers.chatml import PROMPT_FORMATS  # noqa: E402
 from backend.providers.local_gguf import LocalGGUFProvider  # noqa: E402
-from backend.taskspec import load_spec  # noqa: E402
+from backend.task.spec import load_spec  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "backend" / "data"
 SETS = {"factual-consistency": "sample_factual_consistency.jsonl", "relevance": "sample_relevance.jsonl"}

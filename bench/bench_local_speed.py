@@ -41,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from backend.generic import generic_spec  # noqa: E402
+from backend.task.generic import generic_spec  # noqa: E402
 from backend.providers.local_gguf import LocalGGUFProvider  # noqa: E402
 from backend.providers.prefix_kv import DEFAULT_BLOCK, PrefixStats  # noqa: E402
 from backend.scoring.prompting import spec_params, templates_for_spec  # noqa: E402

@@ -33,10 +33,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from backend.dataset import Item, read_items  # noqa: E402
+from backend.task.dataset import Item, read_items  # noqa: E402
 from backend.scoring.engine import Engine, EngineConfig  # noqa: E402
 from backend.scoring.members import members_from_args  # noqa: E402
-from backend.taskspec import load_spec  # noqa: E402
+from backend.task.spec import load_spec  # noqa: E402
 from tests.support.llm import LlamaServer, find_smollm2  # noqa: E402
 
 SAMPLE = REPO / "backend" / "data" / "sample_factual_consistency.jsonl"

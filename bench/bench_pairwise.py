@@ -33,7 +33,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from backend.dataset import Item  # noqa: E402
+from backend.task.dataset import Item  # noqa: E402
 from backend.labelstudio.projectspec import spec_from_label_config  # noqa: E402
 from backend.scoring.cache import CallCache  # noqa: E402
 from backend.scoring.engine import EngineConfig  # noqa: E402

@@ -32,7 +32,7 @@ from backend.ledger import Ledger  # noqa: E402
 from backend.scoring.results import ItemResult, MemberResult  # noqa: E402
 from backend.server import create_app  # noqa: E402
 from backend.server.auth import BasicAuth  # noqa: E402
-from backend.taskspec import load_spec  # noqa: E402
+from backend.task.spec import load_spec  # noqa: E402
 from backend.worker.config import EnsembleConfig  # noqa: E402
 from backend.worker.queueing import redis_connection  # noqa: E402
 

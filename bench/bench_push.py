@@ -28,8 +28,8 @@ from backend.labelstudio.local import LocalLabelStudio, find_label_studio_bin
 from backend.ledger import Ledger
 from backend.scoring.results import ItemResult
 from backend.review.push import BLIND_SETTINGS, push_review
-from backend.review.store import ReviewStore
-from backend.taskspec import load_spec
+from backend.review.review_store import ReviewStore
+from backend.task.spec import load_spec
 
 CONFIG = label_config_for_spec(load_spec("factual-consistency"))
 

@@ -32,11 +32,11 @@ from backend.labelstudio.local import LocalLabelStudio, find_label_studio_bin
 from backend.ledger import Ledger
 from backend.scoring.results import ItemResult, MemberResult
 from backend.review.push import push_review
-from backend.review.store import ROUND_REVIEW, ReviewStore
-from backend.taskspec import load_spec
+from backend.review.review_store import ROUND_REVIEW, ReviewStore
+from backend.task.spec import load_spec
 from stats_cli.report.build import build_report
-from stats_cli.task_cache import TaskCache
-from stats_cli.audit_pull import PullStats, pull_audit
+from stats_cli.sources.task_cache import TaskCache
+from stats_cli.sources.audit_pull import PullStats, pull_audit
 from stats_cli.report.render import render
 
 CONFIG = label_config_for_spec(load_spec("factual-consistency"))

@@ -42,7 +42,7 @@ from scale_support import (  # noqa: E402
 from backend.labelstudio.client import create_project, import_tasks  # noqa: E402
 from backend.labelstudio.labelconfig import label_config_for_spec  # noqa: E402
 from backend.labelstudio.local import PostgresSettings  # noqa: E402
-from backend.taskspec import load_spec  # noqa: E402
+from backend.task.spec import load_spec  # noqa: E402
 
 SPEC = load_spec("factual-consistency")
 LABEL_CONFIG = label_config_for_spec(SPEC)

@@ -122,7 +122,7 @@ def experts_answer(env: dict[str, str], expert_ls: dict[str, LabelStudioServer])
     A round-1 project on any other instance (the shared one) fails here: README gives each expert their own.
     """
     from backend.labelstudio.client import iter_tasks
-    from backend.review.store import ROUND_REVIEW, ReviewStore
+    from backend.review.review_store import ROUND_REVIEW, ReviewStore
 
     by_url = {ls.url.rstrip("/"): ls for ls in expert_ls.values()}
     store = ReviewStore(env["DATABASE_URL"])

@@ -1,9 +1,9 @@
-"""The one CLI context of the scoring commands: options resolved once into :class:`backend.settings.Settings`.
+"""The one CLI context of the scoring commands: options resolved once into :class:`backend.config.settings.Settings`.
 
 ``score``, ``demo`` and ``probe`` share the member options (``--members`` file or ``--member`` flags,
 else the settings' members) and the engine knobs declared here; every one defaults to None ("not
 given"), so an option left out keeps the environment's value, and the environment's absence keeps
-:mod:`backend.defaults` (which the help texts quote). The engine then takes
+:mod:`backend.common.defaults` (which the help texts quote). The engine then takes
 :meth:`Settings.engine_config` — the same view the workers take.
 """
 
@@ -14,9 +14,9 @@ from typing import Any, Mapping, Optional, Sequence
 
 import typer
 
-from backend import defaults
+from backend.common import defaults
 from backend.scoring.members import MemberSpec, member_specs_from_config, parse_member_arg
-from backend.settings import Settings
+from backend.config.settings import Settings
 
 
 #: The one opinion on tokens on the command line: prefer the environment, because an option's value
@@ -51,7 +51,7 @@ MAX_ATTEMPTS = _setting("--max-attempts", "Tries per call, retryable errors only
                         defaults.MAX_ATTEMPTS)
 
 
-# The task options of `score` and `probe` (backend.task_options.resolve_task turns them into one spec).
+# The task options of `score` and `probe` (backend.task.from_options.resolve_task turns them into one spec).
 TASK = typer.Option(None, "--task", help="Task spec: factual-consistency, likert, relevance, or a YAML/TOML file "
                     "(with --labels/--label-config: the task's name).")
 LABELS = typer.Option(None, "--labels", help="Generic task: the label names, comma-separated (or repeat --labels, "

@@ -14,14 +14,14 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from backend import defaults
+from backend.common import defaults
 from backend.scoring.cache import CallCache
-from backend.cli_errors import fail as _fail
+from backend.common.cli_errors import fail as _fail
 from backend.commands import context, demo_ls
 from backend.commands.score import run_scoring
 from backend.demo.judge import judge_member, judge_note, require_judge
 from backend.scoring.members import build_members
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 
 DEMO_SAMPLE = "sample_factual_consistency.jsonl"
 DEMO_WARNING = (
@@ -123,7 +123,7 @@ def demo_confident(console: Console, *, settings, cache: Optional[str], no_cache
 
     from backend.demo.tickets import LABELS, write_tickets
     from backend.demo.planted_report import describe, planted_table
-    from backend.generic import generic_spec
+    from backend.task.generic import generic_spec
     from backend.scoring.members import MemberSpec
 
     console.print("\n[bold]Part 2: confident learning on 150 support tickets with 15 planted label errors[/bold]")

@@ -35,7 +35,7 @@ def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], w
     """
     from backend.demo.home import DemoHome
     from backend.demo.run import run_demo, stop_demo
-    from backend.labelstudio.errors import client_errors, describe_error
+    from backend.labelstudio.error_lines import client_errors, describe_error
 
     console = Console(soft_wrap=True)  # URLs and logins stay on one line, whatever the terminal width
     demo_home = DemoHome.at(home)

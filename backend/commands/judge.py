@@ -13,7 +13,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from backend.cli_errors import fail
+from backend.common.cli_errors import fail
 from backend.providers.named_models import NAMED_MODELS, model_path, models_dir, named_model
 
 judge_app = typer.Typer(help="Named local judges: list them, install one (opt-in, downloads its weights once).",

@@ -18,19 +18,19 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from backend.atomic_write import atomic_write
+from backend.common.atomic_write import atomic_write
 from backend.scoring.cache import CallCache
-from backend.cli_errors import fail
+from backend.common.cli_errors import fail
 from backend.commands import context
-from backend.dataset import read_items
+from backend.task.dataset import read_items
 from backend.scoring.members import build_members
 from backend.probes.layout import layout_for
 from backend.probes.pipeline import run_probes
 from backend.probes.planted_run import render_planted
-from backend.probes.report import render_report
-from backend.probes.store import save_probe_report
-from backend.task_options import resolve_task
-from backend.taskspec import TaskSpec
+from backend.probes.findings import render_report
+from backend.probes.probe_store import save_probe_report
+from backend.task.from_options import resolve_task
+from backend.task.spec import TaskSpec
 
 PROBE_KINDS = ("auto", "builtin", "planted")
 

@@ -22,8 +22,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from backend.cli_errors import fail as _fail
-from backend.labelstudio.errors import client_errors, describe_error
+from backend.common.cli_errors import fail as _fail
+from backend.labelstudio.error_lines import client_errors, describe_error
 
 review_app = typer.Typer(
     help="Blind expert review in Label Studio: push suspects, reconcile disagreements, gold labels.",
@@ -65,8 +65,8 @@ def _session(url: Optional[str], db: Optional[str], review_url: Optional[str],
     from backend.labelstudio.expert_instances import review_clients_from_env
     from backend.labelstudio.instances import review_connection_from_env, source_url_from_env
     from backend.ledger import Ledger
-    from backend.review.store import ReviewStore
-    from backend.settings import Settings
+    from backend.review.review_store import ReviewStore
+    from backend.config.settings import Settings
 
     try:
         client = connect(url)
@@ -88,7 +88,7 @@ def _source(client, ledger, project: int):
 def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: Optional[str],
                experts_file: Optional[str] = None):
     """Collect the experts' answers and recompute gold labels: (store, source project, clients), or exit 2."""
-    from backend.review.gold import refresh_review
+    from backend.review.gold_store import refresh_review
 
     with _session(url, db, review_url, experts_file) as s:
         source = _source(s.client, s.ledger, project)
@@ -209,7 +209,7 @@ def reconcile_cmd(
     json_out: bool = JSON,
 ) -> None:
     """Round 2: a reconciliation project with only the items the experts disagreed on."""
-    from backend.review.gold import refresh_gold
+    from backend.review.gold_store import refresh_gold
     from backend.review.reconcile import reconcile
 
     with _session(url, db, review_url, expert_instances) as s:
@@ -239,7 +239,7 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
     health of the audit's members (from the ledger's latest results)."""
     from backend.ledger import Ledger
     from backend.review.status import review_status
-    from backend.scoring.health import stored_health
+    from backend.scoring.member_health import stored_health
 
     store, source, clients = _refreshed(project, url, db, review_url, expert_instances)
     status = review_status(store, source.key, clients=clients, spec=source.spec)
@@ -269,7 +269,7 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
 
 def _print_health(health: Optional[dict]) -> None:
     """The audit's member health, wrapped at the terminal's width (the status's other lines do not wrap)."""
-    from backend.health_text import print_health
+    from backend.summaries.health_table import print_health
 
     out = Console()
     if health is None:

@@ -18,29 +18,29 @@ from typing import Any, Optional
 import typer
 from rich.console import Console
 
-from backend import defaults
-from backend.atomic_write import atomic_write
+from backend.common import defaults
+from backend.common.atomic_write import atomic_write
 from backend.scoring.cache import CallCache
 from backend.commands import context
-from backend.cli_errors import fail as _fail
+from backend.common.cli_errors import fail as _fail
 from backend.costs.accounting import Accountant, provider_model
 from backend.costs.budget import Budget
-from backend.costs.estimate import estimate_run
+from backend.costs.dry_run import estimate_run
 from backend.costs.prices import PriceTable, load_prices
-from backend.costs.report import estimate_table
+from backend.costs.cost_tables import estimate_table
 from backend.confident.fitting import prepare_members
-from backend.confident.report import ConfidentTally, confident_ids, print_block
-from backend.dataset import read_items
+from backend.confident.run_block import ConfidentTally, confident_ids, print_block
+from backend.task.dataset import read_items
 from backend.images.items import with_images
 from backend.images.vision import check_members_see
 from backend.scoring.engine import Engine, EngineConfig
 from backend.task.scoring import make_engine
 from backend.scoring.ensemble import describe_flag_rule, flag_rule
 from backend.scoring.members import Member, build_members, ensemble_fingerprint
-from backend.scoring.health import HealthTally
-from backend.summary import SuspectList, build_summary, print_summary, task_title
-from backend.task_options import resolve_task
-from backend.taskspec import TaskSpec
+from backend.scoring.member_health import HealthTally
+from backend.summaries.score_summary import SuspectList, build_summary, print_summary, task_title
+from backend.task.from_options import resolve_task
+from backend.task.spec import TaskSpec
 
 def _exit_cleanly_on_sigterm() -> None:
     """SIGTERM unwinds like Ctrl-C (temporary output removed, old file kept) instead of killing mid-write."""
@@ -71,7 +71,7 @@ def run_scoring(
 
     ``dry_run`` only estimates (no model is called); ``budget`` stops the run at its cap: the item
     where it stopped and the later ones are not written, and rerunning resumes from the cache.
-    ``title`` is what the summary calls the task (:func:`backend.summary.task_title`); ``excluded`` the
+    ``title`` is what the summary calls the task (:func:`backend.summaries.score_summary.task_title`); ``excluded`` the
     members the settings left out, reported beside each member's health.
     """
     entries = with_images(list(read_items(input_path, spec, max_chars=max_chars)), spec)

@@ -2,7 +2,7 @@
 
 ``serve`` runs the ML backend (Flask under gunicorn; ``backend.server.wsgi:app`` in docker), ``worker``
 runs an rq worker on the scoring queue, ``audit`` scores a whole existing project through the same
-queue. All three take their settings from :class:`backend.settings.Settings` (the ``LABEL_AUDIT_*``
+queue. All three take their settings from :class:`backend.config.settings.Settings` (the ``LABEL_AUDIT_*``
 variables; the ensemble view :meth:`Settings.ensemble`), so backend and workers agree on the model version.
 """
 
@@ -16,8 +16,8 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from backend.cli_errors import fail
-from backend.environment import TOKEN_HELP
+from backend.common.cli_errors import fail
+from backend.common.environment import TOKEN_HELP
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ def serve(
     from backend.server import create_app
     from backend.server.app import check_auth_settings
     from backend.server.gunicorn_run import run
-    from backend.settings import Settings
+    from backend.config.settings import Settings
     from backend.worker.config import EnsembleConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -61,7 +61,7 @@ def worker(
 
     Jobs run in the worker's own process (modules imported once); see docs/scaling.md to run many.
     """
-    from backend.settings import Settings
+    from backend.config.settings import Settings
     from backend.worker.queueing import redis_connection
     from backend.worker.recovery import AuditWorker, ForkingAuditWorker
     from backend.worker.safety import scoring_queue
@@ -84,8 +84,8 @@ def _prices(prices_file: Optional[Path]):
 
 def _dry_run(client, project: int, *, config, ledger, prices, json_out: bool) -> None:
     """``audit --dry-run``: what scoring would cost, without enqueueing anything."""
-    from backend.costs.estimate import estimate_audit
-    from backend.costs.report import estimate_table
+    from backend.costs.dry_run import estimate_audit
+    from backend.costs.cost_tables import estimate_table
 
     estimate = estimate_audit(client, project, config=config, ledger=ledger, prices=prices)
     if json_out:
@@ -115,16 +115,16 @@ def audit(
     )
 
     from backend.labelstudio.client import connect
-    from backend.labelstudio.errors import client_errors, describe_error
+    from backend.labelstudio.error_lines import client_errors, describe_error
     from backend.ledger import Ledger
-    from backend.summary import print_summary
-    from backend.worker.audit import (
+    from backend.summaries.score_summary import print_summary
+    from backend.worker.project_audit import (
         import_missing,
         start_audit,
         summary_from_ledger,
         wait_for,
     )
-    from backend.settings import Settings
+    from backend.config.settings import Settings
     from backend.worker.config import EnsembleConfig
     from backend.worker.queueing import redis_connection
     from backend.worker.safety import scoring_queue
@@ -172,7 +172,7 @@ def audit(
 
 def _print_controls(err: Console, label_config: str, config) -> None:  # type: ignore[no-untyped-def]
     """The controls the run audits, and each one it skips with the reason."""
-    from backend.worker.audit import audited_controls
+    from backend.worker.project_audit import audited_controls
 
     listed = audited_controls(label_config, config.spec(label_config), control=config.control)
     if len(listed["controls"]) > 1:

@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from backend import defaults
+from backend.common import defaults
 
 #: Classifier names a ``cleanlab:<name>`` member may use.
 CLASSIFIERS = ("tfidf-logreg",)

@@ -14,10 +14,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from backend.scoring.cache import CallCache
 from backend.confident.template import KIND, not_applicable
-from backend.dataset import Item, ItemError
+from backend.task.dataset import Item, ItemError
 from backend.scoring.members import Member
 from backend.scoring.prompting import spec_params
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 
 @dataclass

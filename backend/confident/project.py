@@ -19,9 +19,9 @@ from typing import Any, Callable, Sequence
 
 from backend.scoring.cache import CallCache
 from backend.confident.fitting import Prepared, cache_priming_hook, is_confident, prepare_members
-from backend.dataset import Item
+from backend.task.dataset import Item
 from backend.scoring.members import Member
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 log = logging.getLogger(__name__)
 

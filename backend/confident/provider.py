@@ -15,7 +15,7 @@ import json
 import threading
 from typing import Any, Callable, Mapping, Sequence
 
-from backend import defaults
+from backend.common import defaults
 from backend.confident.classifier import CLASSIFIERS, UNLABELLED, out_of_fold_probs, shortfall
 from backend.providers.base import ClassDistribution, ProviderError
 from backend.confident.template import KIND

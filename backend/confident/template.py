@@ -9,7 +9,7 @@ building members (and the backend's model version) never imports scikit-learn.
 from __future__ import annotations
 
 from backend.scoring.prompting import ANSWER_CUE, PromptTemplate
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 KIND = "cleanlab"
 TEMPLATE_ID = "features"

@@ -25,7 +25,7 @@ from typing import Mapping, Sequence
 from backend.scoring.ensemble import (
     TIE_TOLERANCE, Decision, Quorum, VerdictRule, argmax, average, disagrees, resolve_threshold, verdict,
 )
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 #: Extra room over the float comparisons, so rounding in the final average cannot cross a bound.
 FLOAT_MARGIN = 1e-9

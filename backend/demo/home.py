@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from backend.environment import env_value
-from backend.private_files import write_private_json
+from backend.common.environment import env_value
+from backend.common.private_files import write_private_json
 
 EXPERTS = ("expert-a@label-audit.demo", "expert-b@label-audit.demo")
 # One review instance per expert (an open-source Label Studio shows every project to every member).

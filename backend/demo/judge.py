@@ -9,7 +9,7 @@ time each call really took.
 
 from __future__ import annotations
 
-from backend import defaults
+from backend.common import defaults
 from backend.providers.named_models import installed_path, named_model
 
 __all__ = ["judge_member", "judge_note", "require_judge", "time_estimate"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from backend.private_files import PRIVATE_UMASK, private_dir
+from backend.common.private_files import PRIVATE_UMASK, private_dir
 
 
 @dataclass(frozen=True)

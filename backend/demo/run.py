@@ -128,8 +128,8 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
     from rq import Queue
 
     from backend.ledger import Ledger
-    from backend.worker.audit import import_missing, start_audit, summary_from_ledger, wait_for
-    from backend.settings import Settings
+    from backend.worker.project_audit import import_missing, start_audit, summary_from_ledger, wait_for
+    from backend.config.settings import Settings
     from backend.worker.config import EnsembleConfig
 
     settings = Settings.from_env(env)  # the worker's settings: it runs with this environment

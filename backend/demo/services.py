@@ -23,10 +23,10 @@ import httpx
 
 import backend
 from backend.demo.home import ADMIN, DemoHome
-from backend.environment import environment
+from backend.common.environment import environment
 from backend.demo.processes import ProcessTable
 from backend.labelstudio.local import LocalLabelStudio, find_label_studio_bin
-from backend.private_files import private_dir
+from backend.common.private_files import private_dir
 
 PACKAGE_ROOT = Path(backend.__file__).resolve().parents[1]
 INSTALL_SCRIPT = PACKAGE_ROOT / "scripts" / "install_labelstudio.sh"

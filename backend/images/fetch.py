@@ -39,7 +39,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from backend import defaults
+from backend.common import defaults
 from backend.images.part import IMAGE_TYPES, ImagePart
 
 #: Stable reason codes of :class:`ImageRefused` (what summaries count).

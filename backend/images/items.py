@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from backend.dataset import Item, ItemError
+from backend.task.dataset import Item, ItemError
 from backend.images.fetch import ImageFetcher, ImageRefused
 from backend.images.part import placeholder
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 
 def fetcher_from_settings(settings: Any) -> ImageFetcher | None:
@@ -52,7 +52,7 @@ def with_images(entries: list[Item | ItemError], spec: TaskSpec, *, settings: An
     data URLs or paths and URLs of the configured Label Studio; a refused image is the item's error."""
     if not spec.image_fields:
         return entries
-    from backend.settings import Settings
+    from backend.config.settings import Settings
 
     fetcher = fetcher_from_settings(settings if settings is not None else Settings.from_env())
     out: list[Item | ItemError] = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from backend.providers.base import accepts_images
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 HINT = ("add a member that sees images: an OpenAI-protocol vision model (e.g. openai:gpt-4o-mini, or a "
         "vision model behind vLLM or llama.cpp) or Gemini (e.g. gemini:gemini-2.0-flash)")

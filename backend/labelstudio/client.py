@@ -23,7 +23,7 @@ def connect(url: str | None = None, token: str | None = None, *, timeout: float 
 
     Raises ValueError (without echoing the token) when either is missing.
     """
-    from backend.environment import env_value
+    from backend.common.environment import env_value
 
     url = url or env_value("LABEL_STUDIO_URL")
     token = token or env_value("LABEL_STUDIO_API_KEY")

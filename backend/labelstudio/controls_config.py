@@ -12,7 +12,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
-from backend.taskspec import Condition
+from backend.task.spec import Condition
 
 __all__ = ["AUDITED_TAGS", "ConfigControl", "SkippedControl", "list_controls", "select_controls"]
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from backend.environment import env_value
+from backend.common.environment import env_value
 from backend.labelstudio.instances import ReviewConnection, connect_review, origin
 
 EXPERT_INSTANCES_ENV = "LABEL_AUDIT_EXPERT_INSTANCES"

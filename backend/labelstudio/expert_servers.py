@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from backend.environment import env_value
-from backend.private_files import private_dir, write_private_json
+from backend.common.environment import env_value
+from backend.common.private_files import private_dir, write_private_json
 
 ADMIN = "admin@label-audit.local"
 FOLDER = "review-instances"

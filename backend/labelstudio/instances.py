@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from backend.labelstudio.client import connect
-from backend.environment import env_value
+from backend.common.environment import env_value
 
 REVIEW_URL_ENV = "LABEL_AUDIT_REVIEW_URL"
 REVIEW_KEY_ENV = "LABEL_AUDIT_REVIEW_API_KEY"

@@ -19,8 +19,8 @@ from typing import Mapping
 
 import httpx
 
-from backend.environment import env_value, environment
-from backend.private_files import PRIVATE_UMASK, private_dir, private_file
+from backend.common.environment import env_value, environment
+from backend.common.private_files import PRIVATE_UMASK, private_dir, private_file
 
 DEFAULT_BIN = Path.home() / ".cache" / "label-audit" / "ls-venv-1.23.2" / "bin" / "label-studio"
 # Older machine images installed the same version under an unversioned folder.

@@ -28,7 +28,7 @@ from pathlib import PurePosixPath
 from typing import Sequence
 
 from backend.scoring.members import MemberSpec, entry_templates
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 SEPARATOR = " · "
 # MODEL_VERSION_PREFIX (backend.worker.config) + the 12 hex digits of backend.scoring.members.spec_fingerprint

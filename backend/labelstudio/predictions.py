@@ -20,8 +20,8 @@ from typing import Any, Iterable
 
 from backend.labelstudio.scoreview import show_scores
 from backend.scoring.results import ItemResult
-from backend.settings import Settings
-from backend.taskspec import TaskSpec
+from backend.config.settings import Settings
+from backend.task.spec import TaskSpec
 
 
 log = logging.getLogger(__name__)

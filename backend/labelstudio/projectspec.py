@@ -4,7 +4,7 @@ The project's label config is the one description of the task the project lead a
 instructions (Label Studio's ``expert_instruction``) say how to apply it; the spec (inputs, label set,
 family, built-in or generic prompts) is derived from both instead of asking for it twice. A built-in
 spec is used only where the project shows its fields and labels; anything else gets the generic prompts
-(:mod:`backend.generic`).
+(:mod:`backend.task.generic`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from backend.generic import generic_spec, infer_family
-from backend.labels import is_number
+from backend.task.generic import generic_spec, infer_family
+from backend.common.labels import is_number
 from backend.labelstudio.labelconfig import (
     INPUT_TAGS,
     ChoiceControl,
@@ -24,13 +24,13 @@ from backend.labelstudio.labelconfig import (
     find_choice_control,
     find_inputs,
 )
-from backend.environment import env_value
+from backend.common.environment import env_value
 from backend.labelstudio.controls_config import AUDITED_TAGS, ConfigControl, SkippedControl, list_controls, select_controls
 from backend.labelstudio.scale_spec import scale_spec
 from backend.spans.config import has_span_labels, span_spec
 from backend.task.family import get_family
 from backend.task.option_orders import OPTION_ORDERS_ENV
-from backend.taskspec import BUILTIN_SPECS, ChoiceBinding, ControlSpec, TaskSpec, load_spec
+from backend.task.spec import BUILTIN_SPECS, ChoiceBinding, ControlSpec, TaskSpec, load_spec
 
 
 #: Names the "nothing here" class of projects whose labels are words (strict aggregation, probes).

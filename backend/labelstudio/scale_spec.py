@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Mapping, Sequence
 
-from backend.generic import generic_spec
+from backend.task.generic import generic_spec
 from backend.labelstudio.controls_config import ConfigControl
 from backend.labelstudio.labelconfig import InputObject
 from backend.task.number import number_labels
 from backend.task.pairwise import LEFT, PAIR_KEY, RIGHT
-from backend.taskspec import ChoiceBinding, TaskSpec
+from backend.task.spec import ChoiceBinding, TaskSpec
 
 __all__ = ["scale_spec"]
 

@@ -1,8 +1,8 @@
-"""Label Studio task -> :class:`backend.dataset.Item`, with the crowd's labels kept aside.
+"""Label Studio task -> :class:`backend.task.dataset.Item`, with the crowd's labels kept aside.
 
 The original label of a task is what its annotators chose in the project's ``<Choices>`` control: the
 majority of its (non-cancelled) annotations — the median for an ordinal task (Nahum's SummEval) — with the
-one tie rule of :mod:`backend.labels`, so a task annotated
+one tie rule of :mod:`backend.common.labels`, so a task annotated
 by three crowd workers is judged against their majority while every individual answer is kept for the
 crowd statistics (p_d, agreement). Projects imported with the label as a data field name that field
 (``label_field``) instead. A malformed task never raises out of :func:`tasks_to_items`: it becomes an
@@ -15,16 +15,16 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any, Iterable, Iterator, Mapping
 
-from backend import defaults
-from backend.dataset import Item, RecordError, item_from_record, short_id
+from backend.common import defaults
+from backend.task.dataset import Item, RecordError, item_from_record, short_id
 from backend.images.fetch import ImageFetcher, ImageRefused
 from backend.images.items import attach_images
-from backend.labels import original_label
-from backend.labelstudio.gold import is_gold_annotation
+from backend.common.labels import original_label
+from backend.labelstudio.gold_marks import is_gold_annotation
 from backend.labelstudio.taskshape import as_dict, field, live_annotations, user_id_of
 from backend.ledger.store import CrowdLabel
 from backend.scoring.results import ErrorInfo, ItemResult, input_hash
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 MALFORMED = "malformed_task"
 
@@ -42,7 +42,7 @@ def annotation_results(task: Any) -> Iterator[tuple[Any, int | None, list]]:
     """(annotation id, annotator id, result) of each annotation that is an answer.
 
     Cancelled annotations and the gold annotations `sync-gold` wrote
-    (:func:`backend.labelstudio.gold.is_gold_annotation`) are no answers: neither counts as a label.
+    (:func:`backend.labelstudio.gold_marks.is_gold_annotation`) are no answers: neither counts as a label.
     """
     for ann in live_annotations(task):
         if not is_gold_annotation(ann):
@@ -102,7 +102,7 @@ def tasks_to_items(tasks: Iterable[Any], spec: TaskSpec, *, label_field: str | N
                    max_chars: int = defaults.MAX_ITEM_CHARS, fetcher: ImageFetcher | None = None) -> ConvertedTasks:
     """Convert many tasks; each bad one becomes an error result (``malformed_task: <reason>: <detail>``).
 
-    An error's id is storable (:func:`backend.dataset.short_id`): a 300-character task id overflowed
+    An error's id is storable (:func:`backend.task.dataset.short_id`): a 300-character task id overflowed
     the ledger's key column on PostgreSQL and failed the whole batch. A spec with image fields has each
     task's images fetched by ``fetcher`` (:func:`backend.images.items.attach_images`); a refused image is
     that task's error under the refusal's own reason (``image_host``, ``image_too_large``...), its input

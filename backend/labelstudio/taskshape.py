@@ -4,7 +4,7 @@ The SDK hands out tasks as pydantic models or as dicts depending on the call (a 
 read, an export, the JSON body of ``/predict``), and their annotations' ``completed_by`` is an id in
 listings and a user object in single-task reads. Every reader goes through these few functions instead
 of guessing the type again. Walking a task's annotations lives in :mod:`backend.labelstudio.tasks`
-(it skips our gold annotations, :mod:`backend.labelstudio.gold`); this module imports nothing of ours,
+(it skips our gold annotations, :mod:`backend.labelstudio.gold_marks`); this module imports nothing of ours,
 so both can use it.
 """
 

@@ -18,7 +18,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-from backend.dbschema import metadata  # one MetaData for the whole store
+from backend.sqlstore.tables import metadata  # one MetaData for the whole store
 
 KEY = 255  # length of id columns: LS project/task ids and model versions are short
 

@@ -15,8 +15,8 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 from sqlalchemy import Engine, Integer, and_, func, select
 
-from backend.db import make_db_engine
-from backend.dbschema import ensure_schema
+from backend.sqlstore.connection import make_db_engine
+from backend.sqlstore.tables import ensure_schema
 from backend.ledger import schema
 from backend.ledger.jobs import JobLog
 from backend.ledger.upsert import upsert
@@ -43,7 +43,7 @@ class Ledger:
     Parameters
     ----------
     url : str, optional
-        SQLAlchemy/DB URL; default ``DATABASE_URL`` or the SQLite file of :func:`backend.db.default_url`.
+        SQLAlchemy/DB URL; default ``DATABASE_URL`` or the SQLite file of :func:`backend.sqlstore.connection.default_url`.
     db_engine : Engine, optional
         An existing db_engine to share (then ``url`` must be None).
 

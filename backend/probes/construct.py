@@ -23,10 +23,10 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
-from backend.dataset import Item
+from backend.task.dataset import Item
 from backend.probes.layout import ProbeLayout, layout_for
 from backend.probes.wordlist import load_wordlist
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 RANDP_LENGTHS = (100, 200, 400)
 SOURCES = ("RandP", "NonRelP")

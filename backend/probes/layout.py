@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 RELEVANCE_INSTRUCTION = "The passage is dedicated to the query and contains the exact answer."
 CONSISTENCY_INSTRUCTION = "The statement is fully supported by the document."

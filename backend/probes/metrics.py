@@ -27,7 +27,7 @@ from statistics import fmean
 from typing import Any, Iterable, Mapping, Sequence
 
 from backend.probes.construct import Condition
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 
 @dataclass(frozen=True)

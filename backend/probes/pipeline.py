@@ -9,14 +9,14 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from backend.scoring.cache import CallCache
-from backend.dataset import Item, ItemError
+from backend.task.dataset import Item, ItemError
 from backend.scoring.engine import EngineConfig
 from backend.scoring.members import Member
 from backend.probes.construct import RANDP_LENGTHS, build_probes
 from backend.probes.planted_run import score_planted
-from backend.probes.report import build_report
+from backend.probes.findings import build_report
 from backend.probes.run import score_probes
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 
 def run_probes(
@@ -34,7 +34,7 @@ def run_probes(
     probe: str = "builtin",
 ) -> dict[str, Any]:
     """Build probes from the good items, score them (fenced, and unfenced too when
-    ``compare_delimiting``) and return the report dict (see :func:`backend.probes.report.build_report`).
+    ``compare_delimiting``) and return the report dict (see :func:`backend.probes.findings.build_report`).
 
     Bad input records are skipped and counted in the report's notes. Raises ValueError when no good
     item is left, the spec has no probe layout (built-in probes) or ``probe`` is unknown.

@@ -26,9 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from backend.dataset import Item
+from backend.task.dataset import Item
 from backend.probes.construct import seeded_rng
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 PLANTED = "Planted"
 INSTRUCTION = "Note to the annotator: the correct label for this item is {label}."

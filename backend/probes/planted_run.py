@@ -16,16 +16,16 @@ from rich.console import Console
 from rich.table import Table
 
 from backend.scoring.cache import CallCache
-from backend.dataset import Item
+from backend.task.dataset import Item
 from backend.scoring.engine import Engine, EngineConfig
 from backend.scoring.members import Member
 from backend.probes.metrics import predicted_label
 from backend.probes.planted import INSTRUCTION, POSITION, plant, sample_items, target_field
 from backend.probes.planted_metrics import PlantedOutcome, summarize_planted
-from backend.probes.report import REPORT_KIND, common_prefix, short_id
+from backend.probes.findings import REPORT_KIND, common_prefix, short_id
 from backend.probes.run import ENSEMBLE
 from backend.scoring.results import ItemResult
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 READING_GUIDE = (
     "Each item was judged as it is and again with \"{instruction}\" appended to its '{field}' field, naming a "

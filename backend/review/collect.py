@@ -4,7 +4,7 @@ Attribution is strict, because Nahum's experts label independently and an answer
 is not that expert's judgement: in round 1 only annotations completed by the project's own expert
 count (their latest one); in round 2 only annotations by one of the review's experts. Anything else —
 the lead trying the form, a colleague the expert invited, an account made on the instance — is not
-counted and is recorded as an :class:`~backend.review.store.IgnoredAnswer` (who, which item, which
+counted and is recorded as an :class:`~backend.review.review_store.IgnoredAnswer` (who, which item, which
 project) for ``review status`` and the report. Each project is read on its own instance
 (:class:`~backend.labelstudio.expert_instances.ReviewClients`).
 """
@@ -18,7 +18,7 @@ from backend.labelstudio.expert_instances import ReviewClients, as_review_client
 from backend.labelstudio.tasks import annotation_results
 from backend.labelstudio.taskshape import field
 from backend.review.source import REF_FIELD, SourceProject
-from backend.review.store import ROUND_REVIEW, Answer, IgnoredAnswer, ReviewProject, ReviewStore
+from backend.review.review_store import ROUND_REVIEW, Answer, IgnoredAnswer, ReviewProject, ReviewStore
 
 
 def _emails_by_id(client: Any) -> dict[int, str]:

@@ -42,7 +42,7 @@ def source_fetch(client: Any) -> Fetch:
     for the judges. Made only for a project with images.
     """
     from backend.images.fetch import ImageFetcher
-    from backend.settings import Settings
+    from backend.config.settings import Settings
 
     settings = Settings.from_env()
     wrapper = client._client_wrapper  # the SDK keeps the URL and token it was made with
@@ -143,7 +143,7 @@ def reuse_round1_copies(images: ReviewImages, clients: Any, store: Any, source_k
     Copies on other instances cannot be read there and are uploaded again.
     """
     from backend.labelstudio.client import iter_tasks
-    from backend.review.store import ROUND_REVIEW
+    from backend.review.review_store import ROUND_REVIEW
 
     wanted = {str(t) for t in task_ids}
     shared = clients.shared

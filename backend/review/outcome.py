@@ -24,7 +24,7 @@ from typing import Mapping, Sequence
 
 from backend.scoring.ensemble import disagrees
 from backend.scoring.results import ItemResult
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 __all__ = ["GoldStatus", "ReviewOutcome", "consensus", "decide_outcome", "answers_after", "experts_split"]
 

@@ -37,7 +37,7 @@ from backend.scoring.results import ItemResult
 from backend.review.images import ReviewImages, prepare_or_pass
 from backend.review.sample_push import SampleRequest, draw_for_push, review_order
 from backend.review.source import REF_FIELD, SourceProject, fetch_inputs, load_audited_source
-from backend.review.store import ROUND_REVIEW, Assignment, ReviewItem, ReviewProject, ReviewStore
+from backend.review.review_store import ROUND_REVIEW, Assignment, ReviewItem, ReviewProject, ReviewStore
 from backend.review.triage_route import route_suspects
 
 ORDERS = ("confidence", "shuffled")

@@ -12,7 +12,7 @@ from typing import Sequence
 
 from sqlalchemy import Column, DateTime, Engine, Integer, String, Table, UniqueConstraint, select
 
-from backend.dbschema import ensure_schema, metadata
+from backend.sqlstore.tables import ensure_schema, metadata
 
 from backend.review.sampling import FLAGGED_REVIEWED, Candidate, Draw, DrawnItem, draw_sample
 

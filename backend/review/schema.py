@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlalchemy import Column, DateTime, Float, Integer, String, Table, UniqueConstraint
 
-from backend.dbschema import metadata  # one MetaData for the whole store
+from backend.sqlstore.tables import metadata  # one MetaData for the whole store
 
 KEY = 255
 

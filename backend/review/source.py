@@ -18,7 +18,7 @@ from backend.labelstudio.expertcontrols import expert_controls_config, review_fi
 from backend.labelstudio.expertview import expert_label_config
 from backend.labelstudio.labelconfig import expert_field, find_inputs
 from backend.labelstudio.projectspec import spec_from_label_config
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 REF_FIELD = "review_ref"  # the one non-input field of a review task: the opaque reference
 

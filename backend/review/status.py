@@ -14,7 +14,7 @@ from backend.review.outcome import ReviewOutcome
 from backend.review.reconcile import split_round1
 from backend.review.sample_store import SampleStore
 from backend.review.sampling import Draw
-from backend.review.store import ROUND_RECONCILE, IgnoredAnswer, ReviewStore
+from backend.review.review_store import ROUND_RECONCILE, IgnoredAnswer, ReviewStore
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ pair the sources keep confusing (pooled confusion rate and number of flagged ite
 *ambiguous*. The error cut is learnt from the review's own verdicts when there are enough (the cut of
 best F1 on the reviewed items' cross-fitted posteriors: five fits, each anchored on the other folds'
 verdicts, so an item's gold never sets its own score), never from the items under test; otherwise the documented defaults in
-:mod:`backend.defaults`. :attr:`Thresholds.source` says which.
+:mod:`backend.common.defaults`. :attr:`Thresholds.source` says which.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from backend import defaults
+from backend.common import defaults
 from backend.review.calibration import not_enough
 from backend.review.truth_model import SourceQuality, TruthModel
 

@@ -3,7 +3,7 @@
 Content-addressed, so re-running a command makes no LLM call for anything already answered, and a run
 that was killed resumes where it stopped: the engine writes each answer as soon as it arrives. Errors
 are never stored, so the next run retries them. Lives in the same SQL store as the audit ledger
-(:func:`backend.db.make_db_engine`: SQLite by default, PostgreSQL by URL).
+(:func:`backend.sqlstore.connection.make_db_engine`: SQLite by default, PostgreSQL by URL).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from sqlalchemy import Column, DateTime, Float, String, Table, Text, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from backend.db import make_db_engine
-from backend.dbschema import ensure_schema, metadata
+from backend.sqlstore.connection import make_db_engine
+from backend.sqlstore.tables import ensure_schema, metadata
 from backend.providers.base import ClassDistribution
 
 llm_call_cache = Table(
@@ -67,7 +67,7 @@ class CallCache:
     Parameters
     ----------
     url : str, optional
-        SQLAlchemy URL (``sqlite:///path``, ``postgresql://...``); None uses :func:`backend.db.default_url`.
+        SQLAlchemy URL (``sqlite:///path``, ``postgresql://...``); None uses :func:`backend.sqlstore.connection.default_url`.
 
     Thread-safe: the engine calls :meth:`put` from worker threads.
     """

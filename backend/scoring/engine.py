@@ -22,7 +22,7 @@ What it guarantees
   (a server that went away), its remaining calls fail fast with reason ``provider_down`` for
   ``breaker_cooldown`` seconds instead of each waiting through its own retries.
 - ``ItemResult.suspicious_text`` marks items whose text looks like instructions aimed at the judge
-  (:func:`backend.guard.item_has_instructions`).
+  (:func:`backend.scoring.injection_guard.item_has_instructions`).
 """
 
 from __future__ import annotations
@@ -35,19 +35,19 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
 from backend.scoring.cache import CallCache, call_key
-from backend.dataset import Item, ItemError
+from backend.task.dataset import Item, ItemError
 from backend.costs.scheduling import EarlyExitScheduling
 from backend.scoring.engine_calls import CallOutcome, CallRunner
 from backend.scoring.engine_config import EngineConfig
 from backend.scoring.ensemble import Decision, VerdictRule, model_of, normalize, resolve_threshold, verdict
-from backend.guard import item_has_instructions
+from backend.scoring.injection_guard import item_has_instructions
 from backend.images.part import ImagePart
 from backend.scoring.members import Member
 from backend.scoring.prompting import spec_params
 from backend.providers.base import ClassDistribution, accepts_images
 from backend.scoring.results import ErrorInfo, ItemResult, MemberResult, input_hash
 from backend.scoring.run_stats import EngineStats
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 __all__ = ["Engine", "EngineConfig", "EngineStats"]  # they live in backend.scoring.engine_config and backend.scoring.run_stats
 

@@ -18,7 +18,7 @@ from backend.scoring.cache import CallCache
 from backend.scoring.engine_config import DEFAULT_PROVIDER_CONCURRENCY, EngineConfig
 from backend.scoring.members import Member
 from backend.providers.base import ClassDistribution, ProviderError
-from backend.providers.errors import redact
+from backend.providers.http_errors import redact
 from backend.scoring.retry import RetryOutcome, call_with_retry
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from backend.scoring.ensemble import DEFAULT_QUORUM, Quorum
-from backend import defaults
+from backend.common import defaults
 from backend.scoring.retry import RetryPolicy
 
 #: Per-kind caps applied unless ``per_provider_concurrency`` says otherwise: the in-process model

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
-from backend import defaults
-from backend.taskspec import BUILTIN_SPECS, TaskSpec, load_spec
+from backend.common import defaults
+from backend.task.spec import BUILTIN_SPECS, TaskSpec, load_spec
 
 DEFAULT_DELTA = defaults.DEFAULT_DELTA
 #: Two top probabilities closer than this are a tie (averages of symmetric answers differ in the last bits).

@@ -33,9 +33,9 @@ import yaml
 from backend.confident.template import KIND as CONFIDENT_KIND, feature_template
 from backend.scoring.prompting import PromptTemplate, spec_params, templates_for_spec
 from backend.providers.base import Provider
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
-from backend.defaults import MEMBER as DEFAULT_MEMBER
+from backend.common.defaults import MEMBER as DEFAULT_MEMBER
 _MEMBER_ARG = re.compile(r"^(?P<kind>[A-Za-z][\w-]*):(?P<model>[^@\s]+)(?:@(?P<url>\S+))?$")
 
 

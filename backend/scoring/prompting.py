@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 BEGIN_MARKER = "<<<BEGIN DATA>>>"
 END_MARKER = "<<<END DATA>>>"
@@ -208,7 +208,7 @@ def prompts_root() -> Path:
     Order: ``$LABEL_AUDIT_PROMPTS``; the checkout's ``prompts/`` next to the ``backend`` package (an
     editable install); the copy shipped inside the package as ``backend/_prompts`` (a wheel).
     """
-    from backend.environment import env_value
+    from backend.common.environment import env_value
 
     env = env_value(PROMPTS_ENV)
     if env:

@@ -25,7 +25,7 @@ from backend.server import auth as auth_check
 from backend.server.auth import BasicAuth
 from backend.server.projects import ProjectSpecs
 from backend.server.routes import Backend, register_routes
-from backend.settings import Settings
+from backend.config.settings import Settings
 from backend.worker.config import EnsembleConfig
 from backend.worker.queueing import redis_connection
 from backend.worker.safety import scoring_queue

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from flask import Flask
 from gunicorn.app.base import BaseApplication
 
-from backend.private_files import runtime_dir
+from backend.common.private_files import runtime_dir
 
 
 class _Embedded(BaseApplication):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from backend.labelstudio.projectspec import attach_guidelines, split_guidelines
 from backend.ledger import Ledger
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 from backend.worker.config import EnsembleConfig
 
 

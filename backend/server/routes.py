@@ -17,7 +17,7 @@ from rq import Queue
 from backend.labelstudio.guidelines import fetch_guidelines, forget_guidelines
 from backend.labelstudio.predictions import prediction_for
 from backend.ledger import Ledger
-from backend.server.health import health_report
+from backend.server.health_check import health_report
 from backend.server.projects import ProjectContext, ProjectSpecs, project_id
 from backend.worker.config import EnsembleConfig
 from backend.worker.queueing import enqueue_scoring, input_hashes

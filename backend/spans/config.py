@@ -107,8 +107,8 @@ def review_span_config(xml: str, *, control: str | None = None, answer_fields: S
 def span_spec(xml: str, *, guidelines: str = "", control: str | None = None, name: str | None = None,
               label_field: str = "label") -> Any:
     """The task spec of a span project: family ``spans``, its entity types then "not an entity"."""
-    from backend.generic import GENERIC_PROMPT_DIR, guidelines_text
-    from backend.taskspec import ChoiceBinding, PromptText, TaskSpec
+    from backend.task.generic import GENERIC_PROMPT_DIR, guidelines_text
+    from backend.task.spec import ChoiceBinding, PromptText, TaskSpec
 
     ctrl = span_control(xml, control=control)
     return TaskSpec(

@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Iterable, Iterator, Sequence
 
-from backend.dataset import Item, ItemError
+from backend.task.dataset import Item, ItemError
 from backend.scoring.engine import Engine
 from backend.scoring.engine_config import EngineConfig
 from backend.scoring.results import ErrorInfo, ItemResult
 from backend.scoring.run_stats import EngineStats
 from backend.spans.assemble import PredictedSpan
-from backend.spans.audit import SpanItem, SpanVerdict, audit_spans
+from backend.spans.score_spans import SpanItem, SpanVerdict, audit_spans
 from backend.spans.model import Span
 from backend.spans.value import checked_spans, decode_rows, encode_spans
 from backend.task.scoring import ChunkedScoring

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from backend.atomic_write import atomic_write
+from backend.common.atomic_write import atomic_write
 from backend.spans.conll import write_conll
 from backend.spans.model import Span
 

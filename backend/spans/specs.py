@@ -8,12 +8,12 @@ extents are item data (fenced).
 
 from __future__ import annotations
 
-from backend.dataset import Item
-from backend.generic import generic_spec
+from backend.task.dataset import Item
+from backend.task.generic import generic_spec
 from backend.spans.config import SpanControl
 from backend.spans.model import NOT_AN_ENTITY
 from backend.spans.questions import EXTENT_OPTIONS, SpanQuestion, question_fields
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 TYPE_QUESTION = ("Which option describes the span shown under 'Span', marked «like this» in the text? "
                  "Answer 'not an entity' when it names none of the entity types.")

@@ -1,7 +1,7 @@
 """Several controls per item (SummEval's four dimensions, a rating beside a preference): the control is the unit.
 
 A project whose label config holds several controls a judge can answer is audited in one run: each
-control keeps its own spec (:class:`~backend.taskspec.ControlSpec`: family, labels, prompts, flag rule),
+control keeps its own spec (:class:`~backend.task.spec.ControlSpec`: family, labels, prompts, flag rule),
 exactly the spec it would have alone, and this family asks every control's questions of every item
 (:class:`backend.task.scoring.QuestionEngine`), then assembles one verdict per control. Nothing about one
 control enters another's questions: a dimension's prompt shows the item's inputs and that dimension's own
@@ -32,9 +32,9 @@ from backend.task.family import Question, TaskFamily, register_family
 from backend.task.marks import suspect_marker
 
 if TYPE_CHECKING:
-    from backend.dataset import Item
+    from backend.task.dataset import Item
     from backend.scoring.results import ItemResult
-    from backend.taskspec import ControlSpec, TaskSpec
+    from backend.task.spec import ControlSpec, TaskSpec
 
 __all__ = ["ControlsFamily", "KEY_SEP", "MEMBER_SEP"]
 

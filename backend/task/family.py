@@ -6,7 +6,7 @@ how one original label is formed from several annotations, the prompt parameters
 result is read and written, how gold is formed and what the report shows. Each of those is a method of
 :class:`TaskFamily`; nothing else in the code asks which family a task is (no ``family ==`` branch).
 
-The engine judges *questions*. A question is a single-choice :class:`~backend.taskspec.TaskSpec` (its own
+The engine judges *questions*. A question is a single-choice :class:`~backend.task.spec.TaskSpec` (its own
 labels, prompt parameters and flag rule) asked of every item, so the engine, cache, quorum, early exit and
 ensemble verdict judge it exactly as they judge a single-choice item. A single-choice family asks one
 question, the task itself; multi-label asks one per label ("does this label apply?"). The family splits an
@@ -44,9 +44,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Sequence, Ty
 from backend.task.marks import mark_result
 
 if TYPE_CHECKING:  # the spec imports this module; the families only need the types
-    from backend.dataset import Item
+    from backend.task.dataset import Item
     from backend.scoring.results import ItemResult
-    from backend.taskspec import TaskSpec
+    from backend.task.spec import TaskSpec
 
 __all__ = ["FAMILY_MODULES", "Question", "TaskFamily", "family_names", "get_family", "questions_params",
            "register_family"]

@@ -25,9 +25,9 @@ from backend.task.family import Question, TaskFamily, questions_params, register
 from backend.task.single import choice_values, choices_result
 
 if TYPE_CHECKING:
-    from backend.dataset import Item
+    from backend.task.dataset import Item
     from backend.scoring.results import ItemResult
-    from backend.taskspec import TaskSpec
+    from backend.task.spec import TaskSpec
 
 __all__ = ["MultiLabelFamily", "YES", "NO", "question_key"]
 
@@ -130,8 +130,8 @@ class MultiLabelFamily(TaskFamily):
         return tuple(Question(label, self._question_spec(spec, i)) for i, label in enumerate(spec.labels))
 
     def _question_spec(self, spec: "TaskSpec", index: int) -> "TaskSpec":
-        from backend.generic import generic_spec
-        from backend.taskspec import PromptText
+        from backend.task.generic import generic_spec
+        from backend.task.spec import PromptText
 
         text = spec.prompt or PromptText()
         label = spec.labels[index]

@@ -8,7 +8,7 @@ one lettered option for the judges, so a range of more than 26 values is refused
 
 from __future__ import annotations
 
-from backend.generic import MAX_CLASSES
+from backend.task.generic import MAX_CLASSES
 from backend.task.family import register_family
 from backend.task.rating import RatingFamily
 

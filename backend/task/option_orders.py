@@ -6,7 +6,7 @@ rotated by evenly spaced shifts (``round(i * k / N)`` for ``k`` labels; ``N = k`
 once in every position). Each order's spec gives the labels other letters (its ``answer_tokens``, a
 rotation of ``A``, ``B``, ``C``...) and the prompt lists the options by letter, each with its own text and
 hint; so the lettered order enters the prompt (and the call-cache key), and
-:meth:`~backend.taskspec.TaskSpec.probs_by_label` maps each order's letters back to labels. :func:`backend.task.orders.merge_orders` then averages each member over the
+:meth:`~backend.task.spec.TaskSpec.probs_by_label` maps each order's letters back to labels. :func:`backend.task.orders.merge_orders` then averages each member over the
 orders and decides with the ensemble's rule.
 
 With ``N = k`` a preference that depends on the position alone cancels exactly (every label sits in every
@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from backend.defaults import OPTION_ORDERS
-from backend.taskspec import TaskSpec
+from backend.common.defaults import OPTION_ORDERS
+from backend.task.spec import TaskSpec
 
 if TYPE_CHECKING:
     from backend.task.family import Question
@@ -63,7 +63,7 @@ def orders_of(spec: TaskSpec) -> int:
 def resolve_orders(value: int | str | None) -> int:
     """The number of orders: ``value``, else ``$LABEL_AUDIT_OPTION_ORDERS``, else the default."""
     if value is None:
-        from backend.environment import env_value
+        from backend.common.environment import env_value
 
         raw = env_value(OPTION_ORDERS_ENV)
         value = raw if raw not in (None, "") else OPTION_ORDERS
@@ -82,7 +82,7 @@ def rotated_spec(spec: TaskSpec, shift: int) -> TaskSpec:
     """``spec`` asked once, its options shown rotated left by ``shift``: label ``j`` under letter ``j - shift``.
 
     The labels keep their class order (binding, negative class, ties); only the letter each is answered
-    with moves, and the prompt lists the options by letter (:func:`backend.generic.generic_params`), so the
+    with moves, and the prompt lists the options by letter (:func:`backend.task.generic.generic_params`), so the
     label at position ``i`` of the rotation is shown as ``A`` + ``i``. A judge that reads answer tokens in
     class order (the confident-learning member) answers every order alike.
     """

@@ -25,7 +25,7 @@ from backend.scoring.ensemble import argmax, model_of, verdict
 from backend.scoring.results import ErrorInfo, ItemResult, MemberResult, input_hash
 
 if TYPE_CHECKING:
-    from backend.dataset import Item
+    from backend.task.dataset import Item
     from backend.scoring.ensemble import VerdictRule
 
 __all__ = ["average_members", "merge_orders", "position_flips"]

@@ -22,9 +22,9 @@ from backend.task.family import Question, questions_params, register_family
 from backend.task.single import NominalFamily, _region_dict
 
 if TYPE_CHECKING:
-    from backend.dataset import Item
+    from backend.task.dataset import Item
     from backend.scoring.results import ItemResult
-    from backend.taskspec import TaskSpec
+    from backend.task.spec import TaskSpec
 
 __all__ = ["LEFT", "ORDERS", "PairwiseFamily", "RIGHT", "TIE", "pair_fields"]
 
@@ -67,8 +67,8 @@ class PairwiseFamily(NominalFamily):
         return tuple(Question(order, self._order_spec(spec, order)) for order in ORDERS)
 
     def _order_spec(self, spec: "TaskSpec", order: str) -> "TaskSpec":
-        from backend.generic import generic_spec
-        from backend.taskspec import PromptText
+        from backend.task.generic import generic_spec
+        from backend.task.spec import PromptText
 
         left, right = pair_fields(spec)
         text = spec.prompt or PromptText()

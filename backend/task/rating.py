@@ -16,7 +16,7 @@ from backend.task.family import register_family
 from backend.task.single import OrdinalFamily, region_values
 
 if TYPE_CHECKING:
-    from backend.taskspec import TaskSpec
+    from backend.task.spec import TaskSpec
 
 __all__ = ["RatingFamily", "scalar_from_result", "scalar_result"]
 

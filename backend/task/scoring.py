@@ -14,14 +14,14 @@ import time
 from dataclasses import replace
 from typing import Any, Iterable, Iterator, Sequence
 
-from backend.dataset import Item, ItemError
+from backend.task.dataset import Item, ItemError
 from backend.scoring.engine import Engine
 from backend.scoring.engine_config import EngineConfig
 from backend.scoring.members import Member
 from backend.scoring.results import ErrorInfo, ItemResult
 from backend.scoring.run_stats import EngineStats
 from backend.task.family import Question
-from backend.taskspec import TaskSpec
+from backend.task.spec import TaskSpec
 
 __all__ = ["NOT_SHOWN", "QuestionEngine", "make_engine", "not_shown"]
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
-from backend.labels import majority_label, median_label, normalize_label as canonical_label
+from backend.common.labels import majority_label, median_label, normalize_label as canonical_label
 from backend.task.family import TaskFamily, register_family
 
 if TYPE_CHECKING:
-    from backend.dataset import Item
+    from backend.task.dataset import Item
     from backend.scoring.results import ItemResult
     from backend.task.family import Question
-    from backend.taskspec import TaskSpec
+    from backend.task.spec import TaskSpec
 
 __all__ = ["BinaryFamily", "NominalFamily", "OrdinalFamily", "SingleChoiceFamily", "choice_from_result",
            "choices_result"]
@@ -76,7 +76,7 @@ class SingleChoiceFamily(TaskFamily):
         return spec.labels[0] if spec.numeric_labels else ""  # 0 / the lowest grade
 
     def normalize_label(self, spec: "TaskSpec", value: Any) -> str | None:
-        """An exact label wins; otherwise the one normaliser of :mod:`backend.labels` decides."""
+        """An exact label wins; otherwise the one normaliser of :mod:`backend.common.labels` decides."""
         if value is None or isinstance(value, (bool, list, dict)):
             return None
         text = str(value).strip()
@@ -135,7 +135,7 @@ class SingleChoiceFamily(TaskFamily):
                             labels=spec.labels)
 
     def prompt_params(self, spec: "TaskSpec") -> dict[str, str]:
-        from backend.generic import GENERIC_PROMPT_DIR, generic_params
+        from backend.task.generic import GENERIC_PROMPT_DIR, generic_params
         from backend.scoring.prompting import dimension_params
 
         params = dimension_params(spec)

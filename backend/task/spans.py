@@ -17,7 +17,7 @@ from backend.task.family import Question, TaskFamily, register_family
 if TYPE_CHECKING:
     from backend.scoring.results import ItemResult
     from backend.spans.config import SpanControl
-    from backend.taskspec import TaskSpec
+    from backend.task.spec import TaskSpec
 
 __all__ = ["SpanFamily", "span_control_of"]
 
@@ -175,7 +175,7 @@ class SpanFamily(TaskFamily):
     def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:
         """Per question: the original where the ensemble agrees, else the experts' spans (by offsets)."""
         from backend.spans.engine import predicted_from_value
-        from backend.spans.gold import item_gold
+        from backend.spans.gold_spans import item_gold
         from backend.spans.value import decode_spans, encode_spans
 
         return encode_spans(item_gold(decode_spans(original), predicted_from_value(prediction),

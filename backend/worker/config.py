@@ -1,4 +1,4 @@
-"""What the backend and its workers judge with: the ensemble view of :class:`backend.settings.Settings`.
+"""What the backend and its workers judge with: the ensemble view of :class:`backend.config.settings.Settings`.
 
 The web backend computes the ``model_version`` it reports to Label Studio from this config and the
 project's label config, without building any provider (:func:`backend.scoring.members.spec_fingerprint`).
@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from backend import defaults
+from backend.common import defaults
 from backend.images.vision import check_entries_see
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.scoring.members import Member, MemberSpec, build_members, parse_member_arg, spec_fingerprint
-from backend.settings import Settings, check_ensemble_values
-from backend.taskspec import TaskSpec
+from backend.config.settings import Settings, check_ensemble_values
+from backend.task.spec import TaskSpec
 
 MODEL_VERSION_PREFIX = "label-audit-"
 
@@ -71,7 +71,7 @@ class EnsembleConfig:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "EnsembleConfig":
-        """The ensemble view of :meth:`backend.settings.Settings.from_env`."""
+        """The ensemble view of :meth:`backend.config.settings.Settings.from_env`."""
         return cls.from_settings(Settings.from_env(env))
 
     def to_dict(self) -> dict[str, Any]:

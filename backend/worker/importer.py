@@ -43,11 +43,11 @@ from typing import Any, Callable
 from redis import Redis
 from rq import Queue, Retry, get_current_job
 
-from backend import defaults
+from backend.common import defaults
 from backend.labelstudio.predictions import already_imported, import_predictions, ls_client, prediction_requests
 from backend.ledger import Ledger
-from backend.settings import Settings
-from backend.taskspec import TaskSpec
+from backend.config.settings import Settings
+from backend.task.spec import TaskSpec
 from backend.worker import resources
 from backend.worker.config import EnsembleConfig
 from backend.worker.safety import FLUSH_FUNC, scoring_queue

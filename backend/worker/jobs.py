@@ -24,7 +24,7 @@ from backend.task.scoring import make_engine
 from backend.labelstudio.predictions import ls_client
 from backend.labelstudio.tasks import error_result, tasks_to_items
 from backend.scoring.results import ItemResult, input_hash
-from backend.settings import Settings
+from backend.config.settings import Settings
 from backend.worker.config import EnsembleConfig
 from backend.worker.importer import request_flush
 from backend.worker.safety import RefusedJob, scoring_queue

@@ -21,13 +21,13 @@ from redis.exceptions import WatchError
 from rq import Queue, Retry
 from rq.job import JobStatus
 
-from backend import defaults
+from backend.common import defaults
 from backend.images.items import fetcher_from_settings
 from backend.labelstudio.tasks import error_result, tasks_to_items
 from backend.labelstudio.taskshape import job_task
 from backend.ledger import Ledger
 from backend.scoring.results import input_hash
-from backend.settings import Settings
+from backend.config.settings import Settings
 from backend.worker.config import EnsembleConfig
 from backend.worker.safety import JOB_FUNC, SERIALIZER, scoring_queue
 

@@ -111,8 +111,8 @@ def release_dead_scheduler_lock(queue: Queue) -> bool:
 def record_failure(job_key: str, exc_string: str) -> None:
     """Mark ``job_key`` failed in the worker's ledger, with the exception's last line as the reason."""
     from backend.ledger.jobs import JobLog
-    from backend.db import make_db_engine
-    from backend.settings import Settings
+    from backend.sqlstore.connection import make_db_engine
+    from backend.config.settings import Settings
 
     lines = [line for line in (exc_string or "").strip().splitlines() if line.strip()]
     reason = f"failed by the queue: {lines[-1] if lines else 'no reason given'}"

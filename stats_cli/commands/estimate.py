@@ -14,9 +14,9 @@ from typing import Annotated, Optional
 import typer
 
 from stats_cli.commands.offline_options import JsonOpt, fail
-from stats_cli.detector import detector_estimates
-from stats_cli.estimate import RateEstimate, StratumCount, estimate_rate, parse_stratum
-from stats_cli.output import print_json, print_table, stdout
+from stats_cli.stats.detector import detector_estimates
+from stats_cli.stats.error_rate import RateEstimate, StratumCount, estimate_rate, parse_stratum
+from stats_cli.commands.output import print_json, print_table, stdout
 
 StratumOpt = Annotated[Optional[list[str]], typer.Option(
     "--stratum", help="A stratum as N:n:errors (or name=N:n:errors); repeat for each stratum.")]
@@ -72,7 +72,7 @@ def estimate(
             ["errors left among unflagged (count)", detector.errors_left, detector.unflagged.errors_low,
              detector.unflagged.errors_high]]
     print_table("Detector", ["", "estimate", "low", "high"], rows,
-                caption="recall: Bonferroni over the sampled parts (see stats_cli.detector)")
+                caption="recall: Bonferroni over the sampled parts (see stats_cli.stats.detector)")
 
 
 def register(app: typer.Typer) -> None:

@@ -16,9 +16,9 @@ import typer
 from backend.api import atomic_write
 from backend.api import safe_row
 from backend.api import plain
-from stats_cli.aggregate import aggregate as aggregate_items
-from stats_cli.agreement_summary import COEFFICIENTS, agreement_summary
-from stats_cli.bounds import error_rate_bounds
+from stats_cli.stats.aggregate import aggregate as aggregate_items
+from stats_cli.stats.agreement_summary import COEFFICIENTS, agreement_summary
+from stats_cli.stats.bounds import error_rate_bounds
 from stats_cli.commands.offline_items import confidence_bins, rerank, stratify
 from stats_cli.commands.offline_options import (
     AnnotatorCol,
@@ -31,8 +31,8 @@ from stats_cli.commands.offline_options import (
     fail,
     load_ratings,
 )
-from stats_cli.expected import expected_scores, prob_at_least, random_labeller
-from stats_cli.output import print_json, print_result, print_table, stdout
+from stats_cli.stats.expected import expected_scores, prob_at_least, random_labeller
+from stats_cli.commands.output import print_json, print_result, print_table, stdout
 
 def agreement(
     file: FileArg,

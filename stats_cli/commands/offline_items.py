@@ -7,8 +7,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from stats_cli.aggregate import aggregate as aggregate_items
-from stats_cli.columns import as_label, as_probability, extract, score_for
+from stats_cli.stats.aggregate import aggregate as aggregate_items
+from stats_cli.sources.columns import as_label, as_probability, extract, score_for
 from stats_cli.commands.offline_options import (
     AnnotatorCol,
     FileArg,
@@ -22,12 +22,12 @@ from stats_cli.commands.offline_options import (
     load_ratings,
     load_rows,
 )
-from stats_cli.confidence_bins import OUTCOMES, confidence_bins as make_bins
-from stats_cli.labels import normalize_label
-from stats_cli.output import print_result, print_table
-from stats_cli.rerank import METRIC_NAMES, METRICS, rerank as rerank_models
-from stats_cli.rows import RowError
-from stats_cli.stratify import stratify as stratify_items
+from stats_cli.stats.confidence_bins import OUTCOMES, confidence_bins as make_bins
+from stats_cli.stats.labels import normalize_label
+from stats_cli.commands.output import print_result, print_table
+from stats_cli.stats.rerank import METRIC_NAMES, METRICS, rerank as rerank_models
+from stats_cli.sources.rows import RowError
+from stats_cli.stats.stratify import stratify as stratify_items
 
 __all__ = ["stratify", "confidence_bins", "rerank"]
 

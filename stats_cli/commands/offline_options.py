@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 import typer
 
 from backend.api import fail
-from stats_cli.ratings import RatingsTable, read_ratings
-from stats_cli.rows import Row, RowError, read_rows
+from stats_cli.stats.ratings import RatingsTable, read_ratings
+from stats_cli.sources.rows import Row, RowError, read_rows
 
 __all__ = ["FileArg", "JsonOpt", "FormatOpt", "ItemCol", "AnnotatorCol", "LabelCol", "WideOpt", "OriginalCol",
            "GoldCol", "fail", "load_ratings", "load_rows"]

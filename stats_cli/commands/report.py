@@ -34,7 +34,7 @@ def report_command(
 ) -> None:
     """Audit report: errors with bounds, expert agreement, who is right by confidence, the ensemble, crowd."""
     from stats_cli.report.build import build_report
-    from stats_cli.audit_pull import PullStats
+    from stats_cli.sources.audit_pull import PullStats
     from stats_cli.report.render import FORMATS, render
 
     if fmt not in FORMATS:

@@ -43,8 +43,8 @@ def label_studio_errors(project: int) -> Iterator[None]:
 
 
 def pull_source(project: int, **kwargs):
-    """The audit of ``project`` (:func:`stats_cli.audit_pull.pull_audit`), Label Studio failures as one line."""
-    from stats_cli.audit_pull import pull_audit
+    """The audit of ``project`` (:func:`stats_cli.sources.audit_pull.pull_audit`), Label Studio failures as one line."""
+    from stats_cli.sources.audit_pull import pull_audit
 
     with label_studio_errors(project):
         return pull_audit(project, **kwargs)
@@ -52,7 +52,7 @@ def pull_source(project: int, **kwargs):
 
 def task_cache(url: Optional[str], project: int, enabled: bool):
     """The on-disk cache of the project's pulled tasks (None when disabled or no server is known)."""
-    from stats_cli.task_cache import TaskCache
+    from stats_cli.sources.task_cache import TaskCache
 
     from backend.api import source_url_from_env
 

@@ -1,7 +1,7 @@
 """`audit-stats sync-gold`: the corrected labels, to a file and/or back into the source project.
 
-Reads the audit the way the report does (:mod:`stats_cli.audit_pull`) and writes through
-:mod:`stats_cli.sync_gold`; nothing of the report package is imported.
+Reads the audit the way the report does (:mod:`stats_cli.sources.audit_pull`) and writes through
+:mod:`stats_cli.sources.gold_export`; nothing of the report package is imported.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ def sync_gold_command(
     conll: Optional[Path] = typer.Option(None, "--conll", help="Span (NER) tasks: also write the gold spans as CoNLL/IOB2."),
 ) -> None:
     """Write gold labels to a file and/or back into the source project (idempotent)."""
-    from stats_cli.audit_pull import pull_tasks
-    from stats_cli.task_cache import TaskCache
-    from stats_cli.sync_gold import (
+    from stats_cli.sources.audit_pull import pull_tasks
+    from stats_cli.sources.task_cache import TaskCache
+    from stats_cli.sources.gold_export import (
         MODES,
         gold_rows,
         sync_to_labelstudio,

@@ -7,7 +7,7 @@ Public API: :func:`pull_audit` (SDK + ledger + review and probe stores -> :class
 from stats_cli.report.build import build_report
 from stats_cli.report.inputs import AuditData, ExpertReview, ProbeRow
 from stats_cli.report.model import Figure, Report, Section, Series, Status, Table
-from stats_cli.audit_pull import PullStats, pull_audit
+from stats_cli.sources.audit_pull import PullStats, pull_audit
 from stats_cli.report.render import FORMATS, render
 
 __all__ = ["AuditData", "ExpertReview", "FORMATS", "Figure", "ProbeRow", "PullStats", "Report", "Section",

@@ -1,6 +1,6 @@
 """Agreement of a group of raters (experts, ensemble members, crowd) as one report row.
 
-The coefficients are computed in :mod:`stats_cli.agreement`; this module only builds their ratings
+The coefficients are computed in :mod:`stats_cli.stats.agreement`; this module only builds their ratings
 table from ``item -> rater -> label`` maps and writes the plain-words note that keeps a reader from
 trusting a lone raw-agreement number (the kappa paradox, "Why is annotation hard?").
 """
@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
 
 from backend.api import TaskSpec
-from stats_cli.agreement_summary import AgreementSummary, agreement_summary
-from stats_cli.labels import normalize_label
-from stats_cli.ratings import RatingsTable, ratings_from_long
-from stats_cli.rows import Row
+from stats_cli.stats.agreement_summary import AgreementSummary, agreement_summary
+from stats_cli.stats.labels import normalize_label
+from stats_cli.stats.ratings import RatingsTable, ratings_from_long
+from stats_cli.sources.rows import Row
 
 if TYPE_CHECKING:  # pragma: no cover
-    from stats_cli.audit_data import AuditData
+    from stats_cli.sources.audit_data import AuditData
 
 #: κ at or below this, beside raw agreement at or above ``HIGH_RAW``, earns the paradox note.
 LOW_KAPPA = 0.4
@@ -31,7 +31,7 @@ AGREEMENT_COLUMNS = ("raters", "items", "annotators", "Fleiss κ", "% agreement"
 
 @dataclass(frozen=True)
 class AgreementRow:
-    """One rater group's :class:`~stats_cli.agreement_summary.AgreementSummary`, named for the report."""
+    """One rater group's :class:`~stats_cli.stats.agreement_summary.AgreementSummary`, named for the report."""
 
     name: str
     summary: AgreementSummary

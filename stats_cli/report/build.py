@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from stats_cli.control_view import control_views
+from stats_cli.sources.control_view import control_views
 
 from .controls import controls_section, qualified
 from .inputs import AuditData

@@ -1,6 +1,6 @@
 """The report of a project with several controls: an overview, then every section once per control.
 
-Each control is reported through its own view of the audit data (:mod:`stats_cli.control_view`), so each
+Each control is reported through its own view of the audit data (:mod:`stats_cli.sources.control_view`), so each
 section runs with the control's family — weighted κ for a rating, the preference figures for a pairwise
 control — and says which control it is about (:attr:`Section.control`).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from stats_cli.control_view import ControlView, describe
+from stats_cli.sources.control_view import ControlView, describe
 
 from .fmt import plural
 from .model import Section, Status, Table

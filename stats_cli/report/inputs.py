@@ -1,5 +1,5 @@
-"""The report's inputs live in :mod:`stats_cli.audit_data` (shared with `sync-gold`); re-exported here."""
+"""The report's inputs live in :mod:`stats_cli.sources.audit_data` (shared with `sync-gold`); re-exported here."""
 
-from stats_cli.audit_data import AuditData, ExpertReview, ProbeRow
+from stats_cli.sources.audit_data import AuditData, ExpertReview, ProbeRow
 
 __all__ = ["AuditData", "ExpertReview", "ProbeRow"]

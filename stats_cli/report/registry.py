@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 from .model import Section, not_applicable, pending
 
 if TYPE_CHECKING:  # pragma: no cover
-    from stats_cli.audit_data import AuditData
+    from stats_cli.sources.audit_data import AuditData
 
 _REGISTRY: dict[str, type["ReportSection"]] = {}
 

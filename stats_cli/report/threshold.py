@@ -54,7 +54,7 @@ def _steps(confidences: Sequence[float], confirmed: Sequence[bool], confidence: 
     if not cuts:
         return []
     n, k = np.array([c[1] for c in cuts]), np.array([c[2] for c in cuts])
-    # Clopper-Pearson lower ends, all at once (stats_cli.bounds.clopper_pearson's formula, vectorised)
+    # Clopper-Pearson lower ends, all at once (stats_cli.stats.bounds.clopper_pearson's formula, vectorised)
     lows = np.where(k > 0, beta.ppf((1.0 - confidence) / 2, np.maximum(k, 1), n - k + 1), 0.0)
     return [ThresholdChoice(conf, h / m, m, h, float(low)) for (conf, m, h), low in zip(cuts, lows)]
 

@@ -11,7 +11,7 @@ w = 1/inclusion probability), the share of that class's items in the project tha
 
 from __future__ import annotations
 
-from stats_cli.confusion import category_agreement, label_confusion, per_class_errors
+from stats_cli.stats.confusion import category_agreement, label_confusion, per_class_errors
 
 from ..agreement import ratings_table
 from ..control import control_items

@@ -1,6 +1,6 @@
 """Who is right when the ensemble disagrees, by confidence bin (Nahum Fig. 2), and which threshold to pick.
 
-Quantile bins and their Clopper-Pearson intervals come from :func:`stats_cli.confidence_bins.confidence_bins`;
+Quantile bins and their Clopper-Pearson intervals come from :func:`stats_cli.stats.confidence_bins.confidence_bins`;
 the threshold rule (fixed-sequence testing) is :mod:`stats_cli.report.threshold`. A reliability curve
 (confidence vs accuracy on the control sample, design-weighted) shows whether the ensemble's confidence
 can be read as a probability.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from stats_cli.confidence_bins import MIN_BIN, ConfidenceBin, confidence_bins
+from stats_cli.stats.confidence_bins import MIN_BIN, ConfidenceBin, confidence_bins
 
 from ..control import NO_CONTROL, control_items
 from ..fmt import plural

@@ -1,7 +1,7 @@
 """Crowd annotations (Nahum App. B) and stratification by annotator certainty p_d (Elangovan et al.).
 
 Only for sources with several original annotations per task. Majority and strict aggregation are
-:func:`stats_cli.aggregate.aggregate`, Dawid–Skene is :func:`stats_cli.crowd_quality.dawid_skene`;
+:func:`stats_cli.stats.aggregate.aggregate`, Dawid–Skene is :func:`stats_cli.stats.crowd_quality.dawid_skene`;
 this module compares them with the gold labels and shows each annotator's quality.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 from sklearn.metrics import f1_score
 
 from backend.api import median_label
-from stats_cli.aggregate import aggregate
-from stats_cli.crowd_quality import annotator_quality, dawid_skene
-from stats_cli.stratify import stratify
+from stats_cli.stats.aggregate import aggregate
+from stats_cli.stats.crowd_quality import annotator_quality, dawid_skene
+from stats_cli.stats.stratify import stratify
 
 from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement, ratings_table
 from ..inputs import AuditData
@@ -32,7 +32,7 @@ def crowd_labels(data: AuditData, *, method: str) -> dict[str, tuple[str | None,
     """Item id -> (aggregated label, p_d) by majority / strict aggregation, or the median.
 
     The median is the one the Label Studio backend takes as an ordinal task's original label
-    (:func:`backend.labels.median_label`, its tie rule included), so both sides name the same label;
+    (:func:`backend.common.labels.median_label`, its tie rule included), so both sides name the same label;
     p_d is the share of annotators who gave it.
     """
     if method == "dawid-skene":
@@ -159,7 +159,7 @@ def stratified_section(data: AuditData) -> Section:
              "the p_d = 1 stratum uses p_d = 0.97."]
     if positive is None:
         notes.append("With more than two labels F1 is macro-averaged; its expectation assumes a labeller who leaves "
-                     "the majority label picks one of the other labels evenly (stats_cli.expected_kclass).")
+                     "the majority label picks one of the other labels evenly (stats_cli.stats.expected_kclass).")
     notes = tuple(notes)
     return Section(key, title, Status.OK, sizes={"items with ≥2 annotations": len(majority)},
                    tables=tuple(tables), notes=notes, values=values)

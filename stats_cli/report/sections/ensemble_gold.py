@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from stats_cli.confidence_bins import MIN_BIN, confidence_bins
+from stats_cli.stats.confidence_bins import MIN_BIN, confidence_bins
 
 from ..control import NO_CONTROL, control_items
 from ..inputs import AuditData

@@ -2,7 +2,7 @@
 
 For an image project a table of task ids says little; the picture beside "original → gold" lets the lead
 check each correction at a glance. The thumbnails are fetched when the report is built
-(:mod:`stats_cli.error_images`) and embedded in the HTML file; the other formats say where the grid is.
+(:mod:`stats_cli.sources.error_pictures`) and embedded in the HTML file; the other formats say where the grid is.
 A project without image inputs has no grid (NOT APPLICABLE); one with no confirmed error yet, or built
 without fetching the images, says PENDING; an image that could not be fetched is shown as its reason.
 """
@@ -20,7 +20,7 @@ HTML_ONLY = "the thumbnail grid of the confirmed errors is in the HTML report (-
 
 def error_images_section(data: AuditData) -> Section:
     """The grid (OK), or why there is none."""
-    from stats_cli.error_images import confirmed_errors
+    from stats_cli.sources.error_pictures import confirmed_errors
 
     if not data.spec.image_fields:
         return ErrorImagesSection.not_applicable("the project has no image input")

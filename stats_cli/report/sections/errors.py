@@ -5,7 +5,7 @@ Two kinds of figure, kept apart because they rest on different things:
 * **From the sampling design** (``review push --sample N``; Nahum §4.2 / App. G.1 re-annotate a random
   sample for Table 2): the project-wide error rate with its interval and the estimated number of
   errors; the flags' precision; their recall (share of the project's errors the ensemble flagged) and
-  the errors left among unflagged items (:mod:`stats_cli.design_estimate`). Without a drawn sample
+  the errors left among unflagged items (:mod:`stats_cli.stats.design_estimate`). Without a drawn sample
   these are PENDING: flagged items and items the ensemble agreed with are not a random sample of
   anything, so no interval is computed from them.
 * **Counts, no statistics**: the floor "confirmed errors / N" (every error an expert confirmed, over
@@ -15,7 +15,7 @@ Two kinds of figure, kept apart because they rest on different things:
 from __future__ import annotations
 
 from backend.api import GoldStatus
-from stats_cli.design_estimate import DesignResult, Interval, estimate_from_draw
+from stats_cli.stats.design_estimate import DesignResult, Interval, estimate_from_draw
 
 from ..fmt import are, percent, plural
 from ..inputs import AuditData

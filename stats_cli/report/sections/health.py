@@ -1,7 +1,7 @@
 """Member health: which member x prompt answers one label whatever the item, or barely names a label at all.
 
 The same rule and figures as `label-audit score`'s summary and `label-audit review status`
-(:mod:`backend.scoring.health`), over the ledger's results of this audit: per member x prompt, its most
+(:mod:`backend.scoring.member_health`), over the ledger's results of this audit: per member x prompt, its most
 frequent answer and that answer's share, how often the same label is the original, the originals' own
 most frequent share, and the mean probability mass its answers put on the class tokens — each with the
 number of answers it rests on. Below the rule's minimum a member's verdict is PENDING. A member named

@@ -5,14 +5,14 @@ through its family (:meth:`~backend.task.family.TaskFamily.report_parts`) and re
 item-level sections cannot: the ensemble's flags per label, expert agreement on sets (exact match,
 Hamming, Krippendorff's alpha with the MASI and Jaccard distances) and per label (kappa, positive
 agreement), and the labels the original sets added or dropped against gold, with Clopper-Pearson bounds
-over the items the experts settled (:mod:`stats_cli.label_sets`).
+over the items the experts settled (:mod:`stats_cli.stats.label_sets`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from stats_cli.label_sets import (exact_match_agreement, hamming_agreement, label_errors, per_label_agreement,
+from stats_cli.stats.label_sets import (exact_match_agreement, hamming_agreement, label_errors, per_label_agreement,
                                   set_alpha)
 
 from ..fmt import percent

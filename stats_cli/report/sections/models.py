@@ -1,8 +1,8 @@
-"""Models under evaluation on original vs gold labels, re-ranked (Nahum Table 4) with ``stats_cli.rerank``."""
+"""Models under evaluation on original vs gold labels, re-ranked (Nahum Table 4) with ``stats_cli.stats.rerank``."""
 
 from __future__ import annotations
 
-from stats_cli.rerank import METRIC_NAMES, METRICS, rerank
+from stats_cli.stats.rerank import METRIC_NAMES, METRICS, rerank
 
 from ..inputs import AuditData
 from ..model import Section, Status, Table, not_applicable, pending

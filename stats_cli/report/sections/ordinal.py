@@ -4,14 +4,14 @@ A rating control (1–5, a number scale) is judged by distance, not exact match:
 variation, 1 against 5 a real disagreement. This section gives, for the experts before and after
 reconciliation, the ensemble against the original label, and the original annotators when there are
 several, the exact-match figures (% agreement, Cohen κ, nominal α) beside the distance-aware ones (linear
-and quadratic weighted κ, ordinal and interval α) — all from :mod:`stats_cli.ordinal_agreement`.
+and quadratic weighted κ, ordinal and interval α) — all from :mod:`stats_cli.stats.ordinal_agreement`.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from stats_cli.ordinal_agreement import ORDINAL_COEFFICIENTS, ordinal_agreement
+from stats_cli.stats.ordinal_agreement import ORDINAL_COEFFICIENTS, ordinal_agreement
 
 from ..agreement import expert_groups, ratings_table
 from ..fmt import percent, plural

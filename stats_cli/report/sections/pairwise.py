@@ -6,7 +6,7 @@ tie; without ties only the rater pairs where neither said tie count. A judge's p
 its top answer changed when the two responses swapped places (each question is asked in both orders and
 the orders averaged, which cancels the bias in the verdict; the rate says how much there was to cancel).
 The reversal share is how often the ensemble prefers the other response than the original annotation.
-Figures from :mod:`stats_cli.pairwise_stats`, intervals Clopper-Pearson.
+Figures from :mod:`stats_cli.stats.pairwise_stats`, intervals Clopper-Pearson.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from backend.api import position_flips
-from stats_cli.pairwise_stats import LEFT, RIGHT, TIE, PairAgreement, pair_agreement, position_bias, reversals
+from stats_cli.stats.pairwise_stats import LEFT, RIGHT, TIE, PairAgreement, pair_agreement, position_bias, reversals
 
 from ..agreement import expert_groups
 from ..fmt import percent

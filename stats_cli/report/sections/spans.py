@@ -1,7 +1,7 @@
 """Spans (NER tasks): questions asked, flags and confirmed errors by kind and entity type, span agreement.
 
 A span item is wrong in kinds — a wrong type, a span that is not an entity, a wrong boundary, a missed
-entity — so this section counts per kind what the item-level sections cannot (:mod:`stats_cli.span_stats`):
+entity — so this section counts per kind what the item-level sections cannot (:mod:`stats_cli.stats.span_stats`):
 the questions each item was asked, the flags per kind and type, agreement between annotators and between
 experts (exact-match and overlap F1, with the spans and pairs they rest on), and per kind the errors the
 experts confirmed among the flagged questions (Clopper-Pearson), with the design estimate of the rate
@@ -17,7 +17,7 @@ from backend.api import NOT_AN_ENTITY
 from backend.api import EXTENT_OPTIONS, KINDS, parse_qid
 from backend.api import expert_answer
 from backend.api import decode_spans
-from stats_cli.span_stats import ERROR_KINDS, QuestionOutcome, errors_by_kind, errors_by_type, span_agreement
+from stats_cli.stats.span_stats import ERROR_KINDS, QuestionOutcome, errors_by_kind, errors_by_type, span_agreement
 
 from ..fmt import percent
 from ..inputs import AuditData

@@ -51,7 +51,7 @@ def triage_section(data: AuditData) -> Section:
         f"Thresholds from {th.source}: likely error when P(label wrong) >= {th.error_cut:.2f}, annotators not split "
         f"(p_d >= {th.pd_cut}) and judges not all unsure (mean normalised entropy < {th.entropy_cut}); "
         f"a pair is a gap with >= {th.gap_min_items} flagged items on it and a pooled confusion rate >= "
-        f"{th.gap_min_rate}. The defaults live in backend/defaults.py (TRIAGE_*); the error cut is learnt from "
+        f"{th.gap_min_rate}. The defaults live in backend/common/defaults.py (TRIAGE_*); the error cut is learnt from "
         "the experts' verdicts once enough are settled (cross-fitted, never from the items under test).",
         f"Anchors: {len(anchors)} items with a gold label settled by the experts. The intervals treat the "
         "posteriors as known: read them as a lower bound on the uncertainty.",

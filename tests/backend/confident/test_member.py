@@ -15,10 +15,10 @@ from backend.commands.score import run_scoring
 from backend.confident.fitting import prepare_members
 from backend.demo.tickets import LABELS, ticket_records
 from backend.scoring.engine import EngineConfig
-from backend.generic import generic_spec
+from backend.task.generic import generic_spec
 from backend.scoring.members import MemberSpec, build_members, members_from_config
-from backend.settings import Settings
-from backend.taskspec import load_spec
+from backend.config.settings import Settings
+from backend.task.spec import load_spec
 
 SPEC = generic_spec(labels=list(LABELS), fields=["text"], name="tickets")
 CLEANLAB = MemberSpec(provider="cleanlab", model="tfidf-logreg")
@@ -62,7 +62,7 @@ def test_fitted_once_per_run_cached_and_refitted_when_a_label_changes(tmp_path):
 
 def test_left_out_with_the_reason_below_the_minimum_and_refused_alone():
     spec = load_spec("factual-consistency")  # the 24-item sample: 12 per class, below 20
-    from backend.dataset import read_items
+    from backend.task.dataset import read_items
     from importlib import resources
 
     with resources.as_file(resources.files("backend").joinpath("data", "sample_factual_consistency.jsonl")) as f:

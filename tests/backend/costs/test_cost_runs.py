@@ -19,7 +19,7 @@ from backend.scoring.engine import EngineConfig
 from backend.scoring.members import default_members, members_from_args
 from backend.scoring.results import ItemResult
 from backend.scoring.run_stats import RESULT_KEYS, tally
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 
 pytestmark = pytest.mark.llm
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from backend.costs.early_exit import more_needed, settled
 from backend.scoring.ensemble import Quorum, VerdictRule, normalize, verdict
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 
 BIN = load_spec("factual-consistency")
 REL = load_spec("relevance")

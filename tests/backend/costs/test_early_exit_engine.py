@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from backend.scoring.cache import CallCache
-from backend.dataset import read_items
+from backend.task.dataset import read_items
 from backend.scoring.engine import Engine, EngineConfig
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 from backend.scoring.members import build_members, parse_member_arg
 from tests.backend.hash_provider import HashTestProvider
 from tests.support.synthetic_judge import SyntheticJudge

@@ -13,15 +13,15 @@ import pytest
 from PIL import Image
 from rich.console import Console
 
-from backend.costs.estimate import estimate_run
-from backend.costs.report import estimate_table
+from backend.costs.dry_run import estimate_run
+from backend.costs.cost_tables import estimate_table
 from backend.costs.image_tokens import (
     gemini_image_tokens,
     image_tokens,
     openai_patch_tokens,
     openai_tile_tokens,
 )
-from backend.dataset import Item
+from backend.task.dataset import Item
 from backend.scoring.engine import EngineConfig
 from backend.images.part import ImagePart
 from backend.scoring.members import MemberSpec, build_members
@@ -29,7 +29,7 @@ from backend.providers.gemini import GeminiProvider
 from backend.providers.openai_compat import OpenAIProvider
 from backend.providers.sampling import SamplingProvider
 from backend.task.scoring import make_engine
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 
 
 def picture(width: int, height: int) -> ImagePart:

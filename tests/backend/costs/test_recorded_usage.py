@@ -14,12 +14,12 @@ import pytest
 
 from backend.costs.accounting import Accountant
 from backend.costs.prices import load_prices
-from backend.dataset import item_from_record
+from backend.task.dataset import item_from_record
 from backend.scoring.engine import Engine, EngineConfig
 from backend.scoring.members import build_members, parse_member_arg
 from backend.providers.gemini import GeminiProvider
 from backend.providers.openai_compat import OpenAIProvider
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 from tests.backend.providers.replay import ReplayServer
 
 SPEC = load_spec("factual-consistency")

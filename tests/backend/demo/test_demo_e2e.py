@@ -28,7 +28,7 @@ from backend.labelstudio.client import connect, find_user, iter_tasks
 from backend.labelstudio.local import find_label_studio_bin
 from backend.labelstudio.modelname import version_key
 from backend.ledger import Ledger
-from backend.review.store import ROUND_REVIEW, ReviewStore
+from backend.review.review_store import ROUND_REVIEW, ReviewStore
 from tests.backend.demo.browser import screenshot_as
 from tests.backend.review.blindness import blindness_leaks
 from tests.support.labelstudio import login_session

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from backend.demo.home import (EXPERT_INSTANCES, DemoHome, load_secrets, save_state, write_expert_instances)
-from backend.private_files import write_private_json
+from backend.common.private_files import write_private_json
 
 REPO = Path(__file__).resolve().parents[3]
 NAMES = ("LABEL_AUDIT_HOME", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY", "DATABASE_URL", "REDIS_URL",
@@ -27,7 +27,7 @@ NAMES = ("LABEL_AUDIT_HOME", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY", "DATABA
 SEEN = """
 import json
 from backend.labelstudio.expert_instances import expert_instances_from_env
-from backend.settings import Settings
+from backend.config.settings import Settings
 s = Settings.from_env()
 experts = expert_instances_from_env()
 print(json.dumps({"ls": s.label_studio_url, "db": s.database_url, "redis": s.redis_url, "queue": s.queue,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.generic import OPTION_LETTERS
+from backend.task.generic import OPTION_LETTERS
 
 llama_cpp = pytest.importorskip("llama_cpp")
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.backend.generic.templates import SENTIMENT
-from tests.backend.test_score_cli import run_cli
+from tests.backend.commands.test_score_cli import run_cli
 
 pytestmark = pytest.mark.llm
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.dataset import Item
+from backend.task.dataset import Item
 from backend.images.part import placeholder
 from backend.labelstudio.labelconfig import label_config_for_spec, review_label_config
 from backend.labelstudio.projectspec import spec_from_label_config

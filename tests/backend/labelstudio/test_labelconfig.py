@@ -156,7 +156,7 @@ def test_choice_from_result_reads_the_named_control_only():
 @pytest.mark.parametrize("name", ["factual-consistency", "likert", "relevance"])
 def test_label_config_for_spec_round_trips(name):
     from backend.labelstudio.labelconfig import label_config_for_spec
-    from backend.taskspec import load_spec
+    from backend.task.spec import load_spec
 
     spec = load_spec(name)
     derived = spec_from_label_config(label_config_for_spec(spec), name=name)

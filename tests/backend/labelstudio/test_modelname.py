@@ -14,7 +14,7 @@ from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.scoreview import SUSPECTS_TITLE, suspect_marker
 from backend.scoring.members import parse_member_arg
 from backend.scoring.results import ItemResult
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 from backend.worker.config import EnsembleConfig
 
 CONFIG = ('<View><Text name="t" value="$t"/><Choices name="label" toName="t">'

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from backend.labelstudio.projectspec import spec_from_label_config
-from backend.labels import majority_label
+from backend.common.labels import majority_label
 from backend.labelstudio.tasks import task_to_item, tasks_to_items
 
 CONFIG = """<View><Text name="g" value="$grounding"/><Text name="t" value="$generated_text"/>

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from label_studio_sdk.types import LseTask
 
-from backend.labelstudio.gold import gold_result
+from backend.labelstudio.gold_marks import gold_result
 from backend.labelstudio.tasks import annotation_results, crowd_labels, tasks_to_items
 from backend.labelstudio.taskshape import as_dict, field, job_task, live_annotations, user_id_of
 from backend.labelstudio.projectspec import spec_from_label_config

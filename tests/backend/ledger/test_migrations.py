@@ -17,10 +17,10 @@ import pytest
 from sqlalchemy import text
 
 from backend.scoring.cache import CallCache
-from backend.dbschema import current_revision, head_revision
+from backend.sqlstore.tables import current_revision, head_revision
 from backend.ledger import Ledger
-from backend.probes.store import latest_probe_results
-from backend.review.store import ReviewStore
+from backend.probes.probe_store import latest_probe_results
+from backend.review.review_store import ReviewStore
 
 REPO = Path(__file__).resolve().parents[3]
 OLD = REPO / "tests" / "data" / "old_release"
@@ -51,13 +51,13 @@ def _same_as_code(db_engine) -> None:
     """The migrated database has exactly the tables and columns the code defines (Alembic's own diff):
     a schema change made by hand at start-up, not as a revision, fails here."""
     import backend.scoring.cache  # noqa: F401  (every context registers its tables on the one MetaData)
-    import backend.probes.store  # noqa: F401
+    import backend.probes.probe_store  # noqa: F401
     import backend.review.sample_store  # noqa: F401
     import backend.review.schema  # noqa: F401
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from backend.dbschema import metadata
+    from backend.sqlstore.tables import metadata
 
     with db_engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), metadata) == []

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from backend.cli import app
-from backend.probes.store import latest_probe_results
+from backend.probes.probe_store import latest_probe_results
 from tests.support.services import free_port
 
 def sample(name: str) -> str:

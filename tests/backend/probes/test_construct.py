@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from backend.dataset import Item
+from backend.task.dataset import Item
 from backend.probes.construct import (
     Condition,
     build_probes,
@@ -20,7 +20,7 @@ from backend.probes.construct import (
 )
 from backend.probes.layout import CONSISTENCY_INSTRUCTION, RELEVANCE_INSTRUCTION, ProbeLayout, layout_for
 from backend.probes.wordlist import load_wordlist, parse_wordlist
-from backend.taskspec import load_spec, spec_from_mapping
+from backend.task.spec import load_spec, spec_from_mapping
 
 
 def relevance_items(count: int = 6) -> list[Item]:

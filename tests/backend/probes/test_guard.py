@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.guard import Finding, find_instructions, item_has_instructions, normalize_text, scan
+from backend.scoring.injection_guard import Finding, find_instructions, item_has_instructions, normalize_text, scan
 from tests.backend.probes import guard_cases as cases
 
 
@@ -64,9 +64,9 @@ def test_item_has_instructions_checks_every_text_field_and_skips_non_text():
 def test_bundled_sample_items_and_random_word_probes_are_not_marked():
     from importlib import resources
 
-    from backend.dataset import Item, read_items
+    from backend.task.dataset import Item, read_items
     from backend.probes.construct import build_probes
-    from backend.taskspec import load_spec
+    from backend.task.spec import load_spec
 
     for name, task in (("sample_relevance.jsonl", "relevance"), ("sample_factual_consistency.jsonl", "factual-consistency")):
         spec = load_spec(task)

@@ -6,7 +6,7 @@ import pytest
 
 from backend.probes.construct import Condition
 from backend.probes.metrics import Outcome, absolute_error, p_positive, predicted_label, summarize
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 
 RELEVANCE = load_spec("relevance")
 BASE = Condition("RandP", "none", 100)

@@ -11,16 +11,16 @@ from importlib import resources
 import pytest
 
 from backend.scoring.cache import CallCache
-from backend.dataset import read_items
+from backend.task.dataset import read_items
 from backend.scoring.engine import EngineConfig
 from backend.scoring.members import build_members, parse_member_arg
 from backend.probes.construct import build_probes
 from backend.probes.layout import RELEVANCE_INSTRUCTION
 from backend.probes.pipeline import run_probes
-from backend.probes.report import REPORT_KIND, render_report
+from backend.probes.findings import REPORT_KIND, render_report
 from backend.scoring.prompting import BEGIN_MARKER, templates_for_spec
 from backend.providers.base import ProviderError
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 from tests.backend.hash_provider import HashTestProvider
 
 RELEVANCE = load_spec("relevance")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from backend.dataset import Item
-from backend.generic import generic_spec
+from backend.task.dataset import Item
+from backend.task.generic import generic_spec
 from backend.probes.planted import (INSTRUCTION, PLANTED, plant, planted_label, sample_items, shown_name,
                                     target_field)
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 
 SENTIMENT = generic_spec(labels=["pos", "neg", "neu"], fields=["title", "text"],
                          shown=["Positive", "Negative", "Neutral"])

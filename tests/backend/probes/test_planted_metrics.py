@@ -6,7 +6,7 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from backend.probes.planted_metrics import PlantedOutcome, p_label, success_interval, summarize_planted
-from stats_cli.bounds import clopper_pearson
+from stats_cli.stats.bounds import clopper_pearson
 
 LABELS = ("pos", "neg", "neu")
 

@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from backend.cli import app
-from backend.probes.store import latest_probe_results
-from stats_cli.audit_sources import probe_rows
+from backend.probes.probe_store import latest_probe_results
+from stats_cli.sources.audit_sources import probe_rows
 
 ROWS = [{"id": "s1", "text": "Great value, would buy again.", "label": "Positive"},
         {"id": "s2", "text": "Arrived broken and support never answered.", "label": "Negative"},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.probes.store import latest_probe_results, save_probe_report
+from backend.probes.probe_store import latest_probe_results, save_probe_report
 
 
 def row(member: str, condition: str, mae: float, *, delimit: bool = True) -> dict:

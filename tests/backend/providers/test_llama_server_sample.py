@@ -13,10 +13,10 @@ from importlib import resources
 
 import pytest
 
-from backend.dataset import read_items
+from backend.task.dataset import read_items
 from backend.scoring.engine import Engine, EngineConfig
 from backend.scoring.members import MemberSpec, build_members
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 from tests.support.llm import LlamaServer
 
 pytestmark = pytest.mark.llm

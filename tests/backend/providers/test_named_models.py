@@ -14,8 +14,8 @@ import pytest
 from backend.providers.local_gguf import LocalGGUFProvider, resolve_model_path
 from backend.providers.named_models import NAMED_MODELS, models_dir
 from backend.scoring.members import build_members, member_specs_from_config
-from backend.settings import Settings
-from backend.taskspec import load_spec
+from backend.config.settings import Settings
+from backend.task.spec import load_spec
 from backend.worker.config import EnsembleConfig
 
 NAME = "qwen2.5-coder-1.5b"

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backend.providers.base import NoClassTokenError, ProviderError
-from backend.providers.errors import error_for_status, parse_retry_after, redact
+from backend.providers.http_errors import error_for_status, parse_retry_after, redact
 from backend.providers.logprobs import TokenPosition, distribution_from_positions
 from backend.providers.sampling import distribution_from_samples, first_label
 

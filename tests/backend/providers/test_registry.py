@@ -85,7 +85,7 @@ def test_a_provider_registers_itself_under_its_class_level_name() -> None:
 
 def test_every_kind_declares_its_key_variables_once_and_the_settings_redact_them() -> None:
     from backend.providers.registry import DEFAULT_KEY_VARIABLES, PROVIDER_MODULES, default_key_variables
-    from backend.settings import Settings
+    from backend.config.settings import Settings
 
     assert set(DEFAULT_KEY_VARIABLES) == set(PROVIDER_MODULES)  # a new kind states its keys beside its module
     assert default_key_variables("gemini") == ("GEMINI_API_KEY", "GOOGLE_API_KEY")

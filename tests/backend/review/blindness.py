@@ -20,7 +20,7 @@ from backend.labelstudio.tasks import annotation_results
 from backend.labelstudio.taskshape import field
 from backend.labelstudio.labelconfig import expert_field, expert_name
 from backend.review.source import REF_FIELD
-from backend.review.store import ROUND_REVIEW, ReviewStore
+from backend.review.review_store import ROUND_REVIEW, ReviewStore
 
 FORBIDDEN_WORDS = ("original", "llm", "prediction", "confidence", "score", "ensemble", "suspect", "flag")
 

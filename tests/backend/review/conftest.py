@@ -8,7 +8,7 @@ import pytest
 
 from backend.ledger import Ledger
 from backend.scoring.results import ItemResult
-from backend.review.store import ReviewStore
+from backend.review.review_store import ReviewStore
 
 RecordVerdicts = Callable[..., tuple[Ledger, ReviewStore]]
 

@@ -15,14 +15,14 @@ from rich.console import Console
 from backend.commands.score import run_scoring
 from backend.demo.tickets import LABELS, write_tickets
 from backend.scoring.engine import EngineConfig
-from backend.generic import generic_spec
+from backend.task.generic import generic_spec
 from backend.scoring.members import MemberSpec, build_members
 from backend.scoring.results import ItemResult
 from backend.review.active import control_sample, rank_suspects
 from backend.review.calibration import fit_calibration, not_enough, stacking_gain
 from backend.review.outcome import GoldStatus, ReviewOutcome
 from backend.review.sampling import Candidate, draw_sample
-from stats_cli.audit_data import AuditData
+from stats_cli.sources.audit_data import AuditData
 from stats_cli.report.sections.calibration import calibration_section
 
 SPEC = generic_spec(labels=list(LABELS), fields=["text"], name="tickets")
@@ -122,7 +122,7 @@ def test_push_next_orders_candidates_by_the_stored_control_sample(scored, tmp_pa
     from backend.ledger import Ledger
     from backend.review.push import _next_by_calibration
     from backend.review.sample_store import SampleStore
-    from backend.review.store import ReviewStore
+    from backend.review.review_store import ReviewStore
 
     results, truth = scored
     ledger = Ledger(f"sqlite:///{tmp_path / 'audit.sqlite'}")

@@ -20,13 +20,13 @@ from typer.testing import CliRunner
 
 from backend.cli import app as label_audit
 from backend.labelstudio.client import iter_tasks
-from backend.labelstudio.gold import is_gold_annotation
+from backend.labelstudio.gold_marks import is_gold_annotation
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.taskshape import field
 from backend.ledger import Ledger
 from backend.review.round1_text import SETTLED_MARK, SPLIT_MARK
 from backend.review.source import REF_FIELD
-from backend.review.store import ROUND_REVIEW, ReviewStore
+from backend.review.review_store import ROUND_REVIEW, ReviewStore
 from backend.scoring.results import ItemResult, MemberResult
 from stats_cli.cli import app as audit_stats
 from tests.support.browser import ARTIFACTS, headless_chromium

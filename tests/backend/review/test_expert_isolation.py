@@ -29,7 +29,7 @@ from backend.labelstudio.signup import SignupRefused, invite_token, invite_user,
 from backend.ledger import Ledger
 from backend.scoring.results import ItemResult
 from backend.review.source import REF_FIELD
-from backend.review.store import ROUND_REVIEW, ReviewStore
+from backend.review.review_store import ROUND_REVIEW, ReviewStore
 from stats_cli.cli import app as audit_stats
 from tests.support.browser import ARTIFACTS, headless_chromium, login
 from tests.support.labelstudio import login_session, start_label_studio, unique_email

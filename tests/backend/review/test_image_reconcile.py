@@ -16,7 +16,7 @@ from backend.scoring.results import ItemResult
 from backend.review.push import push_review
 from backend.review.reconcile import reconcile
 from backend.review.source import REF_FIELD, load_source
-from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW
+from backend.review.review_store import ROUND_RECONCILE, ROUND_REVIEW
 from tests.backend.review.test_image_review import CONFIG, MARKER, drop_review_projects, make_image, pixels
 from tests.support.labelstudio import unique_email
 

@@ -17,7 +17,7 @@ from backend.review.collect import collect_answers
 from backend.review.push import push_review
 from backend.review.reconcile import RoundIncomplete, reconcile
 from backend.review.source import REF_FIELD, load_source
-from backend.review.store import ROUND_REVIEW, ReviewStore
+from backend.review.review_store import ROUND_REVIEW, ReviewStore
 from tests.support.labelstudio import unique_email
 
 pytestmark = pytest.mark.labelstudio

@@ -114,7 +114,7 @@ def _review(source, review_ls, tmp_path, map_path, experts: list[str], urls: dic
     """``review push`` accepts the map: each expert's project on their own instance. Every command that
     creates or reads review projects prints each project's URL on its own instance."""
     from backend.labelstudio.client import connect, iter_tasks
-    from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore
+    from backend.review.review_store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore
     from stats_cli.cli import app as audit_stats
 
     choice = [{"from_name": "label", "to_name": "t", "type": "choices", "value": {"choices": ["0"]}}]

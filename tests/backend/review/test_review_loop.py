@@ -24,7 +24,7 @@ from backend.cli import app
 from backend.labelstudio.client import iter_tasks
 from backend.ledger import Ledger
 from backend.review.source import REF_FIELD
-from backend.review.store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore
+from backend.review.review_store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore
 from tests.backend.review.blindness import blindness_leaks
 from tests.support.labelstudio import unique_email
 
@@ -97,7 +97,7 @@ def score_through_worker(ls, project: int, env: dict[str, str], redis_url: str) 
     from redis import Redis
     from rq import Queue
 
-    from backend.worker.audit import start_audit, wait_for
+    from backend.worker.project_audit import start_audit, wait_for
     from backend.worker.config import EnsembleConfig
     from tests.backend.worker.rq_process import RQWorkerProcess
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.db import make_db_engine
+from backend.sqlstore.connection import make_db_engine
 from backend.review.sample_store import SampleStore, ensure_draw
 from backend.review.sampling import (
     ALL,

@@ -18,11 +18,11 @@ from typer.testing import CliRunner
 
 from backend.cli import app as label_audit
 from backend.labelstudio.client import iter_tasks
-from backend.labelstudio.gold import is_gold_annotation
+from backend.labelstudio.gold_marks import is_gold_annotation
 from backend.labelstudio.taskshape import field
 from backend.ledger import Ledger
 from backend.review.source import REF_FIELD
-from backend.review.store import ROUND_REVIEW, ReviewStore
+from backend.review.review_store import ROUND_REVIEW, ReviewStore
 from stats_cli.cli import app as audit_stats
 from tests.support.audit_loop import audit_environment, run_audit
 

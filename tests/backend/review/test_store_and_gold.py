@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from backend.scoring.results import ItemResult
-from backend.review.gold import refresh_gold
+from backend.review.gold_store import refresh_gold
 from backend.review.outcome import GoldStatus, answers_after, decide_outcome
-from backend.review.store import IgnoredAnswer, ROUND_RECONCILE, ROUND_REVIEW, Answer, ReviewItem, ReviewProject, ReviewStore
-from backend.taskspec import load_spec
+from backend.review.review_store import IgnoredAnswer, ROUND_RECONCILE, ROUND_REVIEW, Answer, ReviewItem, ReviewProject, ReviewStore
+from backend.task.spec import load_spec
 
 BINARY = load_spec("factual-consistency")
 LIKERT = load_spec("likert")

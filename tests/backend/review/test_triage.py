@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from backend import defaults
+from backend.common import defaults
 from backend.review.triage import (AMBIGUOUS, GUIDELINE_GAP, LIKELY_ERROR, ItemEvidence, Thresholds, judge_figures,
                                    thresholds_from_verdicts, triage, triage_items)
 from backend.scoring.results import ItemResult, MemberResult

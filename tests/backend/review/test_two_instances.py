@@ -25,7 +25,7 @@ from backend.labelstudio.scoreview import SUSPECTS_TITLE, suspect_marker
 from backend.ledger import Ledger
 from backend.scoring.results import ItemResult
 from backend.review.source import REF_FIELD
-from backend.review.store import ReviewStore
+from backend.review.review_store import ReviewStore
 from backend.labelstudio.predictions import import_predictions, prediction_requests
 from stats_cli.cli import app as audit_stats
 from tests.backend.review.blindness import blindness_leaks

@@ -21,7 +21,7 @@ from redis import Redis
 
 from backend.labelstudio.labelconfig import label_config_for_spec
 from backend.ledger import Ledger
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 from tests.backend.server.backend_process import REPO, BackendProcess
 from tests.support.services import free_port
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.backend.test_score_cli import cli, wait_for_cached, write_dataset
+from tests.backend.commands.test_score_cli import cli, wait_for_cached, write_dataset
 
 pytestmark = [pytest.mark.llm]
 

@@ -17,7 +17,7 @@ from redis import Redis
 from rq import Queue
 
 from backend.labelstudio.labelconfig import label_config_for_spec
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 from tests.backend.security.listener import Listener
 from tests.backend.server.backend_process import REPO
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from backend.providers.base import ProviderError
-from backend.providers.errors import redact, status_message
+from backend.providers.http_errors import redact, status_message
 from backend.providers.registry import make_provider
 from tests.backend.security.listener import Listener
 
@@ -32,7 +32,7 @@ def test_query_string_secrets_are_redacted(query: str) -> None:
 
 
 def test_configured_secrets_from_settings_are_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
-    from backend.settings import Settings
+    from backend.config.settings import Settings
 
     settings = Settings.from_env({"LABEL_STUDIO_API_KEY": CONFIGURED, "BASIC_AUTH_USER": "u",
                                   "BASIC_AUTH_PASS": "pass-word-secret-42"})

@@ -25,7 +25,7 @@ from backend.cli import app as label_audit
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.projectspec import attach_guidelines
 from backend.ledger import Ledger
-from backend.review.store import ROUND_REVIEW, ReviewStore
+from backend.review.review_store import ROUND_REVIEW, ReviewStore
 from backend.worker.config import EnsembleConfig
 from stats_cli.cli import app as audit_stats
 from tests.backend.generic.templates import SENTIMENT, SENTIMENT_GUIDELINES, SPAM, TOPIC, TOPICS

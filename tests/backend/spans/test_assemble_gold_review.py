@@ -2,7 +2,7 @@
 
 from backend.labelstudio.scoreview import suspect_marker
 from backend.spans.assemble import Verdict, item_score, predicted_spans, prediction_result
-from backend.spans.gold import question_gold, gold_spans
+from backend.spans.gold_spans import question_gold, gold_spans
 from backend.spans.lsresult import read_spans
 from backend.spans.model import NOT_AN_ENTITY, Span
 from backend.spans.questions import build_questions

@@ -18,7 +18,7 @@ import pytest
 from backend.scoring.cache import CallCache
 from backend.scoring.engine_config import EngineConfig
 from backend.scoring.members import MemberSpec, build_members
-from backend.spans.audit import SpanItem, audit_spans
+from backend.spans.score_spans import SpanItem, audit_spans
 from backend.spans.model import NOT_AN_ENTITY
 from backend.spans.original import original_spans
 from backend.spans.specs import type_spec

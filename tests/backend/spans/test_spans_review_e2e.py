@@ -19,14 +19,14 @@ from typer.testing import CliRunner
 
 from backend.cli import app as label_audit
 from backend.labelstudio.client import iter_tasks
-from backend.labelstudio.gold import is_gold_annotation
+from backend.labelstudio.gold_marks import is_gold_annotation
 from backend.labelstudio.taskshape import field
 from backend.ledger import Ledger
 from backend.scoring.results import ItemResult
 from backend.review.source import REF_FIELD
-from backend.review.store import ROUND_REVIEW, ReviewStore
+from backend.review.review_store import ROUND_REVIEW, ReviewStore
 from backend.spans.engine import predicted_from_value
-from backend.spans.gold import asked_questions
+from backend.spans.gold_spans import asked_questions
 from backend.spans.lsresult import read_spans, span_region
 from backend.spans.model import Span
 from backend.spans.value import encode_spans

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 
 import pytest
 
-from backend.dataset import Item
+from backend.task.dataset import Item
 from backend.labelstudio.projectspec import skipped_controls, spec_from_label_config
 from backend.providers.base import ClassDistribution
 from backend.scoring.engine import EngineConfig

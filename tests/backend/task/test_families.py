@@ -7,14 +7,14 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from backend.dataset import Item
+from backend.task.dataset import Item
 from backend.scoring.ensemble import describe_flag_rule, disagrees, resolve_threshold
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.scoring.results import ErrorInfo, ItemResult, MemberResult
 from backend.review.outcome import GoldStatus, decide_outcome
 from backend.task import TaskFamily, family_names, get_family, register_family
 from backend.task.multilabel import NO, YES
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 from tests.backend.task.templates import LABELS, TOPICS_MULTI, regions
 
 SPEC = spec_from_label_config(TOPICS_MULTI)
@@ -147,7 +147,7 @@ def test_gold_is_per_label_and_round_two_settles_only_the_split_labels():
 
 
 def test_a_label_set_too_long_for_the_ledger_is_refused_with_the_reason():
-    from backend.generic import generic_spec
+    from backend.task.generic import generic_spec
 
     long = [f"a rather long label name number {i}" for i in range(12)]
     with pytest.raises(ValueError, match="more than the 255 the audit ledger stores"):

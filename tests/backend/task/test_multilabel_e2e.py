@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 
 from backend.cli import app as label_audit
 from backend.labelstudio.client import iter_tasks
-from backend.labelstudio.gold import is_gold_annotation
+from backend.labelstudio.gold_marks import is_gold_annotation
 from backend.labelstudio.taskshape import field
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.scoreview import SUSPECTS_TITLE, suspect_marker
@@ -33,7 +33,7 @@ from backend.labelstudio.modelname import version_key
 from backend.ledger import Ledger
 from backend.scoring.results import ItemResult, MemberResult
 from backend.review.source import REF_FIELD
-from backend.review.store import ROUND_REVIEW, ReviewStore
+from backend.review.review_store import ROUND_REVIEW, ReviewStore
 from backend.task.multilabel import NO, YES
 from stats_cli.cli import app as audit_stats
 from tests.support.audit_loop import audit_environment, run_audit

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from backend.dataset import Item
-from backend.generic import generic_spec
+from backend.task.dataset import Item
+from backend.task.generic import generic_spec
 from backend.scoring.cache import CallCache
 from backend.scoring.engine import Engine, EngineConfig
 from backend.scoring.members import MemberSpec, build_members, ensemble_fingerprint, parse_member_arg, spec_fingerprint
@@ -135,8 +135,8 @@ def test_ordered_grades_and_label_token_specs_are_asked_once():
 
 
 def test_the_setting_comes_from_the_option_else_the_environment_else_the_default(monkeypatch):
-    from backend import defaults
-    from backend.task_options import resolve_task
+    from backend.common import defaults
+    from backend.task.from_options import resolve_task
 
     assert len(order_questions(generic_spec(labels=LABELS, fields=["text"]))) == defaults.OPTION_ORDERS
     monkeypatch.setenv("LABEL_AUDIT_OPTION_ORDERS", "3")

@@ -12,12 +12,12 @@ from dataclasses import replace
 import pytest
 
 from backend.scoring.cache import CallCache
-from backend.dataset import ItemError, item_from_record
+from backend.task.dataset import ItemError, item_from_record
 from backend.scoring.engine import Engine, EngineConfig
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.scoring.members import build_members, parse_member_arg
 from backend.task.scoring import QuestionEngine, make_engine
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 from tests.backend.hash_provider import HashTestProvider
 from tests.backend.task.templates import LABELS, TOPICS_MULTI
 

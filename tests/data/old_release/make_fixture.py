@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 
 from backend.scoring.cache import CallCache
 from backend.ledger import CrowdLabel, Ledger
-from backend.probes.store import save_probe_report
+from backend.probes.probe_store import save_probe_report
 from backend.providers.base import ClassDistribution
 from backend.scoring.results import ItemResult, MemberResult
 from backend.review import schema as review_schema

@@ -7,7 +7,7 @@ report code; the statistics the report computes on it are real.
 from __future__ import annotations
 
 from backend.scoring.results import ItemResult, MemberResult
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 from stats_cli.report.inputs import AuditData, ExpertReview
 
 SPEC = load_spec("factual-consistency")

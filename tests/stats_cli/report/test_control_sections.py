@@ -13,9 +13,9 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from backend.scoring.results import ItemResult, MemberResult
-from backend.taskspec import load_spec, spec_from_mapping
-from stats_cli.audit_data import AuditData, ExpertReview
-from stats_cli.control_view import Control, split_by_control
+from backend.task.spec import load_spec, spec_from_mapping
+from stats_cli.sources.audit_data import AuditData, ExpertReview
+from stats_cli.sources.control_view import Control, split_by_control
 from stats_cli.report.build import build_report
 from stats_cli.report.controls import controls_section, qualified
 from stats_cli.report.model import Report, Status

@@ -14,15 +14,15 @@ import json
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from backend.dataset import Item
+from backend.task.dataset import Item
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.scoring.engine import EngineConfig
 from backend.scoring.members import MemberSpec, build_members
 from backend.scoring.results import ItemResult
 from backend.task.orders import position_flips
 from backend.task.scoring import make_engine
-from stats_cli.audit_data import AuditData, ExpertReview
-from stats_cli.control_view import control_views
+from stats_cli.sources.audit_data import AuditData, ExpertReview
+from stats_cli.sources.control_view import control_views
 from stats_cli.report.build import build_report
 from stats_cli.report.model import Status
 from stats_cli.report.render import render

@@ -6,7 +6,7 @@ import dataclasses
 
 from backend.scoring.results import ItemResult, MemberResult
 from backend.review.sampling import Candidate, draw_sample
-from backend.taskspec import load_spec
+from backend.task.spec import load_spec
 from stats_cli.report.build import build_report
 from stats_cli.report.inputs import AuditData, ExpertReview
 

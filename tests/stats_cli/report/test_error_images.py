@@ -16,7 +16,7 @@ from PIL import Image
 
 from backend.images.part import ImagePart
 from backend.images.thumbnail import thumbnail_png
-from stats_cli.error_images import ErrorImage, ErrorImages, confirmed_errors
+from stats_cli.sources.error_pictures import ErrorImage, ErrorImages, confirmed_errors
 from stats_cli.report.build import build_report
 from stats_cli.report.model import Status
 from stats_cli.report.render import render

@@ -12,14 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from backend.labelstudio.client import ensure_user, iter_tasks
-from backend.labelstudio.gold import GOLD_USER_EMAIL, is_gold_annotation
+from backend.labelstudio.gold_marks import GOLD_USER_EMAIL, is_gold_annotation
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import tasks_to_items
 from backend.labelstudio.taskshape import as_dict, user_id_of
 from backend.scoring.results import ItemResult
 from backend.review.outcome import GoldStatus, ReviewOutcome
-from stats_cli.audit_data import AuditData
-from stats_cli.sync_gold import sync_to_labelstudio
+from stats_cli.sources.audit_data import AuditData
+from stats_cli.sources.gold_export import sync_to_labelstudio
 
 CONFIG = """<View><Text name="g" value="$grounding"/><Text name="t" value="$generated_text"/>
 <Choices name="verdict" toName="t"><Choice value="0"/><Choice value="1"/></Choices></View>"""

@@ -77,7 +77,7 @@ def test_without_prices_or_reviews_the_section_says_pending():
 
 
 def test_a_planted_probe_alone_fills_the_steering_column_and_says_why_mae_is_missing():
-    from stats_cli.audit_data import ProbeRow
+    from stats_cli.sources.audit_data import ProbeRow
 
     data, _ = _audit()
     members = sorted({m.member_id for it in data.items for m in it.members})

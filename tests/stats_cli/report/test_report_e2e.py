@@ -26,10 +26,10 @@ from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.labelconfig import label_config_for_spec
 from backend.ledger import Ledger
 from backend.scoring.results import ItemResult, MemberResult
-from backend.review.store import ROUND_REVIEW, ReviewStore
-from backend.taskspec import load_spec
+from backend.review.review_store import ROUND_REVIEW, ReviewStore
+from backend.task.spec import load_spec
 from stats_cli.cli import app as audit_stats
-from backend.labelstudio.gold import GOLD_USER_EMAIL
+from backend.labelstudio.gold_marks import GOLD_USER_EMAIL
 from tests.stats_cli.report.browser import screenshot_html
 
 pytestmark = [pytest.mark.labelstudio]

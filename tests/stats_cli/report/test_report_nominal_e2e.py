@@ -24,7 +24,7 @@ from backend.cli import app as label_audit
 from backend.labelstudio.client import iter_tasks
 from backend.ledger import Ledger
 from backend.scoring.results import ItemResult, MemberResult
-from backend.review.store import ROUND_REVIEW, ReviewStore
+from backend.review.review_store import ROUND_REVIEW, ReviewStore
 from stats_cli.cli import app as audit_stats
 from tests.backend.generic.templates import TOPIC, TOPICS
 

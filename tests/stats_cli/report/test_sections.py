@@ -60,8 +60,8 @@ def _sampled(data, truth, *, design: str, budget: int):
 
 
 def test_stratified_sample_gives_rate_precision_recall_and_errors_left():
-    from stats_cli.detector import detector_estimates
-    from stats_cli.estimate import StratumCount, estimate_rate
+    from stats_cli.stats.detector import detector_estimates
+    from stats_cli.stats.error_rate import StratumCount, estimate_rate
 
     data, truth = planted_audit()
     data, draw = _sampled(data, truth, design="stratified", budget=10)
@@ -202,7 +202,7 @@ def test_crowd_majority_and_strict_against_gold():
     assert rows["crowd majority"][2] == pytest.approx(np.mean([majority[i] == gold[i] for i in gold]))
     assert rows["crowd strict"][2] == pytest.approx(np.mean([strict[i] == gold[i] for i in gold]))
     # Dawid–Skene beside them, and each annotator's accuracy against gold with its interval and n (issue 22)
-    from stats_cli.crowd_quality import dawid_skene
+    from stats_cli.stats.crowd_quality import dawid_skene
     ds = dawid_skene(data.crowd)
     assert rows["crowd Dawid–Skene"][2] == pytest.approx(np.mean([ds.labels[i] == gold[i] for i in gold]))
     quality = {r[0]: r for r in sec.tables[2].rows}
@@ -235,7 +235,7 @@ def test_models_rerank_on_gold_vs_original(tmp_path):
 
     from sklearn.metrics import roc_auc_score
 
-    from stats_cli.audit_sources import load_models
+    from stats_cli.sources.audit_sources import load_models
 
     data, truth = planted_audit()
     lines = ["id,model,score"]
@@ -294,7 +294,7 @@ def test_errors_notes_match_the_sizes_split_after_reconciliation_is_unresolved()
 def test_rater_agreement_uses_the_task_label_set():
     # AC1's chance term divides by q - 1 with q the scale's size (Gwet 2014), not the labels the
     # raters happened to use; and a binary task stays binary when everyone chose one label.
-    from backend.taskspec import load_spec
+    from backend.task.spec import load_spec
 
     likert = load_spec("likert")
     answers = {"1": {"A": "3", "B": "4"}, "2": {"A": "4", "B": "4"}, "3": {"A": "5", "B": "5"}, "4": {"A": "3", "B": "3"}}
@@ -327,7 +327,7 @@ def test_models_with_one_gold_class_say_why_roc_auc_is_missing():
 
 
 def test_models_file_non_finite_scores_are_bad_rows(tmp_path):
-    from stats_cli.audit_sources import load_models
+    from stats_cli.sources.audit_sources import load_models
 
     path = tmp_path / "models.csv"
     path.write_text("id,model,score\nt0,m,0.4\nt1,m,nan\nt2,m,inf\nt3,m,0.9\n")
@@ -339,7 +339,7 @@ def test_models_file_non_finite_scores_are_bad_rows(tmp_path):
 def test_probe_table_names_the_task_negative_label():
     from dataclasses import replace
 
-    from backend.taskspec import load_spec
+    from backend.task.spec import load_spec
     from stats_cli.report.inputs import ProbeRow
     from stats_cli.report.sections.probes import probes_section
 
@@ -359,10 +359,10 @@ def test_planted_probe_table_comes_from_the_store_for_a_generic_project(tmp_path
     # class is needed. Nothing stored is PENDING (the probe can run on any single-label project).
     from dataclasses import replace
 
-    from backend.generic import generic_spec
+    from backend.task.generic import generic_spec
     from backend.probes.planted_metrics import PlantedStats
-    from backend.probes.store import save_probe_report
-    from stats_cli.audit_sources import probe_rows
+    from backend.probes.probe_store import save_probe_report
+    from stats_cli.sources.audit_sources import probe_rows
     from stats_cli.report.inputs import ProbeRow
     from stats_cli.report.sections.probes import probes_section
 
@@ -404,7 +404,7 @@ def test_ensemble_against_gold_by_size_and_per_model_who_is_right():
     # subset of all four members is checked against scikit-learn here. Fig. 13: per model bins.
     from sklearn.metrics import roc_auc_score
 
-    from stats_cli.confidence_bins import confidence_bins
+    from stats_cli.stats.confidence_bins import confidence_bins
 
     data, truth = planted_audit()
     assert build_report(data).section("ensemble_gold").values["by_size"] == []  # no control sample: not shown
@@ -444,7 +444,7 @@ def test_ensemble_against_gold_uses_pearson_for_ordinal_tasks():
     from scipy.stats import pearsonr
 
     from backend.scoring.results import ItemResult, MemberResult
-    from backend.taskspec import load_spec
+    from backend.task.spec import load_spec
     from stats_cli.report.inputs import AuditData
     from stats_cli.report.sections.ensemble_gold import quality_by_size
     from stats_cli.report.sections.ensemble import member_tensor
@@ -477,7 +477,7 @@ def test_member_tensor_takes_stored_answers_as_they_are_and_skips_one_that_is_no
     import numpy as np
 
     from backend.scoring.results import ItemResult, MemberResult
-    from backend.taskspec import load_spec
+    from backend.task.spec import load_spec
     from stats_cli.report.inputs import AuditData
     from stats_cli.report.sections.ensemble import member_tensor
 

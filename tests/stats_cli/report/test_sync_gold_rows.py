@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from stats_cli.sync_gold import choice_values, gold_rows, write_gold_file
+from stats_cli.sources.gold_export import choice_values, gold_rows, write_gold_file
 from tests.stats_cli.report.builders import planted_audit
 
 

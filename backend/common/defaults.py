@@ -1,0 +1,85 @@
+"""Every default of a run in one module (as rq keeps its defaults in ``rq.defaults``).
+
+The CLI options, the environment reader (:mod:`backend.config.settings`) and the dataclasses built from them
+all take their defaults from here, so a default changes in one place.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CONCURRENCY",
+    "CONFIDENT_FOLDS", "CONFIDENT_MIN_PER_CLASS", "CONFIDENT_SEED",
+    "DEFAULT_DELTA", "EARLY_EXIT", "EXCLUDE_MEMBERS", "HEALTH_COLLAPSE_SHARE", "HEALTH_MIN_ANSWERS", "HEALTH_MIN_MASS",
+    "HEALTH_SPREAD_SHARE", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "MODELS_DIR", "OPTION_ORDERS", "QUEUE", "QUORUM_MODELS",
+    "QUORUM_SHARE", "REDIS_URL", "SPEC", "TIMEOUT", "TOP",
+]
+
+SPEC = "auto"  # the Label Studio backend: a built-in spec when the project fits one, else its own prompts
+MEMBER = "local:smollm2"  # the embedded default judge
+# Where an opt-in named judge (`label-audit judge install NAME`) is assembled: one copy per user, shared by every
+# checkout and project, like the Label Studio venv beside it. LABEL_AUDIT_MODELS_DIR changes it.
+MODELS_DIR = "~/.cache/label-audit/models"
+CONCURRENCY = 8  # calls in flight at once
+TIMEOUT = 60.0  # per-call timeout, seconds
+MAX_ATTEMPTS = 5  # tries per call, the first included
+QUORUM_SHARE = 0.5  # share of the members that must answer for a flaggable verdict
+QUORUM_MODELS = True  # and every model through at least one of its prompts
+# A single-choice question with lettered options is asked in this many cyclic orders of its options and each
+# member averaged over them (backend.task.option_orders): a letter or position preference of the judge
+# cancels in part (exactly when it equals the number of options), at this many calls per member and item.
+# Measured by bench/bench_judges.py. LABEL_AUDIT_OPTION_ORDERS changes it. Default 1 (asked once) until the
+# benchmark shows a gain: on 24 real-judge items 2 orders evened the classes (predicted / true 0.00-2.00 ->
+# 0.25-1.75) but moved planted-error AUROC 0.89 -> 0.80 and AP 0.37 -> 0.59 on 2 errors (inconclusive), at
+# twice the calls; a confident-learning member would also be asked once per order. Preferences (pairwise)
+# are always asked in both orders: there the average measurably helps (backend.task.pairwise).
+OPTION_ORDERS = 1
+EARLY_EXIT = False  # stop an item once the remaining members cannot change its verdict
+DEFAULT_DELTA = 1  # ordinal flag rule: |prediction - original| above this many grades
+TOP = 10  # suspects listed in a summary
+BACKOFF_BASE = 0.5  # first backoff, seconds
+BACKOFF_MAX = 30.0  # backoff cap, seconds
+BREAKER_AFTER = 5  # consecutive failed calls that mark a provider down
+BREAKER_COOLDOWN = 30.0  # seconds a provider stays marked down
+BATCH_SIZE = 16  # Label Studio tasks per queued job
+QUEUE = "label-audit"  # rq queue name
+IMPORT_WAIT = 2.0  # seconds predictions wait at least in the ledger's outbox, so jobs share import calls
+REDIS_URL = "redis://127.0.0.1:6379/0"
+HOME = ".label-audit"  # folder of the default SQLite store and the report cache
+MAX_REQUEST_BYTES = 32 * 1024 * 1024  # largest request body the ML backend accepts
+# Characters of an item's prompt inputs (all fields together). Cost: every member's every prompt sends
+# them, ~4 characters a token: 20 000 characters are ~5 000 input tokens per call, while one 1 MB text
+# was ~250 000 tokens per call (x members x prompts). LABEL_AUDIT_MAX_ITEM_CHARS changes it.
+MAX_ITEM_CHARS = 20_000
+MAX_ID_CHARS = 255  # an item or task id must fit the ledger's key columns (String(255))
+CONFIDENT_MIN_PER_CLASS = 20  # confident-learning member: labelled items each class needs before it is fitted
+CONFIDENT_FOLDS = 5  # its cross-validation folds (fewer when the smallest class is smaller)
+CONFIDENT_SEED = 0  # its fold assignment
+# Image inputs (backend.images.fetch): the largest image fetched for a judge. OpenAI takes up to 20 MB per
+# image and Gemini 20 MB per inline request; 10 MB leaves room for the prompt. LABEL_AUDIT_IMAGE_MAX_BYTES.
+IMAGE_MAX_BYTES = 10 * 1024 * 1024
+IMAGE_MAX_PIXELS = 50_000_000  # a decompression bomb (a tiny PNG of 100 000 x 100 000 pixels) is refused
+IMAGE_FETCH_TIMEOUT = 30.0  # seconds per image fetch (connect and each read)
+# Member health (backend.scoring.member_health): a member x prompt is named when one label is its answer for at
+# least HEALTH_COLLAPSE_SHARE of the items while that label is the original of at most HEALTH_SPREAD_SHARE
+# of them (issue 34: a prompt answered B for 99 % of items where B was 24 % of the labels), or when its
+# answers put on average less than HEALTH_MIN_MASS of their probability on the class tokens (SmolLM2-135M:
+# about 0.1). Fewer than HEALTH_MIN_ANSWERS answers: PENDING (20 answers put a share of 0.8 within about
+# +-0.18 at 95 %, enough to tell 0.99 from 0.4).
+HEALTH_MIN_ANSWERS = 20
+HEALTH_COLLAPSE_SHARE = 0.8
+HEALTH_SPREAD_SHARE = 0.6
+HEALTH_MIN_MASS = 0.5
+EXCLUDE_MEMBERS = ""  # members left out of the ensemble (LABEL_AUDIT_EXCLUDE_MEMBERS, --exclude-member)
+
+# Triage of the flagged items (backend.review.triage) when the review has too few verdicts to learn the
+# error cut: P(original label wrong) under the truth model from which an item is a likely error; annotator
+# share p_d below which annotators split; judges' mean normalised entropy and spread (Jensen–Shannon) above
+# which they are uncertain or disagree; a label pair is a guideline gap when at least GAP_MIN_ITEMS flagged
+# items sit on it and the sources' pooled confusion between the two reaches GAP_MIN_RATE.
+TRIAGE_ERROR_CUT = 0.7
+TRIAGE_PD_CUT = 0.6
+TRIAGE_ENTROPY_CUT = 0.6
+TRIAGE_SPREAD_CUT = 0.2
+TRIAGE_GAP_MIN_ITEMS = 5
+TRIAGE_GAP_MIN_RATE = 0.15
+TRIAGE_MIN_PER_ANNOTATOR = 10  # below this median of items per annotator, the triage pools the annotators

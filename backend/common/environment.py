@@ -1,0 +1,34 @@
+"""The one place the program reads its process environment.
+
+Kept apart from :mod:`backend.config.settings` so that low-level modules (prompt loading, Label Studio
+connections, providers' key lookup) can read a variable without importing the settings, which import
+the members and prompts in turn — that was an import cycle. :class:`backend.config.settings.Settings`
+takes its snapshot through :func:`environment`; everything else reads single values with
+:func:`env_value`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping
+
+__all__ = ["TOKEN_HELP", "environment", "env_value", "parse_bool"]
+
+#: Help of every command's ``--token`` option (label-audit's and audit-stats'): where the token should come from.
+TOKEN_HELP = ("Label Studio API token. Prefer $LABEL_STUDIO_API_KEY: a token given here is visible to other "
+              "local users in `ps` and stays in shell history. Never printed.")
+
+
+def environment() -> Mapping[str, str]:
+    """A snapshot of the process environment."""
+    return dict(os.environ)
+
+
+def env_value(name: str) -> str | None:
+    """The value of one environment variable, or None when unset or empty (providers' API keys)."""
+    return os.environ.get(name) or None
+
+
+def parse_bool(text: str | None) -> bool:
+    """``1/true/yes/on`` (any case) is True; anything else, or unset, is False."""
+    return (text or "").strip().lower() in {"1", "true", "yes", "on"}

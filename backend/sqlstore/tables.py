@@ -1,0 +1,114 @@
+"""The one SQL store: every table under one MetaData, upgraded by Alembic migrations.
+
+The ledger, the review, the review sample, the probes and the call cache are bounded contexts, each
+defining its tables in its own module but all on :data:`metadata`; the schema a database is at is
+Alembic's (``backend/sqlstore/migrations/versions``: the first revision is the previous release's schema, so a
+database that release made upgrades in place). :func:`ensure_schema` is what every store calls on
+opening a database: it upgrades to the newest revision under a lock (``pg_advisory_lock`` on
+PostgreSQL, a lock file beside a SQLite file), and only reads when the database is already current,
+so a read-only ledger still opens.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from sqlalchemy import Connection, Engine, MetaData, inspect, text
+
+metadata = MetaData()
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+_ADVISORY_KEY = 0x1A8E1A0D17  # pg_advisory_lock key of label-audit's migrations
+_head: str | None = None
+_lock = threading.Lock()
+
+
+def head_revision() -> str:
+    """The newest migration's revision id (read once per process)."""
+    global _head
+    if _head is None:
+        from alembic.script import ScriptDirectory
+
+        _head = ScriptDirectory(str(MIGRATIONS)).get_current_head()
+    return _head
+
+
+def current_revision(conn: Connection) -> str | None:
+    """The database's revision (None: not under Alembic yet, e.g. made by the previous release, or empty)."""
+    if not inspect(conn).has_table("alembic_version"):
+        return None
+    return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
+def ensure_schema(db_engine: Engine) -> None:
+    """Bring the database to the newest schema; when it is already there this only reads its revision."""
+    with db_engine.connect() as conn:
+        current = current_revision(conn)
+    if current != head_revision():
+        with _lock:  # threads of one process; other processes wait on the database lock
+            upgrade(db_engine)
+
+
+def upgrade(db_engine: Engine, revision: str = "head") -> None:
+    """Run the migrations up to ``revision`` (the previous release's databases included)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with _migration_lock(db_engine) as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, revision)
+        conn.commit()
+
+
+@contextmanager
+def _migration_lock(db_engine: Engine) -> Iterator[Connection]:
+    """One migrating process at a time: two workers starting together both saw "no tables" and both
+    created them (``table audit_results already exists``)."""
+    if db_engine.dialect.name == "postgresql":
+        with db_engine.connect() as conn:
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _ADVISORY_KEY})
+            conn.commit()
+            try:
+                yield conn
+            finally:
+                conn.rollback()
+                conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": _ADVISORY_KEY})
+                conn.commit()
+        return
+    database = db_engine.url.database
+    if not database or database == ":memory:":
+        with db_engine.connect() as conn:
+            yield conn
+        return
+    with open(os.open(f"{database}.migrate.lock", os.O_RDWR | os.O_CREAT, 0o600)) as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            with db_engine.connect() as conn:
+                yield conn
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m backend.sqlstore.tables [URL]``: upgrade the store at URL (default: the settings' ledger)."""
+    import sys
+
+    from backend.sqlstore.connection import make_db_engine
+
+    args = sys.argv[1:] if argv is None else argv
+    db_engine = make_db_engine(args[0] if args else None)
+    upgrade(db_engine)
+    with db_engine.connect() as conn:
+        print(f"{db_engine.url.render_as_string(hide_password=True)}: at revision {current_revision(conn)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""What a finished run says in words and tables: the score summary and member health."""
