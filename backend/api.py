@@ -47,8 +47,8 @@ _expose("backend.labelstudio.error_lines", "client_errors", "describe_error")
 _expose("backend.labelstudio.taskshape", "as_dict", "field", "live_annotations")
 _expose("backend.labelstudio.tasks", "crowd_labels")
 _expose("backend.labelstudio.gold_marks", "GOLD_USER_EMAIL", "is_gold_annotation", "mark_gold")
-_expose("backend.labelstudio.instances", "source_url_from_env")
-_expose("backend.labelstudio.expert_instances", "review_clients_from_env")
+_expose("backend.labelstudio.instances", "source_url")
+_expose("backend.labelstudio.expert_instances", "review_clients")
 _expose("backend.labelstudio.labelconfig", "parse_label_config")
 _expose("backend.labelstudio.client", "iter_tasks")
 # Images: the source fetcher the review uses, thumbnails for the report's grid.
@@ -86,6 +86,7 @@ _expose("backend.common.atomic_write", "atomic_write")
 _expose("backend.common.terminal_text", "plain")
 _expose("backend.common.cli_errors", "fail")
 _expose("backend.common.environment", "TOKEN_HELP", "env_value")
+_expose("backend.config.settings", "Settings")  # resolved once by each command (the edge), then passed down
 
 __all__ = sorted(_SURFACE)
 
@@ -118,14 +119,15 @@ if TYPE_CHECKING:  # what type checkers and editors see: the same names, importe
     from backend.scoring.ensemble import (TIE_TOLERANCE, VerdictRule, argmax, check_distribution, disagrees,  # noqa: F401
                                   model_of, resolve_threshold, verdict)
     from backend.common.environment import TOKEN_HELP, env_value  # noqa: F401
+    from backend.config.settings import Settings  # noqa: F401
     from backend.common.labels import (break_tie, label_problem, label_sort_key, label_value, labels_are_numeric,  # noqa: F401
                                 majority_label, median_label, normalize_label, sort_labels)
     from backend.images.thumbnail import thumbnail_png  # noqa: F401
     from backend.labelstudio.client import connect, ensure_user, iter_tasks, organization_id  # noqa: F401
     from backend.labelstudio.error_lines import client_errors, describe_error  # noqa: F401
-    from backend.labelstudio.expert_instances import review_clients_from_env  # noqa: F401
+    from backend.labelstudio.expert_instances import review_clients  # noqa: F401
     from backend.labelstudio.gold_marks import GOLD_USER_EMAIL, is_gold_annotation, mark_gold  # noqa: F401
-    from backend.labelstudio.instances import source_url_from_env  # noqa: F401
+    from backend.labelstudio.instances import source_url  # noqa: F401
     from backend.labelstudio.labelconfig import parse_label_config  # noqa: F401
     from backend.labelstudio.tasks import crowd_labels  # noqa: F401
     from backend.labelstudio.taskshape import as_dict, field, live_annotations  # noqa: F401

@@ -7,6 +7,7 @@ file demo (plain ``label-audit demo``) and the Label Studio demo stay one comman
 from __future__ import annotations
 
 import time
+from backend.common import defaults
 from pathlib import Path
 from typing import Any, Optional
 
@@ -22,7 +23,7 @@ HOME = typer.Option(None, "--home", help="Demo folder parent (default $LABEL_AUD
 LS_PORT = typer.Option(None, "--ls-port", help="Label Studio port (default 8080, or the next free one).")
 REVIEW_PORT = typer.Option(None, "--review-port", help="First expert's review Label Studio port (default 8081; "
                            "the next expert's follows it, or the next free one).")
-BACKEND_PORT = typer.Option(None, "--backend-port", help="ML backend port (default 9090, or the next free one).")
+BACKEND_PORT = typer.Option(None, "--backend-port", help=f"ML backend port (default {defaults.BACKEND_PORT}, or the next free one).")
 REDIS_PORT = typer.Option(None, "--redis-port", help="Redis port (default 6379; started when none answers).")
 
 

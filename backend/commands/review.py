@@ -54,7 +54,12 @@ class _Session:
     store: Any
     review: Any  # ReviewClients: the shared review instance (or ``client`` itself) and each expert's own
     review_url: Optional[str]
-    delta: Optional[int]  # the run settings' flag distance: gold agrees with the workers' flag rule
+    settings: Any  # the run's settings, resolved once here: the flag distance (gold agrees with the
+    # workers' flag rule), the image fetch limits, the instances' addresses
+
+    @property
+    def delta(self) -> Optional[int]:
+        return self.settings.delta
 
 
 @contextmanager
@@ -62,19 +67,20 @@ def _session(url: Optional[str], db: Optional[str], review_url: Optional[str],
              experts_file: Optional[str] = None) -> Iterator[_Session]:
     """Open the session; bad input or a Label Studio error inside the block exits 2 with one line."""
     from backend.labelstudio.client import connect
-    from backend.labelstudio.expert_instances import review_clients_from_env
-    from backend.labelstudio.instances import review_connection_from_env, source_url_from_env
+    from backend.labelstudio.expert_instances import review_clients
+    from backend.labelstudio.instances import review_connection, source_url
     from backend.ledger import Ledger
     from backend.review.review_store import ReviewStore
     from backend.config.settings import Settings
 
     try:
-        client = connect(url)
-        ledger = Ledger(db)
-        clients = review_clients_from_env(client, url=review_url, experts_path=experts_file,
-                                          source_url=source_url_from_env(url))
+        settings = Settings.from_env()
+        client = connect(source_url(settings, url), settings.label_studio_token)
+        ledger = Ledger(db or settings.store_url)
+        clients = review_clients(client, settings, url=review_url, experts_path=experts_file,
+                                 source_url=source_url(settings, url))
         yield _Session(client, ledger, ReviewStore(db_engine=ledger.db_engine), clients,
-                       review_connection_from_env(review_url).url, Settings.from_env().delta)
+                       review_connection(settings, review_url).url, settings)
     except client_errors() as exc:
         _fail(describe_error(exc))
 
@@ -169,6 +175,7 @@ def push(
             s.client, s.store, s.ledger, review_client=s.review, project_id=project, experts=experts.split(","),
             threshold=threshold, budget=budget, order=order, seed=seed, label_field=label_field, sample=request,
             initial_passwords=initial_passwords, next_n=next_n, include_ambiguous=include_ambiguous,
+            settings=s.settings,
         )
         report.warnings[:0] = accepted
     if json_out:
@@ -215,7 +222,7 @@ def reconcile_cmd(
     with _session(url, db, review_url, expert_instances) as s:
         source = _source(s.client, s.ledger, project)
         report = reconcile(s.client, s.store, source, partial=partial, review_client=s.review,
-                           initial_passwords=initial_passwords)
+                           initial_passwords=initial_passwords, settings=s.settings)
         refresh_gold(s.store, s.ledger.results(source.key), source.spec, source_project=source.key, delta=s.delta)
     if json_out:
         _print_json(report.to_json())
@@ -318,12 +325,12 @@ def _check_not_source(s: _Session, emails: list[str], *, project: int, url: Opti
                       allow_same_instance: bool) -> None:
     """Refuse round 1 on the source instance: the shared review instance (when an expert lands there) and
     each expert's own instance are checked."""
-    from backend.labelstudio.instances import check_review_instance, source_url_from_env
+    from backend.labelstudio.instances import check_review_instance, source_url
 
     targets = {s.review.instance_of(e) for e in emails}
     for instance in targets:
         client = s.review.for_instance(instance)
-        check_review_instance(s.client, client, source_project=project, source_url=source_url_from_env(url),
+        check_review_instance(s.client, client, source_project=project, source_url=source_url(s.settings, url),
                               review_url=instance or s.review_url, allow_same_instance=allow_same_instance)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from backend.common import defaults
 from pathlib import Path
 from typing import Optional
 
@@ -25,7 +26,7 @@ log = logging.getLogger(__name__)
 
 def serve(
     host: str = typer.Option("127.0.0.1", help="Address to bind (0.0.0.0 only inside a container)."),
-    port: int = typer.Option(9090, help="Port Label Studio calls."),
+    port: int = typer.Option(defaults.BACKEND_PORT, help="Port Label Studio calls."),
     workers: int = typer.Option(1, help="gunicorn worker processes."),
     threads: int = typer.Option(8, help="Threads per worker."),
     insecure_no_auth: bool = typer.Option(False, "--insecure-no-auth", help="Run WITHOUT authentication (local experiments only: anyone who reaches the port can queue work and plant verdicts)."),
@@ -38,13 +39,13 @@ def serve(
     from backend.server.app import check_auth_settings
     from backend.server.gunicorn_run import run
     from backend.config.settings import Settings
-    from backend.worker.config import EnsembleConfig
+    from backend.worker.ensemble_config import EnsembleConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         settings = Settings.from_env(insecure_no_auth=insecure_no_auth or None)
         check_auth_settings(settings)
-        EnsembleConfig.from_settings(settings)
+        EnsembleConfig(settings)
     except ValueError as exc:
         fail(str(exc))
     run(lambda: create_app(settings=settings), host=host, port=port, workers=workers, threads=threads)
@@ -65,8 +66,10 @@ def worker(
     from backend.worker.queueing import redis_connection
     from backend.worker.recovery import AuditWorker, ForkingAuditWorker
     from backend.worker.safety import scoring_queue
+    from backend.worker.start import use_settings
 
     settings = Settings.from_env()
+    use_settings(settings)  # every job of this worker runs with these, resolved once
     conn = redis_connection(settings.redis_url)
     queues = [scoring_queue(q, conn) for q in (queue or [settings.queue])]
     worker_class = ForkingAuditWorker if fork else AuditWorker
@@ -100,7 +103,7 @@ def audit(
     url: Optional[str] = typer.Option(None, help="Label Studio URL (default LABEL_STUDIO_URL)."),
     token: Optional[str] = typer.Option(None, help=TOKEN_HELP, show_default=False),
     wait: bool = typer.Option(False, help="Wait for the workers, then print the summary."),
-    timeout: float = typer.Option(3600.0, help="Seconds to wait at most with --wait."),
+    timeout: float = typer.Option(defaults.AUDIT_WAIT, help="Seconds to wait at most with --wait."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     prices_file: Optional[Path] = typer.Option(None, "--prices", help="Price file for the cost columns (see examples/prices.example.yaml)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate calls, cached calls, tokens, cost and time for the tasks not scored yet; enqueue nothing."),
@@ -125,7 +128,7 @@ def audit(
         wait_for,
     )
     from backend.config.settings import Settings
-    from backend.worker.config import EnsembleConfig
+    from backend.worker.ensemble_config import EnsembleConfig
     from backend.worker.queueing import redis_connection
     from backend.worker.safety import scoring_queue
 
@@ -133,8 +136,8 @@ def audit(
     try:
         settings = Settings.from_env(label_studio_url=url, label_studio_token=token)
         client = connect(settings.label_studio_url, settings.label_studio_token)
-        config = EnsembleConfig.from_settings(settings)
-        ledger = Ledger(settings.database_url)
+        config = EnsembleConfig(settings)
+        ledger = Ledger(settings.store_url)
         if dry_run:
             _dry_run(client, project, config=config, ledger=ledger, prices=prices, json_out=json_out)
             return

@@ -134,9 +134,8 @@ def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, price
     version = config.model_version(spec)
     tasks = [job_task(t) for t in iter_tasks(client, project, with_annotations=True)]
     from backend.images.items import fetcher_from_settings
-    from backend.config.settings import Settings
 
-    fetcher = fetcher_from_settings(Settings.from_env()) if spec.image_fields else None
+    fetcher = fetcher_from_settings(config.settings) if spec.image_fields else None
     try:  # image tokens are counted from the images themselves (their size)
         items = tasks_to_items(tasks, spec, label_field=config.label_field, max_chars=config.max_item_chars,
                                fetcher=fetcher).items
@@ -144,7 +143,7 @@ def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, price
         if fetcher is not None:
             fetcher.close()
     todo = set(ledger.pending(str(project), [it.id for it in items], version))
-    cache = CallCache()
+    cache = CallCache(config.settings.store_url)
     try:
         engine = make_engine(spec, members, cache=cache, config=EngineConfig(threshold=config.threshold))
         estimate = estimate_run(engine, [it for it in items if it.id in todo], prices=prices)

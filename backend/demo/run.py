@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from rich.console import Console
 
+from backend.common import defaults
 from backend.demo import project as demo_project
 from backend.demo import services
 from backend.demo.judge import judge_member
@@ -25,7 +26,7 @@ from backend.demo.home import (EXPERT_INSTANCES, RECONCILE_INSTANCE, DemoHome, l
 from backend.demo.processes import ProcessTable
 from backend.demo.round2 import ReviewProgress, reconcile_round
 
-DEFAULT_PORTS = {"source": 8080, "expert-a": 8081, "expert-b": 8082, "reconcile": 8083, "backend": 9090,
+DEFAULT_PORTS = {"source": 8080, "expert-a": 8081, "expert-b": 8082, "reconcile": 8083, "backend": defaults.BACKEND_PORT,
                  "redis": 6379}
 # Stop order: consumers first, Redis last ("labelstudio-review": the shared instance of older demos).
 SERVICES = ("worker", "worker-confident", "backend", *(f"labelstudio-{n}" for n in EXPERT_INSTANCES),
@@ -130,7 +131,7 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
     from backend.ledger import Ledger
     from backend.worker.project_audit import import_missing, start_audit, summary_from_ledger, wait_for
     from backend.config.settings import Settings
-    from backend.worker.config import EnsembleConfig
+    from backend.worker.ensemble_config import EnsembleConfig
 
     settings = Settings.from_env(env)  # the worker's settings: it runs with this environment
     config = EnsembleConfig.from_settings(settings)
@@ -146,7 +147,7 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
     with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True) as bar:
         task = bar.add_task("scoring", total=len(run.task_ids))
-        done = wait_for(ledger, queue, run, timeout=3600, on_progress=progress)
+        done = wait_for(ledger, queue, run, timeout=defaults.AUDIT_WAIT, on_progress=progress)
     import_missing(client, ledger, run, config, queue=queue)
     summary = summary_from_ledger(ledger, run, config, quorum=settings.quorum())
     if not done:

@@ -18,15 +18,12 @@ IMPORT_CHUNK = 1000
 SELECT_CHUNK = 200
 
 
-def connect(url: str | None = None, token: str | None = None, *, timeout: float = 120.0) -> LabelStudio:
-    """An SDK client; ``url``/``token`` default to ``LABEL_STUDIO_URL`` / ``LABEL_STUDIO_API_KEY``.
+def connect(url: str | None, token: str | None, *, timeout: float = 120.0) -> LabelStudio:
+    """An SDK client of ``url`` with ``token`` (``--url``/``--token`` or the settings' ``LABEL_STUDIO_URL`` /
+    ``LABEL_STUDIO_API_KEY``, chosen by the command).
 
     Raises ValueError (without echoing the token) when either is missing.
     """
-    from backend.common.environment import env_value
-
-    url = url or env_value("LABEL_STUDIO_URL")
-    token = token or env_value("LABEL_STUDIO_API_KEY")
     if not url:
         raise ValueError("no Label Studio URL: pass --url or set LABEL_STUDIO_URL")
     if not token:

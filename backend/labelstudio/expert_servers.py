@@ -23,6 +23,7 @@ import json
 import re
 import secrets
 from dataclasses import dataclass
+from backend.common import defaults
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -31,7 +32,7 @@ from backend.common.private_files import private_dir, write_private_json
 
 ADMIN = "admin@label-audit.local"
 FOLDER = "review-instances"
-DEFAULT_PORT = 8081
+DEFAULT_PORT = defaults.EXPERT_PORT
 _EMAIL = re.compile(r"^[^@\s,]+@[^@\s,]+$")
 
 

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
+from backend.common import defaults
 from pathlib import Path
 from typing import Mapping
 
@@ -22,7 +23,7 @@ import httpx
 from backend.common.environment import env_value, environment
 from backend.common.private_files import PRIVATE_UMASK, private_dir, private_file
 
-DEFAULT_BIN = Path.home() / ".cache" / "label-audit" / "ls-venv-1.23.2" / "bin" / "label-studio"
+DEFAULT_BIN = Path(defaults.LABEL_STUDIO_BIN).expanduser()
 # Older machine images installed the same version under an unversioned folder.
 FALLBACK_BINS = (Path.home() / ".cache" / "label-audit" / "ls-venv" / "bin" / "label-studio",)
 

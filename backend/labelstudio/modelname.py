@@ -31,7 +31,7 @@ from backend.scoring.members import MemberSpec, entry_templates
 from backend.task.spec import TaskSpec
 
 SEPARATOR = " · "
-# MODEL_VERSION_PREFIX (backend.worker.config) + the 12 hex digits of backend.scoring.members.spec_fingerprint
+# MODEL_VERSION_PREFIX (backend.worker.ensemble_config) + the 12 hex digits of backend.scoring.members.spec_fingerprint
 _KEY = re.compile(r"(label-audit-[0-9a-f]{12})\Z")
 MAX_MODEL_CHARS = 24
 

@@ -21,12 +21,23 @@ TOKEN = typer.Option(None, "--token", show_default=False, help=TOKEN_HELP)
 DB = typer.Option(None, "--db", help="Ledger / review store URL (default: $DATABASE_URL or .label-audit/audit.sqlite).")
 
 
-def connect_source(url: Optional[str], token: Optional[str]):
+def source_settings(url: Optional[str], token: Optional[str]):
+    """The command's settings (:class:`backend.config.settings.Settings`), resolved once: the environment with
+    ``--url`` / ``--token`` on top (a bad value is a usage error, never echoing a token)."""
+    from backend.api import Settings
+
+    try:
+        return Settings.from_env(label_studio_url=url, label_studio_token=token)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+def connect_source(settings):
     """A Label Studio client for the source project (a bad address or missing token is a usage error)."""
     from backend.api import connect
 
     try:
-        return connect(url, token)
+        return connect(settings.label_studio_url, settings.label_studio_token)
     except ValueError as exc:  # the message never contains the token
         raise typer.BadParameter(str(exc)) from None
 
@@ -50,11 +61,10 @@ def pull_source(project: int, **kwargs):
         return pull_audit(project, **kwargs)
 
 
-def task_cache(url: Optional[str], project: int, enabled: bool):
-    """The on-disk cache of the project's pulled tasks (None when disabled or no server is known)."""
-    from stats_cli.sources.task_cache import TaskCache
+def task_cache(settings, project: int, enabled: bool):
+    """The on-disk cache of the project's pulled tasks under the settings' home (None when disabled or no
+    server is known)."""
+    from stats_cli.sources.task_cache import TaskCache, cache_dir
 
-    from backend.api import source_url_from_env
-
-    server = source_url_from_env(url) or ""
-    return TaskCache(server, project) if enabled and server else None
+    server = settings.label_studio_url or ""
+    return TaskCache(server, project, root=cache_dir(settings.home)) if enabled and server else None

@@ -17,6 +17,7 @@ from stats_cli.commands.source_options import (
     TOKEN,
     URL,
     connect_source,
+    source_settings,
     label_studio_errors,
     pull_source,
     task_cache,
@@ -53,10 +54,11 @@ def sync_gold_command(
         raise typer.BadParameter("nothing to do: give --out FILE and/or --to-labelstudio")
     if out is not None and out.suffix.lower() not in (".jsonl", ".ndjson", ".json", ".csv"):
         raise typer.BadParameter("--out must end in .jsonl or .csv")
-    client = connect_source(url, token)
-    cache = task_cache(url, project, True)
-    data = pull_source(project, client=client, db_url=db, cache=cache)
-    _print_projects(client, project, db)
+    settings = source_settings(url, token)
+    client = connect_source(settings)
+    cache = task_cache(settings, project, True)
+    data = pull_source(project, client=client, db_url=db, cache=cache, settings=settings)
+    _print_projects(client, project, db, settings)
     rows = gold_rows(data, mode=mode, threshold=threshold)  # type: ignore[arg-type]
     actions: dict[str, int] = {}
     for row in rows:
@@ -85,14 +87,14 @@ def sync_gold_command(
         cache.close()
 
 
-def _print_projects(client, project: int, db: Optional[str]) -> None:
+def _print_projects(client, project: int, db: Optional[str], settings) -> None:
     """The source project's URL and every review project the gold labels rest on, each on its instance."""
-    from backend.api import Ledger, ReviewStore, project_links, review_clients_from_env
+    from backend.api import Ledger, ReviewStore, project_links, review_clients
 
     base = str(client._client_wrapper.get_base_url()).rstrip("/")
     typer.echo(f"source project {project}: {base}/projects/{int(project)}/data")
-    store = ReviewStore(db_engine=Ledger(db).db_engine)
-    for who, where in project_links(store, str(project), review_clients_from_env(client)):
+    store = ReviewStore(db_engine=Ledger(db or settings.store_url).db_engine)
+    for who, where in project_links(store, str(project), review_clients(client, settings)):
         typer.echo(f"  experts' answers read from {who}: {where}")
 
 
