@@ -7,12 +7,14 @@ file demo (plain ``label-audit demo``) and the Label Studio demo stay one comman
 from __future__ import annotations
 
 import time
-from backend.common import defaults
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 from rich.console import Console
+
+from backend.commands.local_paths import local_home, local_label_studio_bin
+from backend.common import defaults
 
 LABELSTUDIO = typer.Option(False, "--labelstudio", help="Run the whole loop in Label Studio: services, sample "
                            "project, scoring through the queue, blind review, report.")
@@ -39,7 +41,7 @@ def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], w
     from backend.labelstudio.error_lines import client_errors, describe_error
 
     console = Console(soft_wrap=True)  # URLs and logins stay on one line, whatever the terminal width
-    demo_home = DemoHome.at(home)
+    demo_home = DemoHome.at(local_home(home), label_studio_bin=local_label_studio_bin())
     if stop:
         stop_demo(home=demo_home, say=console.print)
         return
@@ -145,7 +147,7 @@ def print_env(home: Optional[Path]) -> None:
     from backend.demo.home import DemoHome
     from backend.demo.processes import ProcessTable
 
-    demo_home = DemoHome.at(home)
+    demo_home = DemoHome.at(local_home(home))
     err = Console(stderr=True, soft_wrap=True)  # a path or command stays on one line
     try:
         env = demo_environment(demo_home)

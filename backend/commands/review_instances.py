@@ -13,6 +13,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
+from backend.commands.local_paths import local_home, local_label_studio_bin
 from backend.common.cli_errors import fail as _fail
 
 instances_app = typer.Typer(help="One local Label Studio per expert (sign-up closed): start, stop, status.",
@@ -33,7 +34,7 @@ def start_cmd(
     from backend.labelstudio.expert_servers import ExpertServers
 
     out = Console(soft_wrap=True)  # URLs and logins stay on one line
-    servers = ExpertServers(home)
+    servers = ExpertServers(local_home(home), label_studio_bin=local_label_studio_bin())
     try:
         started = servers.start(experts.split(","), first_port=port, say=out.print)
     except client_errors() as exc:
@@ -55,7 +56,7 @@ def status_cmd(home: Optional[Path] = HOME) -> None:
     from backend.labelstudio.expert_servers import ExpertServers
 
     out = Console(soft_wrap=True)
-    known = ExpertServers(home).status()
+    known = ExpertServers(local_home(home)).status()
     if not known:
         out.print("no expert instances here (label-audit review instances start --experts ...)")
         return
@@ -70,5 +71,5 @@ def stop_cmd(home: Optional[Path] = HOME) -> None:
     """Stop every expert instance started from this folder."""
     from backend.labelstudio.expert_servers import ExpertServers
 
-    stopped = ExpertServers(home).stop()
+    stopped = ExpertServers(local_home(home)).stop()
     typer.echo("stopped: " + (", ".join(stopped) if stopped else "nothing was running"))

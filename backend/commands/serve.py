@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import logging
-from backend.common import defaults
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.console import Console
 
+from backend.common import defaults
 from backend.common.cli_errors import fail
 from backend.common.environment import TOKEN_HELP
 

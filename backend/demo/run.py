@@ -101,7 +101,7 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
         table.stop("backend")
     state["judge"] = judge
     say = lambda text: _step(console, text)  # noqa: E731
-    binary = services.label_studio_binary(say=say)
+    binary = services.label_studio_binary(say=say, configured=home.label_studio_bin)
     redis_url = services.ensure_redis(home, table, port=ports["redis"])
     instances = {n: services.label_studio(home, instance=n, port=ports[n], secrets=keys, binary=binary)
                  for n in ("source", *EXPERT_INSTANCES)}

