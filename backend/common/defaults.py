@@ -35,8 +35,8 @@ QUORUM_MODELS = True  # and every model through at least one of its prompts
 OPTION_ORDERS = 1
 # A single-choice judge's answers divided by its answer to a content-free item (backend.scoring.calibration,
 # Zhao et al. 2021): "none" or "content-free". LABEL_AUDIT_CALIBRATION changes it. Opt-in: on 60 real-judge
-# items it raised every prompt's accuracy (ensemble 0.62 -> 0.67) but not the ensemble's planted-error ranking
-# (AUROC 0.94 -> 0.95, AP 0.77 -> 0.75), and the flag rule flagged fewer (docs/judges.md).
+# items it raised the ensemble's accuracy (0.62 -> 0.67 in one order, 0.75 -> 0.78 in two) but not its
+# planted-error ranking (AP 0.77 -> 0.75, 1.00 -> 0.92) nor its flags (docs/judges.md).
 CALIBRATION = "none"
 EARLY_EXIT = False  # stop an item once the remaining members cannot change its verdict
 DEFAULT_DELTA = 1  # ordinal flag rule: |prediction - original| above this many grades
