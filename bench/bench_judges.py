@@ -3,14 +3,15 @@
 Run (the real model is opt-in: its path in ``LABEL_AUDIT_QWEN_GGUF``)::
 
     python bench/bench_judges.py [--member local:smollm2 --member local:/path/model.gguf]
-        [--data-set question-types --data-set chaosnli] [--items 60] [--orders 1,2] [--confident]
-        [--json bench_judges.json]
+        [--data-set question-types --data-set chaosnli] [--items 60] [--orders 1,2]
+        [--calibration none,content-free] [--confident] [--json bench_judges.json]
 
 Everything goes through the tool's own path: the spec comes from a Label Studio label config
 (``<Header>`` question, ``<Choices>`` with code aliases and hints: :func:`spec_from_label_config`), each
 member list is scored by :func:`backend.task.scoring.make_engine` (the option orders of
-:mod:`backend.task.option_orders`, the ensemble's verdict and flag rule) with the call cache, so a re-run
-costs nothing.
+:mod:`backend.task.option_orders`, the contextual calibration of :mod:`backend.scoring.calibration`, the
+ensemble's verdict and flag rule) with the call cache, so a re-run costs nothing (a calibrated run reuses
+the items' calls and adds two content-free calls per member x order).
 
 Data sets, each with true labels and 10 % of them planted wrong (replaced by another class, fixed seed):
 
@@ -50,6 +51,7 @@ from backend.confident.fitting import is_confident, prepare_members  # noqa: E40
 from backend.task.dataset import Item  # noqa: E402
 from backend.labelstudio.projectspec import spec_from_label_config  # noqa: E402
 from backend.scoring.cache import CallCache  # noqa: E402
+from backend.scoring.calibration import MODES, check_mode, with_calibration  # noqa: E402
 from backend.scoring.engine_config import EngineConfig  # noqa: E402
 from backend.scoring.ensemble import argmax  # noqa: E402
 from backend.scoring.members import MemberSpec, build_members, parse_member_arg  # noqa: E402
@@ -160,13 +162,17 @@ def judge_figures(probs: Sequence[dict[str, float] | None], true: Sequence[str],
             **_ranking(scores, wrong)}
 
 
-def run(spec, entries: Sequence[MemberSpec], items: list[Item], cache: CallCache) -> list:
-    """The tool's own scoring of ``items``: members built, confident ones fitted, the family's engine."""
+def run(spec, entries: Sequence[MemberSpec], items: list[Item], cache: CallCache) -> tuple[list, dict]:
+    """The tool's own scoring of ``items`` (members built, confident ones fitted, the family's engine), and the
+    content-free priors of a calibrated spec (per order, per member id)."""
     members = build_members(entries, spec)
     if any(is_confident(m) for m in members):
         members = prepare_members(members, items, spec, delimit=True).members
     engine = make_engine(spec, members, cache=cache, config=EngineConfig(concurrency=1))
-    return list(engine.score(items))
+    results = list(engine.score(items))
+    engines = getattr(engine, "engines", [engine])
+    keys = [q.key or "o0" for q in getattr(engine, "questions", [])] or ["o0"]
+    return results, {key: e.priors for key, e in zip(keys, engines) if getattr(e, "priors", None)}
 
 
 def summarise(results: list, spec, true: list[str], given: list[str], n_orders: int) -> dict[str, Any]:
@@ -232,6 +238,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--items", type=int, default=60)
     parser.add_argument("--chaosnli", type=Path, default=CHAOSNLI, help="the ChaosNLI SNLI JSONL file")
     parser.add_argument("--orders", default="1,2", help="comma-separated numbers of option orders to compare")
+    parser.add_argument("--calibration", default="none", help="comma-separated calibration modes to compare "
+                        f"({', '.join(MODES)})")
     parser.add_argument("--confident", action="store_true",
                         help="also the confident-learning member alone and beside each judge")
     parser.add_argument("--seed", type=int, default=0)
@@ -241,6 +249,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     (ROOT / ".label-audit").mkdir(exist_ok=True)
     cache = CallCache(args.cache_url)
     orders = [int(n) for n in args.orders.split(",")]
+    modes = [check_mode(m) for m in args.calibration.split(",")]
     report: dict[str, Any] = {"planted_rate": PLANTED_RATE, "seed": args.seed, "runs": []}
     try:
         for data_set in args.data_set or ["question-types", "chaosnli"]:
@@ -256,13 +265,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             if args.confident:
                 combos = [[CONFIDENT]] + combos + [[CONFIDENT, *c] for c in combos]
             for n_orders in orders:
-                spec = with_option_orders(base, n_orders)
-                for entries in combos:
-                    results = run(spec, entries, items, cache)
-                    name = " + ".join(f"{e.provider}:{Path(e.model).name}" for e in entries)
-                    figures = summarise(results, spec, true, given, n_orders)
-                    print_table(f"{data_set} · {name} · {n_orders} option order(s)", figures)
-                    report["runs"].append({"data_set": data_set, "members": name, "items": len(items), **figures})
+                for mode in modes:
+                    spec = with_calibration(with_option_orders(base, n_orders), mode)
+                    for entries in combos:
+                        results, priors = run(spec, entries, items, cache)
+                        name = " + ".join(f"{e.provider}:{Path(e.model).name}" for e in entries)
+                        figures = summarise(results, spec, true, given, n_orders)
+                        print_table(f"{data_set} · {name} · {n_orders} option order(s) · calibration {mode}", figures)
+                        report["runs"].append({"data_set": data_set, "members": name, "items": len(items),
+                                               "calibration": mode, "priors": priors, **figures})
     finally:
         cache.close()
     if args.json:

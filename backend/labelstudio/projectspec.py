@@ -29,6 +29,7 @@ from backend.labelstudio.controls_config import AUDITED_TAGS, ConfigControl, Ski
 from backend.labelstudio.scale_spec import scale_spec
 from backend.spans.config import has_span_labels, span_spec
 from backend.task.family import get_family
+from backend.scoring.calibration import CALIBRATION_ENV
 from backend.task.option_orders import OPTION_ORDERS_ENV
 from backend.task.spec import BUILTIN_SPECS, ChoiceBinding, ControlSpec, TaskSpec, load_spec
 
@@ -153,7 +154,7 @@ def spec_from_label_config(
     """
     # Every environment value the derivation reads is part of the cache key, so a changed setting is a new spec.
     return _spec_once(xml, label_field, name, control, guidelines, family, negative_label, env_value(NEGATIVE_ENV),
-                      env_value(OPTION_ORDERS_ENV))
+                      env_value(OPTION_ORDERS_ENV), env_value(CALIBRATION_ENV))
 
 
 #: Configs whose spec this process has derived (a spec is immutable; the worker, the importer, the review and
@@ -164,9 +165,9 @@ SPEC_CACHE_SIZE = 64
 @lru_cache(maxsize=SPEC_CACHE_SIZE)
 def _spec_once(xml: str, label_field: str | None, name: str | None, control: str | None, guidelines: str | None,
                family: str | None, negative_label: str | None, named_negative: str | None,
-               option_orders: str | None) -> TaskSpec:
+               option_orders: str | None, calibration: str | None = None) -> TaskSpec:
     """:func:`spec_from_label_config`, parsed once per process and distinct arguments (``named_negative`` and
-    ``option_orders`` are the environment's values, read by the caller so that they key the cache)."""
+    ``option_orders`` and ``calibration`` are the environment's values, read by the caller so that they key the cache)."""
     xml, attached = split_guidelines(xml)
     root = _parse(xml)
     guide = guidelines if guidelines is not None else attached or ""

@@ -34,7 +34,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
+from backend.confident.template import KIND as CONFIDENT_KIND
 from backend.scoring.cache import CallCache, call_key
+from backend.scoring.calibration import calibrate, calibration_of, content_free_prior
 from backend.task.dataset import Item, ItemError
 from backend.costs.scheduling import EarlyExitScheduling
 from backend.scoring.engine_calls import CallOutcome, CallRunner
@@ -127,6 +129,7 @@ class Engine(EarlyExitScheduling):
         self._calls = CallRunner(self.members, labels=spec.tokens, cache=cache, config=self.config,
                                  stopping=self._stopping, budget=budget, secrets=secrets)
         self._call = self._calls.call  # the early-exit scheduler submits this
+        self._priors: dict[str, dict[str, float]] | None = None  # content-free priors, asked once per engine
 
     # -- public API --------------------------------------------------------------------------------
 
@@ -161,6 +164,8 @@ class Engine(EarlyExitScheduling):
         self.stats = EngineStats()
         self._stopping.clear()
         started = time.perf_counter()
+        if self._priors is None:
+            self._priors = self._content_free_priors()
         total = len(items) if hasattr(items, "__len__") else None  # type: ignore[arg-type]
         bar = _progress_bar(total) if progress else None
         try:
@@ -173,7 +178,40 @@ class Engine(EarlyExitScheduling):
             if bar is not None:
                 bar[0].stop()
 
+    @property
+    def priors(self) -> dict[str, dict[str, float]]:
+        """Per member id, the content-free prior its answers are divided by (empty until :meth:`score`; empty
+        when the spec is not calibrated, :mod:`backend.scoring.calibration`)."""
+        return dict(self._priors or {})
+
     # -- internals ---------------------------------------------------------------------------------
+
+    def _content_free_priors(self) -> dict[str, dict[str, float]]:
+        """Each judge's prior on content-free items (cache first, then one call each), when the spec asks."""
+        if calibration_of(self.spec) == "none":
+            return {}
+        priors = {}
+        for member in self.members:
+            if member.kind == CONFIDENT_KIND:  # fitted on the data's own features: no prior to divide by
+                continue
+
+            def ask(item: Item, member: Member = member) -> ClassDistribution | None:
+                prompt = self.prompt_for(member, item)
+                key = self.key_for(member, prompt)
+                hit = self.cache.get_many([key]).get(key) if self.cache is not None else None
+                if hit is not None:
+                    return hit[0]
+                outcome = self._calls.call(member, prompt, key)
+                self.stats.llm_calls += outcome.called
+                self.stats.attempts += outcome.attempts
+                self.stats.call_seconds += outcome.latency or 0.0
+                return outcome.dist
+
+            prior = content_free_prior(self.spec, ask, lambda d: normalize(self.spec.probs_by_label(d.probs),
+                                                                           self.spec.labels))
+            if prior is not None:
+                priors[member.id] = prior
+        return priors
 
     def _member_result(
         self, member: Member, dist: ClassDistribution, *, latency: float | None, cached: bool
@@ -184,6 +222,9 @@ class Engine(EarlyExitScheduling):
         """
         try:
             probs = normalize(self.spec.probs_by_label(dist.probs), self.spec.labels)
+            prior = (self._priors or {}).get(member.id)
+            if prior is not None:
+                probs = calibrate(probs, prior, self.spec.labels)
         except ValueError as exc:
             return MemberResult(member.id, error=ErrorInfo("bad_distribution", False, str(exc)), cached=cached,
                                 latency_s=latency)

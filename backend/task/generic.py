@@ -21,6 +21,7 @@ from typing import Mapping, Sequence
 
 from backend.common.labels import is_number
 from backend.task.family import get_family
+from backend.scoring.calibration import EXTRA_KEY as CALIBRATION_KEY, resolve_calibration
 from backend.task.spec import ChoiceBinding, PromptText, TaskSpec
 
 GENERIC_PROMPT_DIR = "generic"
@@ -113,6 +114,7 @@ def generic_spec(
     binding: ChoiceBinding | None = None,
     image_fields: Sequence[str] = (),
     option_orders: int | None = None,
+    calibration: str | None = None,
 ) -> TaskSpec:
     """A spec judged with the generic prompts: lettered options over ``labels``.
 
@@ -124,7 +126,9 @@ def generic_spec(
     inputs (a ``<Header>`` text); ``question`` is the task's own question, if any. ``option_orders``: in how
     many cyclic orders of the lettered options a single-choice family asks the question
     (:mod:`backend.task.option_orders`; default ``$LABEL_AUDIT_OPTION_ORDERS``, else
-    :data:`backend.common.defaults.OPTION_ORDERS`).
+    :data:`backend.common.defaults.OPTION_ORDERS`). ``calibration``: whether each judge's answers are divided by
+    its answer to a content-free item (:mod:`backend.scoring.calibration`; default ``$LABEL_AUDIT_CALIBRATION``,
+    else :data:`backend.common.defaults.CALIBRATION`).
     """
     from backend.task.option_orders import EXTRA_KEY, resolve_orders
 
@@ -151,7 +155,8 @@ def generic_spec(
         name=name, family=family, prompt_dir=GENERIC_PROMPT_DIR, fields=fmap, labels=labels,
         id_field=id_field, label_field=label_field, negative_label=negative_label, answer_tokens=tokens,
         binding=binding, prompt=prompt, image_fields=tuple(image_fields),
-        extra={EXTRA_KEY: resolve_orders(option_orders)} if tokens else {},
+        extra={EXTRA_KEY: resolve_orders(option_orders), CALIBRATION_KEY: resolve_calibration(calibration)}
+        if tokens else {},
     )
 
 

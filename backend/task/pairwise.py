@@ -83,7 +83,8 @@ class PairwiseFamily(NominalFamily):
         question = text.question or "Which response is better?"
         return generic_spec(labels=labels, fields=fields, family="nominal", name=f"{spec.name}#{order}",
                             guidelines=text.guidelines, shown=shown, titles=titles, question=question,
-                            label_field=spec.label_field, id_field=spec.id_field)
+                            label_field=spec.label_field, id_field=spec.id_field,
+                            calibration="none")  # both orders already cancel the position lean
 
     def question_item(self, spec: "TaskSpec", question: Question, item: "Item") -> "Item":
         """The item's inputs under the order's variables: context first, then the two responses in order."""

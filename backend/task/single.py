@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 from backend.common.labels import majority_label, median_label, normalize_label as canonical_label
+from backend.scoring.calibration import calibration_of
 from backend.task.family import TaskFamily, register_family
 
 if TYPE_CHECKING:
@@ -142,6 +143,8 @@ class SingleChoiceFamily(TaskFamily):
         if spec.prompt_dir == GENERIC_PROMPT_DIR:
             params.update(generic_params(spec))
             params["option_orders"] = str(len(self.questions(spec)))  # enters the model version, not a prompt
+            if calibration_of(spec) != "none":  # likewise; absent when off, so earlier versions stay as they were
+                params["calibration"] = calibration_of(spec)
         return params
 
     def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:

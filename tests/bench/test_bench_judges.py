@@ -37,22 +37,27 @@ def test_the_bench_runs_through_the_tools_path_on_four_items(smollm2_path, tmp_p
     bench = load_bench()
     cache_url = f"sqlite:///{tmp_path / 'cache.sqlite'}"
     args = ["--member", "local:smollm2", "--data-set", "question-types", "--items", "4", "--orders", "1,2",
-            "--prompt", "generic-question", "--cache-url", cache_url, "--json", str(tmp_path / "out.json")]
+            "--prompt", "generic-question", "--calibration", "none,content-free", "--cache-url", cache_url,
+            "--json", str(tmp_path / "out.json")]
     report = bench.main(args)
     assert report == json.loads((tmp_path / "out.json").read_text("utf-8"))
     runs = report["runs"]
-    assert [(r["orders"], r["ensemble"]["calls_per_item"]) for r in runs] == [(1, 1), (2, 2)]
+    assert [(r["orders"], r["calibration"], r["ensemble"]["calls_per_item"]) for r in runs] == [
+        (1, "none", 1), (1, "content-free", 1), (2, "none", 2), (2, "content-free", 2)]
+    assert [sorted(r["priors"]) for r in runs] == [[], ["o0"], [], ["o0", "o3"]]
     for run in runs:
         assert run["items"] == 4 and list(run["members"]) == ["local:smollm2/generic-question@v1"]
         for figures in [*run["members"].values(), run["ensemble"]]:
             assert figures["answered"] == 4
             assert 0.0 <= figures["accuracy"] <= 1.0 and 0.25 <= figures["modal_share"] <= 1.0
             assert set(figures["accuracy_by_letter"]) <= set("ABCDEF")
-    assert runs[1]["members"]["local:smollm2/generic-question@v1"]["position_flip_rate"] is not None
+    assert runs[2]["members"]["local:smollm2/generic-question@v1"]["position_flip_rate"] is not None
     cache = CallCache(cache_url)
     stored = cache.count()
     cache.close()
-    assert stored == 4 + 4  # the order as given is shared by both settings; the rotation adds one call per item
+    # The order as given is shared by both settings, the rotation adds one call per item; calibration re-uses
+    # them and adds two content-free calls per order.
+    assert stored == 4 + 4 + 2 * 2
     assert bench.main(args) == report
     cache = CallCache(cache_url)
     assert cache.count() == stored
