@@ -37,7 +37,7 @@ _expose("backend.common", "defaults")
 _expose("backend.scoring.ensemble", "TIE_TOLERANCE", "VerdictRule", "argmax", "check_distribution", "disagrees",
         "model_of", "resolve_threshold", "verdict")
 _expose("backend.scoring.results", "ItemResult")
-_expose("backend.task.orders", "position_flips")
+_expose("backend.families.orders", "position_flips")
 _expose("backend.scoring.run_stats", "tally")
 _expose("backend.scoring.member_health", "member_health")
 _expose("backend.ledger", "Ledger")
@@ -153,6 +153,6 @@ if TYPE_CHECKING:  # what type checkers and editors see: the same names, importe
     from backend.spans.questions import EXTENT_OPTIONS, KINDS, parse_qid  # noqa: F401
     from backend.spans.review import expert_answer  # noqa: F401
     from backend.spans.value import decode_spans  # noqa: F401
-    from backend.task.orders import position_flips  # noqa: F401
+    from backend.families.orders import position_flips  # noqa: F401
     from backend.task.spec import TaskSpec  # noqa: F401
     from backend.common.terminal_text import plain  # noqa: F401

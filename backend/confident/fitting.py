@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from backend.scoring.cache import CallCache
-from backend.confident.template import KIND, not_applicable
+from backend.scoring.confident_template import KIND, not_applicable
 from backend.task.dataset import Item, ItemError
 from backend.scoring.members import Member
 from backend.scoring.prompting import spec_params

@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from backend.confident.template import KIND
+from backend.scoring.confident_template import KIND
 from backend.scoring.results import ItemResult
 from backend.common.terminal_text import plain
 

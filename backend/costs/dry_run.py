@@ -121,7 +121,7 @@ def _totals(engine, items, rows, kind_seconds, unknown_time, prices) -> dict[str
 def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, prices: PriceTable | None) -> dict[str, Any]:
     """The dry run of `label-audit audit`: the project's tasks the ledger has no result for yet."""
     from backend.scoring.engine import EngineConfig
-    from backend.task.scoring import make_engine
+    from backend.scoring.question_engine import make_engine
     from backend.labelstudio.client import iter_tasks
     from backend.labelstudio.projectspec import attach_guidelines
     from backend.labelstudio.tasks import tasks_to_items

@@ -40,7 +40,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from backend.common import defaults
-from backend.images.part import IMAGE_TYPES, ImagePart
+from backend.providers.image_part import IMAGE_TYPES, ImagePart
 
 #: Stable reason codes of :class:`ImageRefused` (what summaries count).
 REASONS = ("image_reference", "image_host", "image_private_address", "image_redirect", "image_too_large",

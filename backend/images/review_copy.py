@@ -18,7 +18,7 @@ import secrets
 import warnings
 from dataclasses import dataclass, field
 
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 
 COPY_MIME = "image/png"
 # Modes a PNG stores as they are; every other mode is converted (palette -> RGB(A), CMYK/YCbCr -> RGB).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 from backend.images.review_copy import neutral_copy
 
 THUMBNAIL_PX = 160

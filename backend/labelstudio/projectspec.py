@@ -124,7 +124,7 @@ def spec_from_label_config(
     Every control a judge can answer (``<Choices>``, ``<Rating>``, ``<Number>``, ``<Pairwise>``) is audited:
     one control gives that control's own spec (what it always gave, so a one-control project keeps its
     model version); several give a ``controls`` spec holding each control's own spec
-    (:mod:`backend.task.controls`). Other controls are skipped (:func:`skipped_controls` says why).
+    (:mod:`backend.families.controls`). Other controls are skipped (:func:`skipped_controls` says why).
 
     Parameters
     ----------

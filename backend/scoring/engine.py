@@ -36,12 +36,12 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from backend.scoring.cache import CallCache, call_key
 from backend.task.dataset import Item, ItemError
-from backend.costs.scheduling import EarlyExitScheduling
+from backend.scoring.early_exit_scheduling import EarlyExitScheduling
 from backend.scoring.engine_calls import CallOutcome, CallRunner
 from backend.scoring.engine_config import EngineConfig
 from backend.scoring.ensemble import Decision, VerdictRule, model_of, normalize, resolve_threshold, verdict
 from backend.scoring.injection_guard import item_has_instructions
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 from backend.scoring.members import Member
 from backend.scoring.prompting import spec_params
 from backend.providers.base import ClassDistribution, accepts_images

@@ -30,7 +30,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
 
-from backend.confident.template import KIND as CONFIDENT_KIND, feature_template
+from backend.scoring.confident_template import KIND as CONFIDENT_KIND, feature_template
 from backend.scoring.prompting import PromptTemplate, spec_params, templates_for_spec
 from backend.providers.base import Provider
 from backend.task.spec import TaskSpec
@@ -127,7 +127,7 @@ def _chosen_templates(entry: MemberSpec, templates: Sequence[PromptTemplate], sp
     """The entry's prompts (all when unspecified) less its excluded ones; ValueError on an unknown prompt id.
 
     A confident-learning entry (``cleanlab:``) has one template of its own, the item's inputs
-    (:mod:`backend.confident.template`), whatever the family's prompts are. An exclusion that names no
+    (:mod:`backend.scoring.confident_template`), whatever the family's prompts are. An exclusion that names no
     prompt of this task is no error: a deployment's setting serves projects of several kinds.
     """
     if entry.provider == CONFIDENT_KIND:

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from backend.common import defaults
-from backend.confident.template import KIND as CONFIDENT_KIND
+from backend.scoring.confident_template import KIND as CONFIDENT_KIND
 from backend.scoring.results import ItemResult, base_member_id
 from backend.scoring.run_stats import EngineStats
 from backend.task.spec import TaskSpec

@@ -117,7 +117,7 @@ def generic_spec(
     """A spec judged with the generic prompts: lettered options over ``labels``.
 
     ``image_fields`` are the variables holding an image (a Label Studio ``<Image>``): the prompt shows
-    each under its title as :func:`backend.images.part.placeholder` text, and the image travels beside it.
+    each under its title as :func:`backend.providers.image_part.placeholder` text, and the image travels beside it.
 
     ``family`` defaults to binary for two labels, ordinal when every label is a number, nominal otherwise.
     ``shown``/``hints`` are what annotators see for each label and its description; ``titles`` name the

@@ -6,7 +6,7 @@ rotated by evenly spaced shifts (``round(i * k / N)`` for ``k`` labels; ``N = k`
 once in every position). Each order's spec gives the labels other letters (its ``answer_tokens``, a
 rotation of ``A``, ``B``, ``C``...) and the prompt lists the options by letter, each with its own text and
 hint; so the lettered order enters the prompt (and the call-cache key), and
-:meth:`~backend.task.spec.TaskSpec.probs_by_label` maps each order's letters back to labels. :func:`backend.task.orders.merge_orders` then averages each member over the
+:meth:`~backend.task.spec.TaskSpec.probs_by_label` maps each order's letters back to labels. :func:`backend.families.orders.merge_orders` then averages each member over the
 orders and decides with the ensemble's rule.
 
 With ``N = k`` a preference that depends on the position alone cancels exactly (every label sits in every

@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from backend.task.family import Question, TaskFamily, questions_params, register_family
-from backend.task.single import choice_values, choices_result
+from backend.families.single import choice_values, choices_result
 
 if TYPE_CHECKING:
     from backend.task.dataset import Item

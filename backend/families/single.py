@@ -124,7 +124,7 @@ class SingleChoiceFamily(TaskFamily):
         """One order: its verdict; several: each member averaged over the orders, then the ensemble's rule."""
         from dataclasses import replace
 
-        from backend.task.orders import merge_orders
+        from backend.families.orders import merge_orders
 
         if len(answers) == 1:
             return answers[0]
