@@ -30,7 +30,7 @@ def start_cmd(
     """Start (or find running) each expert's Label Studio, sign the expert up, write the expert map."""
     from backend.labelstudio.error_lines import client_errors, describe_error
     from backend.labelstudio.expert_instances import EXPERT_INSTANCES_ENV
-    from backend.labelstudio.expert_servers import ExpertServers
+    from backend.demo.expert_servers import ExpertServers
 
     out = Console(soft_wrap=True)  # URLs and logins stay on one line
     servers = ExpertServers(home)
@@ -52,7 +52,7 @@ def start_cmd(
 @instances_app.command("status")
 def status_cmd(home: Optional[Path] = HOME) -> None:
     """Each expert's instance: URL, running or not, sign-up closed."""
-    from backend.labelstudio.expert_servers import ExpertServers
+    from backend.demo.expert_servers import ExpertServers
 
     out = Console(soft_wrap=True)
     known = ExpertServers(home).status()
@@ -68,7 +68,7 @@ def status_cmd(home: Optional[Path] = HOME) -> None:
 @instances_app.command("stop")
 def stop_cmd(home: Optional[Path] = HOME) -> None:
     """Stop every expert instance started from this folder."""
-    from backend.labelstudio.expert_servers import ExpertServers
+    from backend.demo.expert_servers import ExpertServers
 
     stopped = ExpertServers(home).stop()
     typer.echo("stopped: " + (", ".join(stopped) if stopped else "nothing was running"))

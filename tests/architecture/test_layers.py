@@ -55,6 +55,16 @@ STATS_LAYERS: list[set[str]] = [
     {"cli"},
 ]
 
+#: Climbing imports known today, each with why it is still there; the test fails when one goes (remove it here).
+KNOWN_CLIMBS: dict[tuple[str, str], str] = {
+    ("backend.sqlstore.connection", "backend.config.settings"):
+        "the default database URL is read from the settings; goes when the settings are resolved once at the"
+        " entry points and the URL is passed in",
+    ("backend.task.family", "backend.scoring.results"):
+        "typing only: the family interface names the verdict type ItemResult; goes when ItemResult moves"
+        " below task (backend/worker imports it from scoring and is being reworked)",
+}
+
 
 @dataclass(frozen=True)
 class Import:
@@ -147,10 +157,12 @@ def layer_of(module: str) -> tuple[str, int] | None:
     raise AssertionError(f"{module}: folder {package}/{folder} is in no layer; add it to {package.upper()} layers")
 
 
-def climbing(imports: list[Import]) -> list[str]:
-    """Imports from a folder to a higher layer, as ``file:line: source -> target``."""
+def climbing(imports: list[Import], *, known: dict[tuple[str, str], str] | None = None) -> list[str]:
+    """Imports from a folder to a higher layer, as ``file:line: source -> target`` (but the ``known`` ones)."""
     bad = []
     for imp in imports:
+        if (imp.source, imp.target) in (known or {}):
+            continue
         source, target = folder_of(imp.source), folder_of(imp.target)
         if source is None or target is None:
             continue
@@ -225,8 +237,15 @@ def test_every_folder_is_in_a_layer() -> None:
 
 
 def test_no_import_climbs_a_layer(imports: list[Import]) -> None:
-    bad = climbing(imports)
+    bad = climbing(imports, known=KNOWN_CLIMBS)
     assert not bad, "imports from a lower layer to a higher one:\n" + "\n".join(bad)
+
+
+def test_known_climbs_are_still_there(imports: list[Import]) -> None:
+    """A known climb that was removed must leave :data:`KNOWN_CLIMBS` too, so the list only shrinks."""
+    present = {(imp.source, imp.target) for imp in imports}
+    gone = [f"{source} -> {target}" for source, target in KNOWN_CLIMBS if (source, target) not in present]
+    assert not gone, "no longer imported, remove from KNOWN_CLIMBS: " + ", ".join(gone)
 
 
 def test_no_import_cycle(imports: list[Import]) -> None:
