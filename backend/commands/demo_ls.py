@@ -12,6 +12,10 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from backend.labelstudio.error_lines import client_errors, describe_error
+from backend.demo.judge import judge_member, judge_note
+from backend.labelstudio.projectspec import spec_from_label_config
+from backend.scoring.members import entry_templates, parse_member_arg
 
 LABELSTUDIO = typer.Option(False, "--labelstudio", help="Run the whole loop in Label Studio: services, sample "
                            "project, scoring through the queue, blind review, report.")
@@ -35,8 +39,6 @@ def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], w
     """
     from backend.demo.home import DemoHome
     from backend.demo.run import run_demo, stop_demo
-    from backend.labelstudio.error_lines import client_errors, describe_error
-
     console = Console(soft_wrap=True)  # URLs and logins stay on one line, whatever the terminal width
     demo_home = DemoHome.at(home)
     if stop:
@@ -56,10 +58,6 @@ def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], w
 def _judge_note(judge: str) -> str:
     """The named judge's cost on the sample project: its items x the prompts the worker asks of each."""
     from backend.demo import project
-    from backend.demo.judge import judge_member, judge_note
-    from backend.labelstudio.projectspec import spec_from_label_config
-    from backend.scoring.members import entry_templates, parse_member_arg
-
     spec = spec_from_label_config(project.LABEL_CONFIG)
     prompts = len(entry_templates(parse_member_arg(judge_member(judge)), spec))
     return judge_note(judge, items=len(project.sample_tasks()), prompts=prompts)

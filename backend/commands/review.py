@@ -24,6 +24,9 @@ from rich.table import Table
 
 from backend.common.cli_errors import fail as _fail
 from backend.labelstudio.error_lines import client_errors, describe_error
+from backend.config.settings import Settings
+from backend.scoring.member_health import stored_health
+from backend.commands.review_instances import instances_app
 
 review_app = typer.Typer(
     help="Blind expert review in Label Studio: push suspects, reconcile disagreements, gold labels.",
@@ -66,8 +69,6 @@ def _session(url: Optional[str], db: Optional[str], review_url: Optional[str],
     from backend.labelstudio.instances import review_connection_from_env, source_url_from_env
     from backend.ledger import Ledger
     from backend.review.review_store import ReviewStore
-    from backend.config.settings import Settings
-
     try:
         client = connect(url)
         ledger = Ledger(db)
@@ -239,8 +240,6 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
     health of the audit's members (from the ledger's latest results)."""
     from backend.ledger import Ledger
     from backend.review.status import review_status
-    from backend.scoring.member_health import stored_health
-
     store, source, clients = _refreshed(project, url, db, review_url, expert_instances)
     status = review_status(store, source.key, clients=clients, spec=source.spec)
     health = stored_health(Ledger(db_engine=store.db_engine), source.key)  # the same database as the review
@@ -329,7 +328,5 @@ def _check_not_source(s: _Session, emails: list[str], *, project: int, url: Opti
 
 def register(app: typer.Typer) -> None:
     """Add the ``review`` command group (with ``review instances``) to the ``label-audit`` app."""
-    from backend.commands.review_instances import instances_app
-
     review_app.add_typer(instances_app, name="instances")
     app.add_typer(review_app, name="review")

@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from backend.common.cli_errors import fail as _fail
+from backend.labelstudio.error_lines import client_errors, describe_error
 
 instances_app = typer.Typer(help="One local Label Studio per expert (sign-up closed): start, stop, status.",
                             no_args_is_help=True)
@@ -28,7 +29,6 @@ def start_cmd(
     home: Optional[Path] = HOME,
 ) -> None:
     """Start (or find running) each expert's Label Studio, sign the expert up, write the expert map."""
-    from backend.labelstudio.error_lines import client_errors, describe_error
     from backend.labelstudio.expert_instances import EXPERT_INSTANCES_ENV
     from backend.demo.expert_servers import ExpertServers
 

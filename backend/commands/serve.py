@@ -18,6 +18,12 @@ from rich.console import Console
 
 from backend.common.cli_errors import fail
 from backend.common.environment import TOKEN_HELP
+from backend.config.settings import Settings
+from backend.costs.prices import load_prices
+from backend.costs.dry_run import estimate_audit
+from backend.costs.cost_tables import estimate_table
+from backend.labelstudio.error_lines import client_errors, describe_error
+from backend.summaries.score_summary import print_summary
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +43,6 @@ def serve(
     from backend.server import create_app
     from backend.server.app import check_auth_settings
     from backend.server.gunicorn_run import run
-    from backend.config.settings import Settings
     from backend.worker.config import EnsembleConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -61,7 +66,6 @@ def worker(
 
     Jobs run in the worker's own process (modules imported once); see docs/scaling.md to run many.
     """
-    from backend.config.settings import Settings
     from backend.worker.queueing import redis_connection
     from backend.worker.recovery import AuditWorker, ForkingAuditWorker
     from backend.worker.safety import scoring_queue
@@ -74,8 +78,6 @@ def worker(
 
 
 def _prices(prices_file: Optional[Path]):
-    from backend.costs.prices import load_prices
-
     try:
         return load_prices(prices_file) if prices_file else None
     except (OSError, ValueError) as exc:
@@ -84,9 +86,6 @@ def _prices(prices_file: Optional[Path]):
 
 def _dry_run(client, project: int, *, config, ledger, prices, json_out: bool) -> None:
     """``audit --dry-run``: what scoring would cost, without enqueueing anything."""
-    from backend.costs.dry_run import estimate_audit
-    from backend.costs.cost_tables import estimate_table
-
     estimate = estimate_audit(client, project, config=config, ledger=ledger, prices=prices)
     if json_out:
         print(json.dumps({"dry_run": estimate}, indent=2))
@@ -115,16 +114,13 @@ def audit(
     )
 
     from backend.labelstudio.client import connect
-    from backend.labelstudio.error_lines import client_errors, describe_error
     from backend.ledger import Ledger
-    from backend.summaries.score_summary import print_summary
     from backend.worker.project_audit import (
         import_missing,
         start_audit,
         summary_from_ledger,
         wait_for,
     )
-    from backend.config.settings import Settings
     from backend.worker.config import EnsembleConfig
     from backend.worker.queueing import redis_connection
     from backend.worker.safety import scoring_queue

@@ -17,13 +17,20 @@ from typing import Any, Callable
 
 from rich.console import Console
 
-from backend.demo import project as demo_project
+from backend.demo import confident, project as demo_project
 from backend.demo import services
 from backend.demo.judge import judge_member
 from backend.demo.home import (EXPERT_INSTANCES, RECONCILE_INSTANCE, DemoHome, load_secrets, load_state, save_state,
                                write_expert_instances)
 from backend.demo.processes import ProcessTable
 from backend.demo.round2 import ReviewProgress, reconcile_round
+from backend.ledger import Ledger
+from backend.worker.project_audit import import_missing, start_audit, summary_from_ledger, wait_for
+from backend.config.settings import Settings
+from backend.worker.config import EnsembleConfig
+from backend.demo.planted_report import describe
+from backend.labelstudio.client import connect
+from backend.labelstudio.expert_instances import EXPERT_INSTANCES_ENV
 
 DEFAULT_PORTS = {"source": 8080, "expert-a": 8081, "expert-b": 8082, "reconcile": 8083, "backend": 9090,
                  "redis": 6379}
@@ -127,11 +134,6 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rq import Queue
 
-    from backend.ledger import Ledger
-    from backend.worker.project_audit import import_missing, start_audit, summary_from_ledger, wait_for
-    from backend.config.settings import Settings
-    from backend.worker.config import EnsembleConfig
-
     settings = Settings.from_env(env)  # the worker's settings: it runs with this environment
     config = EnsembleConfig.from_settings(settings)
     ledger = Ledger(env["DATABASE_URL"])
@@ -210,10 +212,6 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console, 
 def confident_step(client, env: dict[str, str], state: dict[str, Any], home: DemoHome,
                    console: Console) -> dict[str, Any]:
     """The tickets project, audited by the confident-learning member through a worker of its own."""
-    from backend.demo import confident
-    from backend.demo.planted_report import describe
-    from backend.ledger import Ledger
-
     state["tickets_project"], created = confident.ensure_tickets_project(client, known_id=state.get("tickets_project"))
     save_state(home, state)
     _step(console, f"Ticket project {state['tickets_project']} " + ("created" if created else "found")
@@ -232,16 +230,12 @@ def confident_step(client, env: dict[str, str], state: dict[str, Any], home: Dem
 
 
 def _client(ls):
-    from backend.labelstudio.client import connect
-
     return connect(ls.url, ls.token)
 
 
 def _expert_instances(home: DemoHome, instances: dict[str, Any], keys: dict[str, Any],
                       env: dict[str, str]) -> dict[str, str]:
     """Sign each expert up on their own instance; the command environment naming the expert -> instance map."""
-    from backend.labelstudio.expert_instances import EXPERT_INSTANCES_ENV
-
     for name, email in EXPERT_INSTANCES.items():
         demo_project.ensure_expert(_client(instances[name]), email, keys["experts"][email])
     path = write_expert_instances(home, {n: instances[n].url for n in EXPERT_INSTANCES}, keys)

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from backend.task.family import Question, TaskFamily, register_family
 from backend.task.marks import suspect_marker
+from backend.scoring.results import ErrorInfo, ItemResult, input_hash
+from backend.scoring.question_engine import NOT_SHOWN
 
 if TYPE_CHECKING:
     from backend.task.dataset import Item
@@ -201,9 +203,6 @@ class ControlsFamily(TaskFamily):
 
     def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"], *,
                  rules: Sequence[Any] = ()) -> "ItemResult":
-        from backend.scoring.results import ErrorInfo, ItemResult, input_hash
-        from backend.scoring.question_engine import NOT_SHOWN
-
         questions = self.questions(spec)
         if len(answers) != len(questions):
             raise ValueError(f"a {len(spec.controls)}-control item asks {len(questions)} questions, got {len(answers)}")

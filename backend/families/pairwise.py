@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from backend.task.family import Question, questions_params, register_family
 from backend.families.single import NominalFamily, _region_dict
+from backend.task.generic import generic_spec
+from backend.task.spec import PromptText
+from backend.scoring.ensemble import VerdictRule
 
 if TYPE_CHECKING:
     from backend.task.dataset import Item
@@ -67,9 +70,6 @@ class PairwiseFamily(NominalFamily):
         return tuple(Question(order, self._order_spec(spec, order)) for order in ORDERS)
 
     def _order_spec(self, spec: "TaskSpec", order: str) -> "TaskSpec":
-        from backend.task.generic import generic_spec
-        from backend.task.spec import PromptText
-
         left, right = pair_fields(spec)
         text = spec.prompt or PromptText()
         first, second = (left, right) if order == "ab" else (right, left)
@@ -101,7 +101,6 @@ class PairwiseFamily(NominalFamily):
 
     def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"], *,
                  rules: Sequence[Any] = ()) -> "ItemResult":
-        from backend.scoring.ensemble import VerdictRule
         from backend.families.orders import merge_orders
 
         first = rules[0] if rules else None

@@ -12,6 +12,7 @@ import secrets
 from typing import Any, Iterator, Mapping, Sequence
 
 from label_studio_sdk import LabelStudio
+from backend.common.environment import env_value
 
 DEFAULT_PAGE_SIZE = 100
 IMPORT_CHUNK = 1000
@@ -23,8 +24,6 @@ def connect(url: str | None = None, token: str | None = None, *, timeout: float 
 
     Raises ValueError (without echoing the token) when either is missing.
     """
-    from backend.common.environment import env_value
-
     url = url or env_value("LABEL_STUDIO_URL")
     token = token or env_value("LABEL_STUDIO_API_KEY")
     if not url:

@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from backend.common.environment import env_value
-from backend.labelstudio.instances import ReviewConnection, connect_review, origin
+from backend.labelstudio.instances import (
+    connect_review, origin, review_client_or, review_connection_from_env, ReviewConnection,
+)
 
 EXPERT_INSTANCES_ENV = "LABEL_AUDIT_EXPERT_INSTANCES"
 
@@ -123,8 +125,6 @@ def as_review_clients(clients: Any) -> ReviewClients:
 def review_clients_from_env(source_client: Any, *, url: str | None = None, experts_path: str | None = None,
                             source_url: str | None = None) -> ReviewClients:
     """The review side as configured: shared instance (``--review-url`` / env, else the source one) and the map."""
-    from backend.labelstudio.instances import review_client_or, review_connection_from_env
-
     shared_url = review_connection_from_env(url).url
     return ReviewClients(shared=review_client_or(source_client, url=url), shared_url=shared_url or source_url,
                          experts=expert_instances_from_env(experts_path))

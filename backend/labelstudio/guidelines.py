@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 from typing import Any
+from backend.labelstudio.client import connect
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +52,6 @@ def forget_guidelines(project: str) -> None:
 
 def _read(project: str, client: Any) -> str | None:
     if client is None:
-        from backend.labelstudio.client import connect
-
         try:
             client = connect(timeout=FETCH_TIMEOUT)
         except ValueError:

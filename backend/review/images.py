@@ -20,6 +20,10 @@ from typing import Any, Callable, Mapping, Sequence
 from backend.images.review_copy import CopyRefused, ReviewCopy, neutral_copy
 from backend.labelstudio.instances import origin
 from backend.labelstudio.uploads import UploadFailed, upload_file
+from backend.images.fetch import ImageFetcher
+from backend.config.settings import Settings
+from backend.labelstudio.client import iter_tasks
+from backend.review.review_store import ROUND_REVIEW
 
 Fetch = Callable[[str, str, str], Any]  # (reference, variable, task id) -> ImagePart
 
@@ -41,9 +45,6 @@ def source_fetch(client: Any) -> Fetch:
     the size limit come from the settings (``LABEL_AUDIT_IMAGE_HOSTS``, ``LABEL_AUDIT_IMAGE_MAX_BYTES``), as
     for the judges. Made only for a project with images.
     """
-    from backend.images.fetch import ImageFetcher
-    from backend.config.settings import Settings
-
     settings = Settings.from_env()
     wrapper = client._client_wrapper  # the SDK keeps the URL and token it was made with
     fetcher = ImageFetcher(wrapper.get_base_url(), wrapper._tokens_client.api_key,
@@ -142,9 +143,6 @@ def reuse_round1_copies(images: ReviewImages, clients: Any, store: Any, source_k
     instance) already holds an uploaded copy of each of its images, so the round-2 task points at that one.
     Copies on other instances cannot be read there and are uploaded again.
     """
-    from backend.labelstudio.client import iter_tasks
-    from backend.review.review_store import ROUND_REVIEW
-
     wanted = {str(t) for t in task_ids}
     shared = clients.shared
     here = client_origin(shared)

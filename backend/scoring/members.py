@@ -36,6 +36,7 @@ from backend.providers.base import Provider
 from backend.task.spec import TaskSpec
 
 from backend.common.defaults import MEMBER as DEFAULT_MEMBER
+from backend.providers.registry import make_provider
 _MEMBER_ARG = re.compile(r"^(?P<kind>[A-Za-z][\w-]*):(?P<model>[^@\s]+)(?:@(?P<url>\S+))?$")
 
 
@@ -118,8 +119,6 @@ def parse_member_arg(arg: str) -> MemberSpec:
 
 
 def _make_provider(entry: MemberSpec) -> Provider:
-    from backend.providers.registry import make_provider  # imported late: providers load SDKs
-
     return make_provider(entry.provider, entry.model, base_url=entry.base_url, options=dict(entry.options or {}))
 
 

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Iterator
 
 from sqlalchemy import Connection, Engine, MetaData, inspect, text
+import sys
+from backend.sqlstore.connection import make_db_engine
 
 metadata = MetaData()
 
@@ -98,9 +100,6 @@ def _migration_lock(db_engine: Engine) -> Iterator[Connection]:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m backend.sqlstore.tables [URL]``: upgrade the store at URL (default: the settings' ledger)."""
-    import sys
-
-    from backend.sqlstore.connection import make_db_engine
 
     args = sys.argv[1:] if argv is None else argv
     db_engine = make_db_engine(args[0] if args else None)

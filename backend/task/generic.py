@@ -22,6 +22,7 @@ from typing import Mapping, Sequence
 from backend.common.labels import is_number
 from backend.task.family import get_family
 from backend.task.spec import ChoiceBinding, PromptText, TaskSpec
+from backend.task.option_orders import EXTRA_KEY, resolve_orders
 
 GENERIC_PROMPT_DIR = "generic"
 OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -126,8 +127,6 @@ def generic_spec(
     (:mod:`backend.task.option_orders`; default ``$LABEL_AUDIT_OPTION_ORDERS``, else
     :data:`backend.common.defaults.OPTION_ORDERS`).
     """
-    from backend.task.option_orders import EXTRA_KEY, resolve_orders
-
     labels = tuple(str(lab) for lab in labels)
     family = family or infer_family(labels)
     # A set-valued family asks its own yes/no question per label: no lettered options over all labels.

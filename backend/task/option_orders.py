@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 from backend.common.defaults import OPTION_ORDERS
 from backend.task.spec import TaskSpec
+from backend.common.environment import env_value
+from backend.task.family import Question
 
 if TYPE_CHECKING:
     from backend.task.family import Question
@@ -63,8 +65,6 @@ def orders_of(spec: TaskSpec) -> int:
 def resolve_orders(value: int | str | None) -> int:
     """The number of orders: ``value``, else ``$LABEL_AUDIT_OPTION_ORDERS``, else the default."""
     if value is None:
-        from backend.common.environment import env_value
-
         raw = env_value(OPTION_ORDERS_ENV)
         value = raw if raw not in (None, "") else OPTION_ORDERS
     try:
@@ -94,8 +94,6 @@ def rotated_spec(spec: TaskSpec, shift: int) -> TaskSpec:
 
 def order_questions(spec: TaskSpec) -> tuple["Question", ...]:
     """One question per order (the first as given); a spec asked once gives its one plain question."""
-    from backend.task.family import Question
-
     n = orders_of(spec)
     if n == 1:
         return (Question("", spec),)

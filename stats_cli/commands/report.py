@@ -16,6 +16,9 @@ import typer
 from backend.api import atomic_write
 from stats_cli.commands.source_options import DB, PROJECT, TOKEN, URL, connect_source, pull_source, task_cache
 from stats_cli.report.snapshot import DEFAULT_REFRESH, snapshot_note
+from stats_cli.report.build import build_report
+from stats_cli.sources.audit_pull import PullStats
+from stats_cli.report.render import FORMATS, render
 
 
 def report_command(
@@ -33,10 +36,6 @@ def report_command(
     refresh_with: str = typer.Option(DEFAULT_REFRESH, "--refresh-with", help="How a reader regenerates this report, said at its top while expert answers are still open."),
 ) -> None:
     """Audit report: errors with bounds, expert agreement, who is right by confidence, the ensemble, crowd."""
-    from stats_cli.report.build import build_report
-    from stats_cli.sources.audit_pull import PullStats
-    from stats_cli.report.render import FORMATS, render
-
     if fmt not in FORMATS:
         raise typer.BadParameter(f"--format must be one of {', '.join(FORMATS)}")
     if not 0.0 < target_precision <= 1.0:

@@ -14,6 +14,8 @@ import typer
 
 from backend.api import fail as _fail
 from backend.api import TOKEN_HELP
+from stats_cli.sources.audit_pull import pull_audit
+from stats_cli.sources.task_cache import TaskCache
 
 PROJECT = typer.Option(..., "--project", help="Source project id in Label Studio.")
 URL = typer.Option(None, "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")
@@ -44,15 +46,12 @@ def label_studio_errors(project: int) -> Iterator[None]:
 
 def pull_source(project: int, **kwargs):
     """The audit of ``project`` (:func:`stats_cli.sources.audit_pull.pull_audit`), Label Studio failures as one line."""
-    from stats_cli.sources.audit_pull import pull_audit
-
     with label_studio_errors(project):
         return pull_audit(project, **kwargs)
 
 
 def task_cache(url: Optional[str], project: int, enabled: bool):
     """The on-disk cache of the project's pulled tasks (None when disabled or no server is known)."""
-    from stats_cli.sources.task_cache import TaskCache
 
     from backend.api import source_url_from_env
 

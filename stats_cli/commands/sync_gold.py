@@ -21,6 +21,8 @@ from stats_cli.commands.source_options import (
     pull_source,
     task_cache,
 )
+from stats_cli.sources.audit_pull import pull_tasks
+from stats_cli.sources.task_cache import TaskCache
 
 
 def sync_gold_command(
@@ -36,8 +38,6 @@ def sync_gold_command(
     conll: Optional[Path] = typer.Option(None, "--conll", help="Span (NER) tasks: also write the gold spans as CoNLL/IOB2."),
 ) -> None:
     """Write gold labels to a file and/or back into the source project (idempotent)."""
-    from stats_cli.sources.audit_pull import pull_tasks
-    from stats_cli.sources.task_cache import TaskCache
     from stats_cli.sources.gold_export import (
         MODES,
         gold_rows,
