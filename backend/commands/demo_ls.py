@@ -37,6 +37,7 @@ def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], w
     ``warning`` is the embedded judge's caveat, printed before the run (the file demo prints the same);
     with ``judge`` (a named local judge, checked installed by the caller) the note says its cost instead.
     """
+    # heavy via backend.demo (label_studio_sdk's client ~1.1 s, rq/redis); not loaded by label-audit --help
     from backend.demo.home import DemoHome
     from backend.demo.run import run_demo, stop_demo
     console = Console(soft_wrap=True)  # URLs and logins stay on one line, whatever the terminal width
@@ -57,6 +58,7 @@ def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], w
 
 def _judge_note(judge: str) -> str:
     """The named judge's cost on the sample project: its items x the prompts the worker asks of each."""
+    # heavy via backend.demo (label_studio_sdk's client ~1.1 s, rq/redis); not loaded by label-audit --help
     from backend.demo import project
     spec = spec_from_label_config(project.LABEL_CONFIG)
     prompts = len(entry_templates(parse_member_arg(judge_member(judge)), spec))
@@ -72,6 +74,7 @@ def _fail(message: str, demo_home) -> None:
 
 def print_what_to_open(result: Any, console: Console, *, seconds: float, home: Optional[Path]) -> None:
     """The URLs, logins, report and the stop command: the one place passwords are shown."""
+    # heavy via backend.demo (label_studio_sdk's client ~1.1 s, rq/redis); not loaded by label-audit --help
     from backend.demo.home import ADMIN, load_secrets
 
     keys = load_secrets(result.home)
@@ -138,6 +141,7 @@ def print_env(home: Optional[Path]) -> None:
     The lines hold the demo's Label Studio token, read from its 0600 ``secrets.json``: they are meant for
     ``eval``, not for a log. A warning goes to stderr when the demo's Label Studio is not running.
     """
+    # heavy via backend.demo (label_studio_sdk's client ~1.1 s, rq/redis); not loaded by label-audit --help
     from backend.demo.env import START, demo_environment, export_lines
     from backend.demo.home import DemoHome
     from backend.demo.processes import ProcessTable

@@ -64,6 +64,7 @@ class _Session:
 def _session(url: Optional[str], db: Optional[str], review_url: Optional[str],
              experts_file: Optional[str] = None) -> Iterator[_Session]:
     """Open the session; bad input or a Label Studio error inside the block exits 2 with one line."""
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.labelstudio.client import connect
     from backend.labelstudio.expert_instances import review_clients_from_env
     from backend.labelstudio.instances import review_connection_from_env, source_url_from_env
@@ -81,6 +82,7 @@ def _session(url: Optional[str], db: Optional[str], review_url: Optional[str],
 
 
 def _source(client, ledger, project: int):
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.review.source import load_audited_source
 
     return load_audited_source(client, ledger, project)
@@ -89,6 +91,7 @@ def _source(client, ledger, project: int):
 def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: Optional[str],
                experts_file: Optional[str] = None):
     """Collect the experts' answers and recompute gold labels: (store, source project, clients), or exit 2."""
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.review.gold_store import refresh_review
 
     with _session(url, db, review_url, experts_file) as s:
@@ -151,6 +154,7 @@ def push(
     json_out: bool = JSON,
 ) -> None:
     """Round 1: flagged items -> one blind review project per expert (inputs + opaque ref only)."""
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.labelstudio.expert_instances import check_isolation
     from backend.review.push import check_push_options, push_review
     from backend.review.sample_push import SampleRequest
@@ -188,6 +192,7 @@ def push(
     for warning in report.warnings:
         out.print(f"  [yellow]warning[/yellow] {warning}")
     _print_skipped(out, report.errors)
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.review.triage_route import held_lines
 
     for line in held_lines(report.triage):
@@ -210,6 +215,7 @@ def reconcile_cmd(
     json_out: bool = JSON,
 ) -> None:
     """Round 2: a reconciliation project with only the items the experts disagreed on."""
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.review.gold_store import refresh_gold
     from backend.review.reconcile import reconcile
 
@@ -238,6 +244,7 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
                json_out: bool = JSON) -> None:
     """Progress per expert and round (with each project's URL), ignored annotations, the gold labels, and the
     health of the audit's members (from the ledger's latest results)."""
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.ledger import Ledger
     from backend.review.status import review_status
     store, source, clients = _refreshed(project, url, db, review_url, expert_instances)
@@ -268,6 +275,7 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
 
 def _print_health(health: Optional[dict]) -> None:
     """The audit's member health, wrapped at the terminal's width (the status's other lines do not wrap)."""
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.summaries.health_table import print_health
 
     out = Console()
@@ -294,6 +302,7 @@ def gold_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Optio
     for g in labels:
         table.add_row(g.task_id, str(g.original), str(g.prediction), str(g.gold or "-"), str(g.decided_by or "-"),
                       g.status.value)
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.review.status import project_links
 
     out = Console(soft_wrap=True)
@@ -317,6 +326,7 @@ def _check_not_source(s: _Session, emails: list[str], *, project: int, url: Opti
                       allow_same_instance: bool) -> None:
     """Refuse round 1 on the source instance: the shared review instance (when an expert lands there) and
     each expert's own instance are checked."""
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.labelstudio.instances import check_review_instance, source_url_from_env
 
     targets = {s.review.instance_of(e) for e in emails}

@@ -29,6 +29,7 @@ def start_cmd(
     home: Optional[Path] = HOME,
 ) -> None:
     """Start (or find running) each expert's Label Studio, sign the expert up, write the expert map."""
+    # heavy: loads label_studio_sdk's client, ~1.1 s at import, not loaded by label-audit --help
     from backend.labelstudio.expert_instances import EXPERT_INSTANCES_ENV
     from backend.demo.expert_servers import ExpertServers
 
@@ -52,6 +53,7 @@ def start_cmd(
 @instances_app.command("status")
 def status_cmd(home: Optional[Path] = HOME) -> None:
     """Each expert's instance: URL, running or not, sign-up closed."""
+    # heavy: loads label_studio_sdk's client, ~1.1 s at import, not loaded by label-audit --help
     from backend.demo.expert_servers import ExpertServers
 
     out = Console(soft_wrap=True)
@@ -68,6 +70,7 @@ def status_cmd(home: Optional[Path] = HOME) -> None:
 @instances_app.command("stop")
 def stop_cmd(home: Optional[Path] = HOME) -> None:
     """Stop every expert instance started from this folder."""
+    # heavy: loads label_studio_sdk's client, ~1.1 s at import, not loaded by label-audit --help
     from backend.demo.expert_servers import ExpertServers
 
     stopped = ExpertServers(home).stop()

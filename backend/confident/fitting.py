@@ -75,6 +75,7 @@ def cache_priming_hook(engine: Any, member: Member, items: Sequence[Item],
     Other jobs of the same project version then find every answer in the call cache and fit nothing (a
     job that starts while another one fits may fit too; both store the same answers).
     """
+    # heavy: backend.confident.provider imports scikit-learn (~0.18 s), not loaded by label-audit --help
     from backend.confident.provider import as_tokens, prompt_digest
 
     def store(table: Mapping[str, Mapping[str, float]]) -> None:

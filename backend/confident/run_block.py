@@ -40,6 +40,7 @@ class ConfidentTally:
         """The summary's ``confident_learning`` entry (None when the run has no such member)."""
         if not self.members and not left_out:
             return None
+        # heavy: backend.confident.issues imports cleanlab and scikit-learn (~0.35 s), not loaded by label-audit --help
         from backend.confident.issues import ranking_report
 
         rankings = []

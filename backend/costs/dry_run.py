@@ -124,6 +124,7 @@ def _totals(engine, items, rows, kind_seconds, unknown_time, prices) -> dict[str
 
 def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, prices: PriceTable | None) -> dict[str, Any]:
     """The dry run of `label-audit audit`: the project's tasks the ledger has no result for yet."""
+    # heavy: loads label_studio_sdk's client, ~1.1 s at import, not loaded by label-audit --help
     from backend.labelstudio.client import iter_tasks
     from backend.labelstudio.tasks import tasks_to_items
     from backend.labelstudio.taskshape import job_task

@@ -104,6 +104,7 @@ def _prefixed(model: str, table: Sequence[tuple[Any, ...]]) -> tuple[Any, ...] |
 
 def _rule(provider: Any) -> tuple[Any, str] | str:
     """``(tokens(width, height), basis)`` for ``provider``'s images, or the reason they cannot be counted."""
+    # heavy: backend.providers.openai_compat imports the openai SDK (~2 s), not loaded by label-audit --help
     from backend.providers.openai_compat import is_official
 
     provider = getattr(provider, "inner", None) or provider  # sampling: the wrapped provider sends them

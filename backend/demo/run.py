@@ -31,6 +31,7 @@ from backend.worker.config import EnsembleConfig
 from backend.demo.planted_report import describe
 from backend.labelstudio.client import connect
 from backend.labelstudio.expert_instances import EXPERT_INSTANCES_ENV
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 DEFAULT_PORTS = {"source": 8080, "expert-a": 8081, "expert-b": 8082, "reconcile": 8083, "backend": 9090,
                  "redis": 6379}
@@ -130,8 +131,8 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
 def score(client, project_id: int, env: dict[str, str], table: ProcessTable, console: Console, *,
           label: str = "scoring with the embedded judge", worker: str = "worker") -> dict[str, Any]:
     """Score every task through the queue (only those not scored yet), with a progress bar."""
+    # heavy: rq and redis (~0.4 s), not loaded by label-audit --help
     from redis import Redis
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rq import Queue
 
     settings = Settings.from_env(env)  # the worker's settings: it runs with this environment

@@ -23,6 +23,7 @@ from backend.families.single import NominalFamily, _region_dict
 from backend.task.generic import generic_spec
 from backend.task.spec import PromptText
 from backend.scoring.ensemble import VerdictRule
+from backend.families.orders import merge_orders
 
 if TYPE_CHECKING:
     from backend.task.dataset import Item
@@ -101,8 +102,6 @@ class PairwiseFamily(NominalFamily):
 
     def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"], *,
                  rules: Sequence[Any] = ()) -> "ItemResult":
-        from backend.families.orders import merge_orders
-
         first = rules[0] if rules else None
         rule = VerdictRule(spec, threshold=getattr(first, "threshold", None), delta=getattr(first, "delta", None),
                            **({"quorum": first.quorum} if first is not None else {}))

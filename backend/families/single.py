@@ -17,6 +17,8 @@ from backend.task.option_orders import order_questions
 from dataclasses import replace
 from backend.task.generic import GENERIC_PROMPT_DIR, generic_params
 from backend.scoring.ensemble import flag_rule
+from backend.families.orders import merge_orders
+from backend.scoring.prompting import dimension_params
 
 if TYPE_CHECKING:
     from backend.task.dataset import Item
@@ -124,8 +126,6 @@ class SingleChoiceFamily(TaskFamily):
                  rules: Sequence[Any] = ()) -> "ItemResult":
         """One order: its verdict; several: each member averaged over the orders, then the ensemble's rule."""
 
-        from backend.families.orders import merge_orders
-
         if len(answers) == 1:
             return answers[0]
         questions = self.questions(spec)
@@ -135,8 +135,6 @@ class SingleChoiceFamily(TaskFamily):
                             labels=spec.labels)
 
     def prompt_params(self, spec: "TaskSpec") -> dict[str, str]:
-        from backend.scoring.prompting import dimension_params
-
         params = dimension_params(spec)
         if spec.prompt_dir == GENERIC_PROMPT_DIR:
             params.update(generic_params(spec))

@@ -155,6 +155,7 @@ class ImageFetcher:
 
     def decode(self, data: bytes, *, variable: str) -> ImagePart:
         """Check that ``data`` is an image a judge takes (decoded by Pillow) and wrap it; raises :class:`ImageRefused`."""
+        # heavy: PIL (~22 ms), not loaded by label-audit --help
         from PIL import Image, UnidentifiedImageError
 
         if len(data) > self.max_bytes:

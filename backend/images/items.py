@@ -15,6 +15,7 @@ from backend.task.dataset import Item, ItemError
 from backend.images.fetch import ImageFetcher, ImageRefused
 from backend.providers.image_part import placeholder
 from backend.task.spec import TaskSpec
+from backend.config.settings import Settings
 
 
 def fetcher_from_settings(settings: Any) -> ImageFetcher | None:
@@ -52,8 +53,6 @@ def with_images(entries: list[Item | ItemError], spec: TaskSpec, *, settings: An
     data URLs or paths and URLs of the configured Label Studio; a refused image is the item's error."""
     if not spec.image_fields:
         return entries
-    from backend.config.settings import Settings
-
     fetcher = fetcher_from_settings(settings if settings is not None else Settings.from_env())
     out: list[Item | ItemError] = []
     try:

@@ -32,6 +32,7 @@ from backend.common.environment import env_value
 from backend.labelstudio.instances import (
     connect_review, origin, review_client_or, review_connection_from_env, ReviewConnection,
 )
+from backend.labelstudio import signup
 
 EXPERT_INSTANCES_ENV = "LABEL_AUDIT_EXPERT_INSTANCES"
 
@@ -147,9 +148,7 @@ def check_isolation(clients: ReviewClients, experts: list[str], *, allow_shared:
     Two experts on one instance are refused unless ``allow_shared``; an instance whose sign-up form is
     open is refused unless ``allow_open_signup`` (checked over HTTP, through ``signup_open``).
     """
-    from backend.labelstudio.signup import signup_open as probe
-
-    probe = signup_open or probe
+    probe = signup_open or signup.signup_open
     warnings: list[str] = []
     by_instance: dict[Any, list[str]] = {}
     for email in experts:

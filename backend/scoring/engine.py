@@ -48,6 +48,8 @@ from backend.providers.base import ClassDistribution, accepts_images
 from backend.scoring.results import ErrorInfo, ItemResult, MemberResult, input_hash
 from backend.scoring.run_stats import EngineStats
 from backend.task.spec import TaskSpec
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 __all__ = ["Engine", "EngineConfig", "EngineStats"]  # they live in backend.scoring.engine_config and backend.scoring.run_stats
 
@@ -323,9 +325,6 @@ def _no_answer(results: Sequence[MemberResult]) -> ErrorInfo:
 
 
 def _progress_bar(total: int | None):
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
     bar = Progress(
         TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
         console=Console(stderr=True), transient=True,

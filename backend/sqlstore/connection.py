@@ -13,6 +13,7 @@ from sqlalchemy import Engine, create_engine, event, text
 
 def default_url() -> str:
     """``DATABASE_URL`` when set, else a SQLite file under ``$LABEL_AUDIT_HOME`` (./.label-audit)."""
+    # climbs a layer (config is above sqlstore): kept out of the module until the URL is passed in (KNOWN_CLIMBS in tests/architecture)
     from backend.config.settings import Settings
 
     settings = Settings.from_env()

@@ -34,6 +34,7 @@ def head_revision() -> str:
     """The newest migration's revision id (read once per process)."""
     global _head
     if _head is None:
+        # heavy: alembic (~0.12 s), only for migrations; not loaded by label-audit --help
         from alembic.script import ScriptDirectory
 
         _head = ScriptDirectory(str(MIGRATIONS)).get_current_head()
@@ -58,6 +59,7 @@ def ensure_schema(db_engine: Engine) -> None:
 
 def upgrade(db_engine: Engine, revision: str = "head") -> None:
     """Run the migrations up to ``revision`` (the previous release's databases included)."""
+    # heavy: alembic (~0.12 s), only for migrations; not loaded by label-audit --help
     from alembic import command
     from alembic.config import Config
 

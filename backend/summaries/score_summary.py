@@ -22,6 +22,7 @@ from backend.scoring.run_stats import EngineStats
 from backend.task.spec import TaskSpec
 from backend.common.terminal_text import member_cells, plain
 from backend.costs.cost_tables import usage_table
+from backend.summaries.health_table import print_health
 
 #: Labels listed by name in a task's title; more are counted.
 TITLE_LABELS = 6
@@ -161,8 +162,6 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     if summary.get("usage"):
         console.print(usage_table(summary["usage"], width=console.width))
     if summary.get("member_health"):
-        from backend.summaries.health_table import print_health
-
         print_health(summary["member_health"], console)
     suspects = summary.get("top_suspects") or []
     if not suspects:

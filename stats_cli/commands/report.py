@@ -40,6 +40,7 @@ def report_command(
         raise typer.BadParameter(f"--format must be one of {', '.join(FORMATS)}")
     if not 0.0 < target_precision <= 1.0:
         raise typer.BadParameter("--target-precision must be in (0, 1]")
+    # heavy: names of the lazy backend.api facade; loading them at start-up would load the backend they name
     from backend.api import load_prices
 
     try:

@@ -25,6 +25,7 @@ DB = typer.Option(None, "--db", help="Ledger / review store URL (default: $DATAB
 
 def connect_source(url: Optional[str], token: Optional[str]):
     """A Label Studio client for the source project (a bad address or missing token is a usage error)."""
+    # heavy: names of the lazy backend.api facade; loading them at start-up would load the backend they name
     from backend.api import connect
 
     try:
@@ -36,6 +37,7 @@ def connect_source(url: Optional[str], token: Optional[str]):
 @contextlib.contextmanager
 def label_studio_errors(project: int) -> Iterator[None]:
     """Turn Label Studio failures into one line (status and detail only: headers carry session cookies)."""
+    # heavy: names of the lazy backend.api facade; loading them at start-up would load the backend they name
     from backend.api import client_errors, describe_error
 
     try:
@@ -53,6 +55,7 @@ def pull_source(project: int, **kwargs):
 def task_cache(url: Optional[str], project: int, enabled: bool):
     """The on-disk cache of the project's pulled tasks (None when disabled or no server is known)."""
 
+    # heavy: names of the lazy backend.api facade; loading them at start-up would load the backend they name
     from backend.api import source_url_from_env
 
     server = source_url_from_env(url) or ""
