@@ -22,10 +22,10 @@ the ledger, the review stores and the report keep one string per item and only t
 
 How to add a family
 -------------------
-1. Write one module under ``backend/task/`` with a subclass of :class:`TaskFamily` (or of
+1. Write one module under ``backend/families/`` with a subclass of :class:`TaskFamily` (or of
    :class:`backend.families.single.SingleChoiceFamily` when an item has one label) and ``@register_family``
    on it, with a class-level ``name``.
-2. Add ``name: "backend.task.<module>"`` to :data:`FAMILY_MODULES` (the module is imported on first use).
+2. Add ``name: "backend.families.<module>"`` to :data:`FAMILY_MODULES` (the module is imported on first use).
 3. Override what differs: :meth:`check_spec`, :meth:`questions`/:meth:`question_original`/:meth:`assemble`
    (several questions per item), :meth:`read_result`/:meth:`write_result` (Label Studio JSON), the
    review and gold methods (:meth:`gold`, :meth:`reconciled`, :meth:`disputed`, :meth:`show_answer`), what the
