@@ -33,7 +33,7 @@ from backend.scoring.results import ItemResult, MemberResult  # noqa: E402
 from backend.server import create_app  # noqa: E402
 from backend.server.auth import BasicAuth  # noqa: E402
 from backend.task.spec import load_spec  # noqa: E402
-from backend.worker.config import EnsembleConfig  # noqa: E402
+from backend.worker.ensemble_config import EnsembleConfig  # noqa: E402
 from backend.worker.queueing import redis_connection  # noqa: E402
 
 LABEL_CONFIG = label_config_for_spec(load_spec("factual-consistency"))

@@ -91,9 +91,9 @@ def main() -> None:
     parser.add_argument("--experts", type=int, default=2)
     args = parser.parse_args()
     if os.environ.get("LABEL_STUDIO_URL") and os.environ.get("LABEL_STUDIO_API_KEY"):
-        run(connect(), args.tasks, args.experts)
+        run(connect(os.environ["LABEL_STUDIO_URL"], os.environ["LABEL_STUDIO_API_KEY"]), args.tasks, args.experts)
         return
-    binary = find_label_studio_bin()
+    binary = find_label_studio_bin(os.environ.get("LABEL_STUDIO_BIN"))
     if binary is None:
         raise SystemExit("no Label Studio: set LABEL_STUDIO_BIN, or LABEL_STUDIO_URL + LABEL_STUDIO_API_KEY")
     from tests.support.services import free_port

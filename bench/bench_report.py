@@ -141,7 +141,7 @@ def main() -> None:
         if url and token:
             run(url, token, args.tasks, home)
             return
-        binary = find_label_studio_bin()
+        binary = find_label_studio_bin(os.environ.get("LABEL_STUDIO_BIN"))
         if binary is None:
             raise SystemExit("label-studio not found: set LABEL_STUDIO_BIN (or LABEL_STUDIO_URL + LABEL_STUDIO_API_KEY)")
         from tests.support.services import free_port

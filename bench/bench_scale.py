@@ -163,7 +163,8 @@ def scale_out(count: int, args, judge: str, *, fork: bool = False) -> dict:
     from backend.labelstudio.tasks import tasks_to_items
     from backend.ledger import Ledger
     from backend.scoring.members import members_from_args
-    from backend.worker.config import EnsembleConfig
+    from backend.config.settings import Settings
+    from backend.worker.ensemble_config import EnsembleConfig
     from backend.worker.queueing import enqueue_scoring
     from backend.worker.safety import scoring_queue
 
@@ -175,7 +176,7 @@ def scale_out(count: int, args, judge: str, *, fork: bool = False) -> dict:
            "LABEL_AUDIT_MEMBERS": member, "LABEL_AUDIT_HOME": tempfile.mkdtemp()}
     n = count * args.jobs_per_worker * 16
     tasks = make_tasks(n, with_ids=True)
-    config = EnsembleConfig.from_env(child_env(env))
+    config = EnsembleConfig(Settings.from_env(child_env(env)))
     spec = config.spec(LABEL_CONFIG)
     ledger = Ledger(db_url)
     workers = start_workers(count, env, fork=fork)

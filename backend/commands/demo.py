@@ -87,7 +87,7 @@ def demo(
         items = sum(1 for line in sample.read_text("utf-8").splitlines() if line.strip())
     note = judge_note(judge, items=items, prompts=len(members)) if judge else DEMO_WARNING
     console.print(f"[bold yellow]Note:[/bold yellow] {note}\n")
-    cache = None if no_cache else CallCache(cache_url)
+    cache = None if no_cache else CallCache(cache_url or settings.store_url)
     with resources.as_file(resources.files("backend").joinpath("data", DEMO_SAMPLE)) as sample:
         console.print(f"Scoring the bundled sample {sample.name} with {len(members)} members: "
                       + ", ".join(m.id for m in members))
@@ -127,7 +127,7 @@ def demo_confident(console: Console, *, settings, cache: Optional[str], no_cache
                         guidelines="Which support queue does the customer's message belong to?")
     entries = [MemberSpec(provider="cleanlab", model="tfidf-logreg")]
     members = build_members(entries, spec)
-    store = None if no_cache else CallCache(cache)
+    store = None if no_cache else CallCache(cache or settings.store_url)
     with tempfile.TemporaryDirectory() as folder:
         sample = write_tickets(Path(folder) / "tickets.jsonl")
         out = Path(folder) / "results.jsonl"

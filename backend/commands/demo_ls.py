@@ -17,6 +17,9 @@ from backend.demo.judge import judge_member, judge_note
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.scoring.members import entry_templates, parse_member_arg
 
+from backend.commands.local_paths import local_home, local_label_studio_bin
+from backend.common import defaults
+
 LABELSTUDIO = typer.Option(False, "--labelstudio", help="Run the whole loop in Label Studio: services, sample "
                            "project, scoring through the queue, blind review, report.")
 STOP = typer.Option(False, "--stop", help="Stop every process the Label Studio demo started.")
@@ -26,7 +29,7 @@ HOME = typer.Option(None, "--home", help="Demo folder parent (default $LABEL_AUD
 LS_PORT = typer.Option(None, "--ls-port", help="Label Studio port (default 8080, or the next free one).")
 REVIEW_PORT = typer.Option(None, "--review-port", help="First expert's review Label Studio port (default 8081; "
                            "the next expert's follows it, or the next free one).")
-BACKEND_PORT = typer.Option(None, "--backend-port", help="ML backend port (default 9090, or the next free one).")
+BACKEND_PORT = typer.Option(None, "--backend-port", help=f"ML backend port (default {defaults.BACKEND_PORT}, or the next free one).")
 REDIS_PORT = typer.Option(None, "--redis-port", help="Redis port (default 6379; started when none answers).")
 
 
@@ -41,7 +44,7 @@ def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], w
     from backend.demo.home import DemoHome
     from backend.demo.run import run_demo, stop_demo
     console = Console(soft_wrap=True)  # URLs and logins stay on one line, whatever the terminal width
-    demo_home = DemoHome.at(home)
+    demo_home = DemoHome.at(local_home(home), label_studio_bin=local_label_studio_bin())
     if stop:
         stop_demo(home=demo_home, say=console.print)
         return
@@ -146,7 +149,7 @@ def print_env(home: Optional[Path]) -> None:
     from backend.demo.home import DemoHome
     from backend.demo.processes import ProcessTable
 
-    demo_home = DemoHome.at(home)
+    demo_home = DemoHome.at(local_home(home))
     err = Console(stderr=True, soft_wrap=True)  # a path or command stays on one line
     try:
         env = demo_environment(demo_home)

@@ -111,7 +111,7 @@ def register(app: typer.Typer) -> None:
             members = build_members(settings.members, spec)
         except (ValueError, OSError) as exc:
             fail(str(exc))
-        cache = None if no_cache else CallCache(cache_url)
+        cache = None if no_cache else CallCache(cache_url or settings.store_url)
         show_progress = sys.stderr.isatty() if progress is None else progress
         try:
             report = run_probes(
@@ -128,7 +128,7 @@ def register(app: typer.Typer) -> None:
             with atomic_write(out) as handle:
                 handle.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
         if store:
-            save_probe_report(report, url=db_url or cache_url)
+            save_probe_report(report, url=db_url or cache_url or settings.store_url)
         if as_json:
             typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
         elif kind == "planted":

@@ -1,6 +1,6 @@
 """`label-audit review instances start|stop|status`: one local Label Studio per expert.
 
-For a review run on this machine outside the demo (:mod:`backend.labelstudio.expert_servers`). ``start``
+For a review run on this machine outside the demo (:mod:`backend.demo.expert_servers`). ``start``
 prints each expert's URL and login (a generated password, shown once when the account is made, kept
 in the 0600 secrets file) and the ``export LABEL_AUDIT_EXPERT_INSTANCES=...`` line ``review push`` needs.
 """
@@ -13,6 +13,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
+from backend.commands.local_paths import local_home, local_label_studio_bin
 from backend.common.cli_errors import fail as _fail
 from backend.labelstudio.error_lines import client_errors, describe_error
 
@@ -34,7 +35,7 @@ def start_cmd(
     from backend.demo.expert_servers import ExpertServers
 
     out = Console(soft_wrap=True)  # URLs and logins stay on one line
-    servers = ExpertServers(home)
+    servers = ExpertServers(local_home(home), label_studio_bin=local_label_studio_bin())
     try:
         started = servers.start(experts.split(","), first_port=port, say=out.print)
     except client_errors() as exc:
@@ -57,7 +58,7 @@ def status_cmd(home: Optional[Path] = HOME) -> None:
     from backend.demo.expert_servers import ExpertServers
 
     out = Console(soft_wrap=True)
-    known = ExpertServers(home).status()
+    known = ExpertServers(local_home(home)).status()
     if not known:
         out.print("no expert instances here (label-audit review instances start --experts ...)")
         return
@@ -73,5 +74,5 @@ def stop_cmd(home: Optional[Path] = HOME) -> None:
     # heavy: loads label_studio_sdk's client, ~1.1 s at import, not loaded by label-audit --help
     from backend.demo.expert_servers import ExpertServers
 
-    stopped = ExpertServers(home).stop()
+    stopped = ExpertServers(local_home(home)).stop()
     typer.echo("stopped: " + (", ".join(stopped) if stopped else "nothing was running"))

@@ -20,6 +20,7 @@ from rich.console import Console
 
 from backend.common import defaults
 from backend.common.atomic_write import atomic_write
+from backend.config.settings import Settings
 from backend.scoring.cache import CallCache
 from backend.commands import context
 from backend.common.cli_errors import fail as _fail
@@ -66,15 +67,19 @@ def run_scoring(
     max_chars: int = defaults.MAX_ITEM_CHARS,
     title: str | None = None,
     excluded: tuple[str, ...] = (),
+    settings: Settings | None = None,
 ) -> dict[str, Any]:
     """Score ``input_path``, stream results to ``out``, print and return the summary.
 
     ``dry_run`` only estimates (no model is called); ``budget`` stops the run at its cap: the item
     where it stopped and the later ones are not written, and rerunning resumes from the cache.
     ``title`` is what the summary calls the task (:func:`backend.summaries.score_summary.task_title`); ``excluded`` the
-    members the settings left out, reported beside each member's health.
+    members the settings left out, reported beside each member's health. ``settings`` (the command's; default
+    the environment's) say where an image spec's images may be fetched from.
     """
-    entries = with_images(list(read_items(input_path, spec, max_chars=max_chars)), spec)
+    entries = list(read_items(input_path, spec, max_chars=max_chars))
+    if spec.image_fields:
+        entries = with_images(entries, spec, settings=settings if settings is not None else Settings.from_env())
     try:  # confident-learning members learn from every labelled item of the file: one fit per run
         prepared = prepare_members(members, entries, spec, delimit=config.delimit)
     except ValueError as exc:
@@ -240,12 +245,12 @@ def score(
             budget.check_members(members)
         except ValueError as exc:
             _fail(str(exc))
-    cache = None if no_cache else CallCache(cache_url)
+    cache = None if no_cache else CallCache(cache_url or settings.store_url)
     try:
         summary = run_scoring(
             input_path, spec, members, config=config, cache=cache, out=out, summary_json=summary_json,
             top=top, progress=progress, console=Console(), prices=prices, budget=budget, dry_run=dry_run,
-            max_chars=settings.max_item_chars, excluded=settings.exclude_members,
+            max_chars=settings.max_item_chars, excluded=settings.exclude_members, settings=settings,
             title=task_title(spec, source=task or (label_config.name if label_config else None)
                              or (input_path.name if labels else None)),
         )

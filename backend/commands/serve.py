@@ -16,15 +16,9 @@ from typing import Optional
 import typer
 from rich.console import Console
 
+from backend.common import defaults
 from backend.common.cli_errors import fail
 from backend.common.environment import TOKEN_HELP
-from backend.config.settings import Settings
-from backend.costs.prices import load_prices
-from backend.costs.dry_run import estimate_audit
-from backend.costs.cost_tables import estimate_table
-from backend.labelstudio.error_lines import client_errors, describe_error
-from backend.summaries.score_summary import print_summary
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +26,7 @@ log = logging.getLogger(__name__)
 
 def serve(
     host: str = typer.Option("127.0.0.1", help="Address to bind (0.0.0.0 only inside a container)."),
-    port: int = typer.Option(9090, help="Port Label Studio calls."),
+    port: int = typer.Option(defaults.BACKEND_PORT, help="Port Label Studio calls."),
     workers: int = typer.Option(1, help="gunicorn worker processes."),
     threads: int = typer.Option(8, help="Threads per worker."),
     insecure_no_auth: bool = typer.Option(False, "--insecure-no-auth", help="Run WITHOUT authentication (local experiments only: anyone who reaches the port can queue work and plant verdicts)."),
@@ -41,17 +35,17 @@ def serve(
 
     Refuses to start without BASIC_AUTH_USER/BASIC_AUTH_PASS unless --insecure-no-auth is given.
     """
-    # heavy: the server and worker load flask, rq, redis and label_studio_sdk's client (~2.7 s); not loaded by label-audit --help
     from backend.server import create_app
     from backend.server.app import check_auth_settings
     from backend.server.gunicorn_run import run
-    from backend.worker.config import EnsembleConfig
+    from backend.config.settings import Settings
+    from backend.worker.ensemble_config import EnsembleConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         settings = Settings.from_env(insecure_no_auth=insecure_no_auth or None)
         check_auth_settings(settings)
-        EnsembleConfig.from_settings(settings)
+        EnsembleConfig(settings)
     except ValueError as exc:
         fail(str(exc))
     run(lambda: create_app(settings=settings), host=host, port=port, workers=workers, threads=threads)
@@ -68,12 +62,14 @@ def worker(
 
     Jobs run in the worker's own process (modules imported once); see docs/scaling.md to run many.
     """
-    # heavy: the server and worker load flask, rq, redis and label_studio_sdk's client (~2.7 s); not loaded by label-audit --help
+    from backend.config.settings import Settings
     from backend.worker.queueing import redis_connection
     from backend.worker.recovery import AuditWorker, ForkingAuditWorker
     from backend.worker.safety import scoring_queue
+    from backend.worker.start import use_settings
 
     settings = Settings.from_env()
+    use_settings(settings)  # every job of this worker runs with these, resolved once
     conn = redis_connection(settings.redis_url)
     queues = [scoring_queue(q, conn) for q in (queue or [settings.queue])]
     worker_class = ForkingAuditWorker if fork else AuditWorker
@@ -81,6 +77,8 @@ def worker(
 
 
 def _prices(prices_file: Optional[Path]):
+    from backend.costs.prices import load_prices
+
     try:
         return load_prices(prices_file) if prices_file else None
     except (OSError, ValueError) as exc:
@@ -89,6 +87,9 @@ def _prices(prices_file: Optional[Path]):
 
 def _dry_run(client, project: int, *, config, ledger, prices, json_out: bool) -> None:
     """``audit --dry-run``: what scoring would cost, without enqueueing anything."""
+    from backend.costs.dry_run import estimate_audit
+    from backend.costs.cost_tables import estimate_table
+
     estimate = estimate_audit(client, project, config=config, ledger=ledger, prices=prices)
     if json_out:
         print(json.dumps({"dry_run": estimate}, indent=2))
@@ -102,24 +103,32 @@ def audit(
     url: Optional[str] = typer.Option(None, help="Label Studio URL (default LABEL_STUDIO_URL)."),
     token: Optional[str] = typer.Option(None, help=TOKEN_HELP, show_default=False),
     wait: bool = typer.Option(False, help="Wait for the workers, then print the summary."),
-    timeout: float = typer.Option(3600.0, help="Seconds to wait at most with --wait."),
+    timeout: float = typer.Option(defaults.AUDIT_WAIT, help="Seconds to wait at most with --wait."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     prices_file: Optional[Path] = typer.Option(None, "--prices", help="Price file for the cost columns (see examples/prices.example.yaml)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate calls, cached calls, tokens, cost and time for the tasks not scored yet; enqueue nothing."),
 ) -> None:
     """Score every task of an existing project through the queue (same path as the ML backend)."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
-    # heavy: the server and worker load flask, rq, redis and label_studio_sdk's client (~2.7 s); not loaded by label-audit --help
     from backend.labelstudio.client import connect
+    from backend.labelstudio.error_lines import client_errors, describe_error
     from backend.ledger import Ledger
+    from backend.summaries.score_summary import print_summary
     from backend.worker.project_audit import (
         import_missing,
         start_audit,
         summary_from_ledger,
         wait_for,
     )
-    # heavy: the server and worker load flask, rq, redis and label_studio_sdk's client (~2.7 s); not loaded by label-audit --help
-    from backend.worker.config import EnsembleConfig
+    from backend.config.settings import Settings
+    from backend.worker.ensemble_config import EnsembleConfig
     from backend.worker.queueing import redis_connection
     from backend.worker.safety import scoring_queue
 
@@ -127,8 +136,8 @@ def audit(
     try:
         settings = Settings.from_env(label_studio_url=url, label_studio_token=token)
         client = connect(settings.label_studio_url, settings.label_studio_token)
-        config = EnsembleConfig.from_settings(settings)
-        ledger = Ledger(settings.database_url)
+        config = EnsembleConfig(settings)
+        ledger = Ledger(settings.store_url)
         if dry_run:
             _dry_run(client, project, config=config, ledger=ledger, prices=prices, json_out=json_out)
             return
@@ -147,7 +156,6 @@ def audit(
         task = bar.add_task("scoring", total=len(run.task_ids))
         done = wait_for(ledger, queue, run, timeout=timeout,
                         on_progress=lambda n, total: bar.update(task, completed=n, total=total))
-    # heavy: the server and worker load flask, rq, redis and label_studio_sdk's client (~2.7 s); not loaded by label-audit --help
     from backend.worker.importer import CALL_TIMEOUT
 
     # the last flush may carry most of a large project: Label Studio's import recounts it all
@@ -167,7 +175,6 @@ def audit(
 
 def _print_controls(err: Console, label_config: str, config) -> None:  # type: ignore[no-untyped-def]
     """The controls the run audits, and each one it skips with the reason."""
-    # heavy: the server and worker load flask, rq, redis and label_studio_sdk's client (~2.7 s); not loaded by label-audit --help
     from backend.worker.project_audit import audited_controls
 
     listed = audited_controls(label_config, config.spec(label_config), control=config.control)

@@ -7,6 +7,7 @@ all take their defaults from here, so a default changes in one place.
 from __future__ import annotations
 
 __all__ = [
+    "AUDIT_WAIT", "BACKEND_PORT", "EXPERT_PORT", "JOB_TIMEOUT", "LABEL_STUDIO_BIN",
     "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CONCURRENCY",
     "CONFIDENT_FOLDS", "CONFIDENT_MIN_PER_CLASS", "CONFIDENT_SEED",
     "DEFAULT_DELTA", "EARLY_EXIT", "EXCLUDE_MEMBERS", "HEALTH_COLLAPSE_SHARE", "HEALTH_MIN_ANSWERS", "HEALTH_MIN_MASS",
@@ -44,6 +45,12 @@ BATCH_SIZE = 16  # Label Studio tasks per queued job
 QUEUE = "label-audit"  # rq queue name
 IMPORT_WAIT = 2.0  # seconds predictions wait at least in the ledger's outbox, so jobs share import calls
 REDIS_URL = "redis://127.0.0.1:6379/0"
+JOB_TIMEOUT = 3600  # seconds rq lets one scoring job run before it is failed (and retried)
+AUDIT_WAIT = 3600.0  # seconds `label-audit audit --wait` (and the demo) wait at most for the workers
+BACKEND_PORT = 9090  # where Label Studio calls the ML backend (`label-audit serve`, the demo)
+EXPERT_PORT = 8081  # first port of the local expert review instances (`label-audit review instances start`)
+# The Label Studio that tests, the demo and local review instances start (LABEL_STUDIO_BIN changes it).
+LABEL_STUDIO_BIN = "~/.cache/label-audit/ls-venv-1.23.2/bin/label-studio"
 HOME = ".label-audit"  # folder of the default SQLite store and the report cache
 MAX_REQUEST_BYTES = 32 * 1024 * 1024  # largest request body the ML backend accepts
 # Characters of an item's prompt inputs (all fields together). Cost: every member's every prompt sends

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Mapping
 
-__all__ = ["TOKEN_HELP", "environment", "env_value", "parse_bool"]
+__all__ = ["TOKEN_HELP", "environment", "env_value", "parse_bool", "passive_openmp"]
 
 #: Help of every command's ``--token`` option (label-audit's and audit-stats'): where the token should come from.
 TOKEN_HELP = ("Label Studio API token. Prefer $LABEL_STUDIO_API_KEY: a token given here is visible to other "
@@ -32,3 +32,13 @@ def env_value(name: str) -> str | None:
 def parse_bool(text: str | None) -> bool:
     """``1/true/yes/on`` (any case) is True; anything else, or unset, is False."""
     return (text or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def passive_openmp() -> None:
+    """Make OpenMP threads wait passively (``OMP_WAIT_POLICY=PASSIVE``) unless the user chose a policy.
+
+    llama.cpp's OpenMP threads busy-wait by default; on a busy 2-core machine that made one call 5x
+    slower (12.8 s vs 2.4 s for 211 tokens, measured). libgomp reads the variable when it loads with
+    llama_cpp, so the local provider calls this as it is imported. A write, kept with the reads here.
+    """
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

@@ -46,13 +46,13 @@ def write_private_json(path: str | Path, data: object) -> Path:
     return target
 
 
-def runtime_dir() -> Path:
-    """A 0700 folder for sockets, owned by this user: ``$XDG_RUNTIME_DIR`` or ``<tmp>/label-audit-<uid>``.
+def runtime_dir(base: str | None) -> Path:
+    """A 0700 folder for sockets, owned by this user: under ``base`` (``$XDG_RUNTIME_DIR``, read by the
+    caller) when it is a folder, else ``<tmp>/label-audit-<uid>``.
 
     Unix socket paths are limited to about 100 bytes, so sockets cannot live under any home folder.
     Refuses (ValueError) a folder owned by someone else (a planted one in a shared /tmp).
     """
-    base = os.environ.get("XDG_RUNTIME_DIR")
     folder = Path(base) / "label-audit" if base and os.path.isdir(base) else (
         Path(tempfile.gettempdir()) / f"label-audit-{os.getuid()}")
     private_dir(folder)

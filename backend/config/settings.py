@@ -3,7 +3,7 @@
 The environment is read through :mod:`backend.common.environment` only: :meth:`Settings.from_env` takes one
 snapshot and turns it into typed values (defaults from :mod:`backend.common.defaults`), and the parts of the
 program take views of the result — :meth:`Settings.engine_config` for the scoring engine,
-:meth:`backend.worker.config.EnsembleConfig.from_settings` for the Label Studio backend and its workers
+:meth:`backend.worker.ensemble_config.EnsembleConfig.from_settings` for the Label Studio backend and its workers
 (the view depends on the settings, never the other way round). CLI options override the environment
 through ``overrides`` (``Settings.from_env(threshold=0.7)``).
 
@@ -33,7 +33,7 @@ PROVIDER_KEY_VARIABLES = (*default_key_variables(), "LABEL_AUDIT_REVIEW_API_KEY"
 
 
 def check_ensemble_values(*, members: tuple, batch_size: int, threshold: float | None, delta: int | None) -> None:
-    """The checks shared by :class:`Settings` and its view :class:`backend.worker.config.EnsembleConfig` (ValueError)."""
+    """The checks shared by :class:`Settings` and its view :class:`backend.worker.ensemble_config.EnsembleConfig` (ValueError)."""
     if not members:
         raise ValueError("the ensemble needs at least one member")
     if batch_size < 1:
@@ -109,6 +109,9 @@ class Settings:
     image_hosts: tuple[str, ...] = ()  # storage hosts images may be fetched from besides Label Studio
     image_max_bytes: int = defaults.IMAGE_MAX_BYTES
     provider_keys: tuple[str, ...] = field(default=(), repr=False)
+    review_url: str | None = None  # the shared review instance (LABEL_AUDIT_REVIEW_URL)
+    review_token: str | None = field(default=None, repr=False)  # its token (LABEL_AUDIT_REVIEW_API_KEY)
+    expert_instances: str | None = None  # the expert -> own instance map file (LABEL_AUDIT_EXPERT_INSTANCES)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":
@@ -155,6 +158,9 @@ class Settings:
             "image_hosts": tuple(h.strip() for h in (env.get("LABEL_AUDIT_IMAGE_HOSTS") or "").split(",") if h.strip()),
             "image_max_bytes": _number(env, "LABEL_AUDIT_IMAGE_MAX_BYTES", int, defaults.IMAGE_MAX_BYTES),
             "provider_keys": tuple(env[n] for n in sorted(key_names) if env.get(n)),
+            "review_url": env.get("LABEL_AUDIT_REVIEW_URL") or None,
+            "review_token": env.get("LABEL_AUDIT_REVIEW_API_KEY") or None,
+            "expert_instances": env.get("LABEL_AUDIT_EXPERT_INSTANCES") or None,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
@@ -175,16 +181,16 @@ class Settings:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
     @property
-    def store_url(self) -> str | None:
-        """The SQL URL of the ledger and call cache (None: the SQLite file under ``home``)."""
-        return self.database_url
+    def store_url(self) -> str:
+        """The SQL URL of the ledger and call cache: ``DATABASE_URL``, else the SQLite file under ``home``."""
+        return self.database_url or f"sqlite:///{self.default_sqlite_path()}"
 
     def default_sqlite_path(self) -> Path:
         return self.home / "audit.sqlite"
 
     def secrets(self) -> tuple[str, ...]:
         """Every configured secret value, for redaction of logs and stored errors."""
-        found = [self.label_studio_token, self.auth_password, *self.provider_keys]
+        found = [self.label_studio_token, self.auth_password, self.review_token, *self.provider_keys]
         return tuple(s for s in found if s)
 
     def quorum(self) -> Quorum:

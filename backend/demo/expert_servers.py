@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from backend.common.environment import env_value
+from backend.common import defaults
 from backend.common.private_files import private_dir, write_private_json
 from backend.demo.processes import ProcessTable
 from backend.labelstudio.local import LocalLabelStudio
@@ -37,7 +37,7 @@ from backend.labelstudio.signup import signup_open
 
 ADMIN = "admin@label-audit.local"
 FOLDER = "review-instances"
-DEFAULT_PORT = 8081
+DEFAULT_PORT = defaults.EXPERT_PORT
 _EMAIL = re.compile(r"^[^@\s,]+@[^@\s,]+$")
 
 
@@ -63,9 +63,12 @@ class StartedExpert:
 class ExpertServers:
     """The folder holding the experts' local instances (see the module docstring)."""
 
-    def __init__(self, home: str | Path | None = None) -> None:
-        base = Path(home or env_value("LABEL_AUDIT_HOME") or ".label-audit")
+    def __init__(self, home: str | Path | None = None, *, label_studio_bin: str | None = None) -> None:
+        """``home``: ``--home``, else the settings' ``LABEL_AUDIT_HOME`` (the command resolves it; None: the
+        default home); ``label_studio_bin``: the settings' ``LABEL_STUDIO_BIN``."""
+        base = Path(home or defaults.HOME)
         self.root = base.expanduser().resolve() / FOLDER
+        self.label_studio_bin = label_studio_bin
 
     @property
     def map_path(self) -> Path:
@@ -107,7 +110,7 @@ class ExpertServers:
                 state[email] = {"port": port, "folder": f"ls-{len(state) + 1}"}
         write_private_json(self.secrets_path, keys)
         write_private_json(self.root / "state.json", state)
-        binary = services.label_studio_binary(say=say)
+        binary = services.label_studio_binary(say=say, configured=self.label_studio_bin)
         servers = {email: self._server(email, keys, state, binary) for email in emails}
         services.ensure_label_studios(self._table(), {_name(e): s for e, s in servers.items()}, say=say)
         started = []

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from backend.common.environment import env_value
+from backend.common import defaults
 from backend.common.private_files import write_private_json
 
 EXPERTS = ("expert-a@label-audit.demo", "expert-b@label-audit.demo")
@@ -42,11 +42,14 @@ class DemoHome:
     """The demo's folder and the files in it."""
 
     root: Path
+    label_studio_bin: str | None = None  # the settings' LABEL_STUDIO_BIN (None: the cached venvs)
 
     @classmethod
-    def at(cls, home: str | Path | None) -> "DemoHome":
-        base = Path(home or env_value("LABEL_AUDIT_HOME") or ".label-audit")
-        return cls(base.expanduser().resolve() / "demo")
+    def at(cls, home: str | Path | None, *, label_studio_bin: str | None = None) -> "DemoHome":
+        """The demo folder under ``home`` (``--home``, else the settings' ``LABEL_AUDIT_HOME``, resolved by
+        the command; None: the default home)."""
+        base = Path(home or defaults.HOME)
+        return cls(base.expanduser().resolve() / "demo", label_studio_bin)
 
     @property
     def pids(self) -> Path:

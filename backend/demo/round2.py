@@ -56,7 +56,7 @@ def reconcile_round(home: DemoHome, keys: dict[str, Any], *, port: int, project:
     if not progress.answered or not progress.disagreed:
         return progress, env
     shared = services.label_studio(home, instance=RECONCILE_INSTANCE, port=port, secrets=keys,
-                                   binary=services.label_studio_binary(say=say))
+                                   binary=services.label_studio_binary(say=say, configured=home.label_studio_bin))
     services.ensure_label_studios(ProcessTable(home.pids), {RECONCILE_INSTANCE: shared}, say=say)
     env = {**env, "LABEL_AUDIT_REVIEW_URL": shared.url, "LABEL_AUDIT_REVIEW_API_KEY": shared.token}
     out = json.loads(run_cli(["backend.cli", "review", "reconcile", "--project", str(project),

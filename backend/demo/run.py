@@ -17,23 +17,16 @@ from typing import Any, Callable
 
 from rich.console import Console
 
-from backend.demo import confident, project as demo_project
+from backend.common import defaults
+from backend.demo import project as demo_project
 from backend.demo import services
 from backend.demo.judge import judge_member
 from backend.demo.home import (EXPERT_INSTANCES, RECONCILE_INSTANCE, DemoHome, load_secrets, load_state, save_state,
                                write_expert_instances)
 from backend.demo.processes import ProcessTable
 from backend.demo.round2 import ReviewProgress, reconcile_round
-from backend.ledger import Ledger
-from backend.worker.project_audit import import_missing, start_audit, summary_from_ledger, wait_for
-from backend.config.settings import Settings
-from backend.worker.config import EnsembleConfig
-from backend.demo.planted_report import describe
-from backend.labelstudio.client import connect
-from backend.labelstudio.expert_instances import EXPERT_INSTANCES_ENV
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-DEFAULT_PORTS = {"source": 8080, "expert-a": 8081, "expert-b": 8082, "reconcile": 8083, "backend": 9090,
+DEFAULT_PORTS = {"source": 8080, "expert-a": 8081, "expert-b": 8082, "reconcile": 8083, "backend": defaults.BACKEND_PORT,
                  "redis": 6379}
 # Stop order: consumers first, Redis last ("labelstudio-review": the shared instance of older demos).
 SERVICES = ("worker", "worker-confident", "backend", *(f"labelstudio-{n}" for n in EXPERT_INSTANCES),
@@ -108,7 +101,7 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
         table.stop("backend")
     state["judge"] = judge
     say = lambda text: _step(console, text)  # noqa: E731
-    binary = services.label_studio_binary(say=say)
+    binary = services.label_studio_binary(say=say, configured=home.label_studio_bin)
     redis_url = services.ensure_redis(home, table, port=ports["redis"])
     instances = {n: services.label_studio(home, instance=n, port=ports[n], secrets=keys, binary=binary)
                  for n in ("source", *EXPERT_INSTANCES)}
@@ -131,9 +124,14 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
 def score(client, project_id: int, env: dict[str, str], table: ProcessTable, console: Console, *,
           label: str = "scoring with the embedded judge", worker: str = "worker") -> dict[str, Any]:
     """Score every task through the queue (only those not scored yet), with a progress bar."""
-    # heavy: rq and redis (~0.4 s), not loaded by label-audit --help
     from redis import Redis
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rq import Queue
+
+    from backend.ledger import Ledger
+    from backend.worker.project_audit import import_missing, start_audit, summary_from_ledger, wait_for
+    from backend.config.settings import Settings
+    from backend.worker.ensemble_config import EnsembleConfig
 
     settings = Settings.from_env(env)  # the worker's settings: it runs with this environment
     config = EnsembleConfig.from_settings(settings)
@@ -149,7 +147,7 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
     with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True) as bar:
         task = bar.add_task("scoring", total=len(run.task_ids))
-        done = wait_for(ledger, queue, run, timeout=3600, on_progress=progress)
+        done = wait_for(ledger, queue, run, timeout=defaults.AUDIT_WAIT, on_progress=progress)
     import_missing(client, ledger, run, config, queue=queue)
     summary = summary_from_ledger(ledger, run, config, quorum=settings.quorum())
     if not done:
@@ -213,6 +211,10 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console, 
 def confident_step(client, env: dict[str, str], state: dict[str, Any], home: DemoHome,
                    console: Console) -> dict[str, Any]:
     """The tickets project, audited by the confident-learning member through a worker of its own."""
+    from backend.demo import confident
+    from backend.demo.planted_report import describe
+    from backend.ledger import Ledger
+
     state["tickets_project"], created = confident.ensure_tickets_project(client, known_id=state.get("tickets_project"))
     save_state(home, state)
     _step(console, f"Ticket project {state['tickets_project']} " + ("created" if created else "found")
@@ -231,12 +233,16 @@ def confident_step(client, env: dict[str, str], state: dict[str, Any], home: Dem
 
 
 def _client(ls):
+    from backend.labelstudio.client import connect
+
     return connect(ls.url, ls.token)
 
 
 def _expert_instances(home: DemoHome, instances: dict[str, Any], keys: dict[str, Any],
                       env: dict[str, str]) -> dict[str, str]:
     """Sign each expert up on their own instance; the command environment naming the expert -> instance map."""
+    from backend.labelstudio.expert_instances import EXPERT_INSTANCES_ENV
+
     for name, email in EXPERT_INSTANCES.items():
         demo_project.ensure_expert(_client(instances[name]), email, keys["experts"][email])
     path = write_expert_instances(home, {n: instances[n].url for n in EXPERT_INSTANCES}, keys)

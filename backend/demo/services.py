@@ -51,9 +51,10 @@ def first_free_port(start: int, *, tries: int = 50) -> int:
     raise RuntimeError(f"no free port in {start}..{start + tries - 1}")
 
 
-def label_studio_binary(*, say) -> Path:
-    """The Label Studio 1.23.2 executable, installed into its own venv first when missing."""
-    found = find_label_studio_bin()
+def label_studio_binary(*, say, configured: str | Path | None = None) -> Path:
+    """The Label Studio 1.23.2 executable (``configured``: the settings' ``LABEL_STUDIO_BIN``), installed into
+    its own venv first when missing."""
+    found = find_label_studio_bin(configured)
     if found is not None:
         return found
     if not INSTALL_SCRIPT.is_file():

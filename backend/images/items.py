@@ -15,7 +15,6 @@ from backend.task.dataset import Item, ItemError
 from backend.images.fetch import ImageFetcher, ImageRefused
 from backend.providers.image_part import placeholder
 from backend.task.spec import TaskSpec
-from backend.config.settings import Settings
 
 
 def fetcher_from_settings(settings: Any) -> ImageFetcher | None:
@@ -48,12 +47,13 @@ def attach_images(item: Item, spec: TaskSpec, fetcher: ImageFetcher | None, *, t
     return replace(item, fields=fields, images=tuple(images))
 
 
-def with_images(entries: list[Item | ItemError], spec: TaskSpec, *, settings: Any = None) -> list[Item | ItemError]:
+def with_images(entries: list[Item | ItemError], spec: TaskSpec, *, settings: Any) -> list[Item | ItemError]:
     """A file's items with their images fetched (``label-audit score`` of an image spec): references are
-    data URLs or paths and URLs of the configured Label Studio; a refused image is the item's error."""
+    data URLs or paths and URLs of the configured Label Studio (``settings``, resolved by the command); a
+    refused image is the item's error."""
     if not spec.image_fields:
         return entries
-    fetcher = fetcher_from_settings(settings if settings is not None else Settings.from_env())
+    fetcher = fetcher_from_settings(settings)
     out: list[Item | ItemError] = []
     try:
         for entry in entries:

@@ -3,7 +3,7 @@
 Why: a member that takes no images is left out of each image item (``no_vision``, counted), which is
 right for a mixed ensemble; an ensemble where *no* member sees would turn every task into the same
 per-item error, after queueing them all. So the project is refused once, where its spec is derived
-(:meth:`backend.worker.config.EnsembleConfig.spec`: the backend's /setup, webhook and /predict, the
+(:meth:`backend.worker.ensemble_config.EnsembleConfig.spec`: the backend's /setup, webhook and /predict, the
 workers, ``label-audit audit``) and where ``label-audit score`` builds its members, naming the members
 and what would work.
 """

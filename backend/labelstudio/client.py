@@ -12,7 +12,6 @@ import secrets
 from typing import Any, Iterator, Mapping, Sequence
 
 from label_studio_sdk import LabelStudio
-from backend.common.environment import env_value
 from backend.labelstudio.signup import invite_user
 
 DEFAULT_PAGE_SIZE = 100
@@ -20,13 +19,12 @@ IMPORT_CHUNK = 1000
 SELECT_CHUNK = 200
 
 
-def connect(url: str | None = None, token: str | None = None, *, timeout: float = 120.0) -> LabelStudio:
-    """An SDK client; ``url``/``token`` default to ``LABEL_STUDIO_URL`` / ``LABEL_STUDIO_API_KEY``.
+def connect(url: str | None, token: str | None, *, timeout: float = 120.0) -> LabelStudio:
+    """An SDK client of ``url`` with ``token`` (``--url``/``--token`` or the settings' ``LABEL_STUDIO_URL`` /
+    ``LABEL_STUDIO_API_KEY``, chosen by the command).
 
     Raises ValueError (without echoing the token) when either is missing.
     """
-    url = url or env_value("LABEL_STUDIO_URL")
-    token = token or env_value("LABEL_STUDIO_API_KEY")
     if not url:
         raise ValueError("no Label Studio URL: pass --url or set LABEL_STUDIO_URL")
     if not token:

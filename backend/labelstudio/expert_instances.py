@@ -28,10 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from backend.common.environment import env_value
-from backend.labelstudio.instances import (
-    connect_review, origin, review_client_or, review_connection_from_env, ReviewConnection,
-)
+from backend.labelstudio.instances import connect_review, origin, review_client_or, review_connection, ReviewConnection
 from backend.labelstudio import signup
 
 EXPERT_INSTANCES_ENV = "LABEL_AUDIT_EXPERT_INSTANCES"
@@ -57,9 +54,9 @@ def load_expert_instances(path: str | Path) -> dict[str, ReviewConnection]:
     return out
 
 
-def expert_instances_from_env(path: str | None = None) -> dict[str, ReviewConnection]:
-    """The map of ``path`` or ``LABEL_AUDIT_EXPERT_INSTANCES``; empty when neither is set."""
-    path = path or env_value(EXPERT_INSTANCES_ENV)
+def expert_instances(settings: Any, path: str | None = None) -> dict[str, ReviewConnection]:
+    """The map of ``path`` or the settings' ``LABEL_AUDIT_EXPERT_INSTANCES``; empty when neither is set."""
+    path = path or settings.expert_instances
     return load_expert_instances(path) if path else {}
 
 
@@ -123,12 +120,12 @@ def as_review_clients(clients: Any) -> ReviewClients:
     return clients if isinstance(clients, ReviewClients) else ReviewClients(shared=clients)
 
 
-def review_clients_from_env(source_client: Any, *, url: str | None = None, experts_path: str | None = None,
-                            source_url: str | None = None) -> ReviewClients:
-    """The review side as configured: shared instance (``--review-url`` / env, else the source one) and the map."""
-    shared_url = review_connection_from_env(url).url
-    return ReviewClients(shared=review_client_or(source_client, url=url), shared_url=shared_url or source_url,
-                         experts=expert_instances_from_env(experts_path))
+def review_clients(source_client: Any, settings: Any, *, url: str | None = None, experts_path: str | None = None,
+                   source_url: str | None = None) -> ReviewClients:
+    """The review side as configured: shared instance (``--review-url`` / settings, else the source one) and the map."""
+    shared_url = review_connection(settings, url).url
+    return ReviewClients(shared=review_client_or(source_client, settings=settings, url=url),
+                         shared_url=shared_url or source_url, experts=expert_instances(settings, experts_path))
 
 
 class IsolationRefused(ValueError):

@@ -29,15 +29,18 @@ _cache: dict[str, tuple[float, str | None]] = {}
 _lock = threading.Lock()
 
 
-def fetch_guidelines(project: str, *, client: Any = None, cache: bool = True) -> str | None:
-    """The project's ``expert_instruction`` ("" when empty), or None when it cannot be read."""
+def fetch_guidelines(project: str, *, client: Any = None, settings: Any = None, cache: bool = True) -> str | None:
+    """The project's ``expert_instruction`` ("" when empty), or None when it cannot be read.
+
+    Read through ``client``, else a client of the ``settings``' Label Studio (URL and token).
+    """
     key = str(project)
     if cache:
         with _lock:
             hit = _cache.get(key)
         if hit is not None and time.monotonic() - hit[0] < CACHE_SECONDS:
             return hit[1]
-    found = _read(key, client)
+    found = _read(key, client, settings)
     if cache:
         with _lock:
             _cache[key] = (time.monotonic(), found)
@@ -50,10 +53,12 @@ def forget_guidelines(project: str) -> None:
         _cache.pop(str(project), None)
 
 
-def _read(project: str, client: Any) -> str | None:
+def _read(project: str, client: Any, settings: Any) -> str | None:
     if client is None:
+        if settings is None:
+            return None
         try:
-            client = connect(timeout=FETCH_TIMEOUT)
+            client = connect(settings.label_studio_url, settings.label_studio_token, timeout=FETCH_TIMEOUT)
         except ValueError:
             return None
     try:

@@ -15,7 +15,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from backend.labelstudio.client import connect
-from backend.common.environment import env_value
 from label_studio_sdk.core.api_error import ApiError
 
 REVIEW_URL_ENV = "LABEL_AUDIT_REVIEW_URL"
@@ -45,14 +44,14 @@ class ReviewConnection:
         return bool(self.url)
 
 
-def source_url_from_env(url: str | None = None) -> str | None:
-    """``--url`` or ``LABEL_STUDIO_URL``: the source instance's address (for the same-instance check)."""
-    return url or env_value("LABEL_STUDIO_URL")
+def source_url(settings: Any, url: str | None = None) -> str | None:
+    """``--url`` or the settings' ``LABEL_STUDIO_URL``: the source instance's address (same-instance check)."""
+    return url or settings.label_studio_url
 
 
-def review_connection_from_env(url: str | None = None) -> ReviewConnection:
-    """``--review-url`` or ``LABEL_AUDIT_REVIEW_URL``, and the token from ``LABEL_AUDIT_REVIEW_API_KEY`` only."""
-    return ReviewConnection(url=url or env_value(REVIEW_URL_ENV), token=env_value(REVIEW_KEY_ENV))
+def review_connection(settings: Any, url: str | None = None) -> ReviewConnection:
+    """``--review-url`` or the settings' ``LABEL_AUDIT_REVIEW_URL``; the token from ``LABEL_AUDIT_REVIEW_API_KEY`` only."""
+    return ReviewConnection(url=url or settings.review_url, token=settings.review_token)
 
 
 def connect_review(conn: ReviewConnection, *, timeout: float = 120.0) -> Any:
@@ -64,13 +63,13 @@ def connect_review(conn: ReviewConnection, *, timeout: float = 120.0) -> Any:
     return connect(conn.url, conn.token, timeout=timeout)
 
 
-def review_client_or(source_client: Any, *, url: str | None = None) -> Any:
-    """The review instance's client when one is configured (``url`` or the environment), else ``source_client``.
+def review_client_or(source_client: Any, *, settings: Any, url: str | None = None) -> Any:
+    """The review instance's client when one is configured (``url`` or the settings), else ``source_client``.
 
     Whatever reads the experts' answers back must ask the instance holding the review projects: their ids
     mean other projects (or nothing) on the source instance.
     """
-    conn = review_connection_from_env(url)
+    conn = review_connection(settings, url)
     return connect_review(conn) if conn.configured else source_client
 
 

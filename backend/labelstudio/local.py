@@ -19,19 +19,20 @@ from typing import Mapping
 
 import httpx
 
-from backend.common.environment import env_value, environment
+from backend.common import defaults
+from backend.common.environment import environment
 from backend.common.private_files import PRIVATE_UMASK, private_dir, private_file
 
-DEFAULT_BIN = Path.home() / ".cache" / "label-audit" / "ls-venv-1.23.2" / "bin" / "label-studio"
+DEFAULT_BIN = Path(defaults.LABEL_STUDIO_BIN).expanduser()
 # Older machine images installed the same version under an unversioned folder.
 FALLBACK_BINS = (Path.home() / ".cache" / "label-audit" / "ls-venv" / "bin" / "label-studio",)
 
 
-def find_label_studio_bin() -> Path | None:
-    """``$LABEL_STUDIO_BIN`` when set (even if missing: then None), else the cached venvs."""
-    env = env_value("LABEL_STUDIO_BIN")
-    if env:
-        return Path(env) if Path(env).is_file() else None
+def find_label_studio_bin(configured: str | Path | None = None) -> Path | None:
+    """``configured`` (the settings' ``LABEL_STUDIO_BIN``) when given (even if missing: then None), else the
+    cached venvs."""
+    if configured:
+        return Path(configured) if Path(configured).is_file() else None
     for candidate in (DEFAULT_BIN, *FALLBACK_BINS):
         if candidate.is_file():
             return candidate

@@ -32,7 +32,7 @@ from backend.task.spec import TaskSpec
 from backend.scoring.ensemble import resolve_threshold
 
 SEPARATOR = " · "
-# MODEL_VERSION_PREFIX (backend.worker.config) + the 12 hex digits of backend.scoring.members.spec_fingerprint
+# MODEL_VERSION_PREFIX (backend.worker.ensemble_config) + the 12 hex digits of backend.scoring.members.spec_fingerprint
 _KEY = re.compile(r"(label-audit-[0-9a-f]{12})\Z")
 MAX_MODEL_CHARS = 24
 

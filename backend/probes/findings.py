@@ -1,4 +1,4 @@
-"""The probe report: one JSON document (``--out``, the audit database) and the table a lead reads.
+"""The probe findings: one JSON document (``--out``, the audit database) and the table a lead reads.
 
 Reading it (seed 003, §3.3): every probe deserves the negative label, so any MAE, share positive or
 p(positive) above the unmodified baseline is gullibility. Agreement with humans (κ) does not predict

@@ -37,16 +37,14 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from backend.providers.base import ClassDistribution, NoClassTokenError, ProviderError
+from backend.common.environment import passive_openmp
 from backend.providers.chatml import PROMPT_FORMATS, chatml_segments
 from backend.providers.logprobs import check_labels
 from backend.providers.named_models import NAMED_MODELS, installed_path
 from backend.providers.prefix_kv import DEFAULT_BLOCK, PrefixEvaluator
 from backend.providers.registry import register
 
-# llama.cpp's OpenMP threads busy-wait by default; on a busy 2-core machine that made one call 5x
-# slower (12.8 s vs 2.4 s for 211 tokens, measured here). Passive waiting must be set before
-# libgomp loads with llama_cpp; a value the user set wins.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+passive_openmp()  # before libgomp loads with llama_cpp (see the function); a value the user set wins
 
 #: Model aliases: name -> (PyPI distribution shipping the file, path inside it). The package is
 #: located, never imported (importing it would pull in the unrelated ``llm`` CLI).

@@ -17,11 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from backend.common import defaults
 from backend.images.review_copy import CopyRefused, ReviewCopy, neutral_copy
 from backend.labelstudio.instances import origin
 from backend.labelstudio.uploads import UploadFailed, upload_file
 from backend.images.fetch import ImageFetcher
-from backend.config.settings import Settings
 from backend.labelstudio.client import iter_tasks
 from backend.review.review_store import ROUND_REVIEW
 
@@ -38,17 +38,18 @@ def client_origin(client: Any) -> Any:
     return origin(client._client_wrapper.get_base_url())
 
 
-def source_fetch(client: Any) -> Fetch:
+def source_fetch(client: Any, *, settings: Any = None) -> Fetch:
     """Fetch images from the source instance with its own credentials (:class:`backend.images.fetch.ImageFetcher`).
 
     The instance and token are the client's (``--url``/``--token`` or the environment); the storage hosts and
-    the size limit come from the settings (``LABEL_AUDIT_IMAGE_HOSTS``, ``LABEL_AUDIT_IMAGE_MAX_BYTES``), as
-    for the judges. Made only for a project with images.
+    the size limit come from ``settings`` (``LABEL_AUDIT_IMAGE_HOSTS``, ``LABEL_AUDIT_IMAGE_MAX_BYTES``), as
+    for the judges (None: the defaults). Made only for a project with images.
     """
-    settings = Settings.from_env()
+    max_bytes = settings.image_max_bytes if settings is not None else defaults.IMAGE_MAX_BYTES
+    hosts = settings.image_hosts if settings is not None else ()
     wrapper = client._client_wrapper  # the SDK keeps the URL and token it was made with
     fetcher = ImageFetcher(wrapper.get_base_url(), wrapper._tokens_client.api_key,
-                           max_bytes=settings.image_max_bytes, allowed_hosts=settings.image_hosts)
+                           max_bytes=max_bytes, allowed_hosts=hosts)
 
     def fetch(reference: str, variable: str, task_id: str) -> Any:
         return fetcher.fetch(reference, variable=variable, task_id=int(task_id) if str(task_id).isdigit() else None)
@@ -74,12 +75,13 @@ class ReviewImages:
     served: dict[tuple[Any, str, str], str] = field(default_factory=dict)  # (instance, task, field) -> URL
 
     @classmethod
-    def for_source(cls, client: Any, spec: Any, *, fetch: Fetch | None = None) -> "ReviewImages | None":
-        """The images of a source project (None when it has no image input)."""
+    def for_source(cls, client: Any, spec: Any, *, fetch: Fetch | None = None,
+                   settings: Any = None) -> "ReviewImages | None":
+        """The images of a source project (None when it has no image input); ``settings``: the run's."""
         fields = image_data_fields(spec)
         if not fields:
             return None
-        return cls(fields=fields, fetch=fetch or source_fetch(client))
+        return cls(fields=fields, fetch=fetch or source_fetch(client, settings=settings))
 
     def remember(self, client: Any, task_id: str, data_field: str, url: str) -> None:
         """A copy already on ``client``'s instance (e.g. in a round-1 task there): reused, not uploaded again."""

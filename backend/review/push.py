@@ -206,6 +206,7 @@ def push_review(
     initial_passwords: bool = False,
     next_n: int | None = None,
     include_ambiguous: bool = True,
+    settings: Any = None,
 ) -> PushReport:
     """Send the flagged items of ``project_id`` (highest confidence first, up to ``budget``) to the experts.
 
@@ -258,7 +259,7 @@ def push_review(
     report.guidelines_shown = bool(guidelines.html)
     if initial_passwords:
         _sign_up_new_experts(review, report, experts)
-    images = ReviewImages.for_source(client, source.spec)  # image inputs: a neutral copy on each review instance
+    images = ReviewImages.for_source(client, source.spec, settings=settings)  # image inputs: a neutral copy on each review instance
     _fill_expert_projects(review, store, source, report, experts=experts, items=items, inputs=inputs,
                           guidelines=guidelines, order=order, seed=seed, images=images)
     return report

@@ -93,6 +93,7 @@ def _reconcile_project(client: LabelStudio, store: ReviewStore, source: SourcePr
 def reconcile(
     client: LabelStudio, store: ReviewStore, source: SourceProject, *, partial: bool = False,
     review_client: LabelStudio | ReviewClients | None = None, initial_passwords: bool = False,
+    settings: Any = None,
 ) -> ReconcileReport:
     """Collect round-1 answers and put every disagreement into the reconciliation project.
 
@@ -145,7 +146,7 @@ def reconcile(
     answers = store.answers_by_task(source.key, round=ROUND_REVIEW)
     for task_id, data in inputs.items():
         data.update(round1_text(source, experts, answers.get(task_id, {})))
-    images = ReviewImages.for_source(client, source.spec)
+    images = ReviewImages.for_source(client, source.spec, settings=settings)
     if images is not None:  # round 1 on this same instance already holds a copy of each image
         reuse_round1_copies(images, clients, store, source.key, [a.task_id for a in todo])
     data_of, bad = prepare_or_pass(images, inputs, client=review, project_id=project.ls_project_id)

@@ -12,7 +12,7 @@ rounding it to its top label throws away exactly the uncertainty the triage need
 same EM as crowd-kit's (majority-vote start, priors as mean posteriors, confusion counts clipped at
 1e-10, stopping on the evidence lower bound) with one generalisation: an observation is a distribution
 ``q`` over the labels and counts fractionally (``log P(obs | c) = Σ_l q_l log θ[l, c]``), so a hard label
-(one-hot ``q``) gives crowd-kit's posteriors (``tests/review/test_truth_model.py`` checks it). Anchored
+(one-hot ``q``) gives crowd-kit's posteriors (``tests/backend/review/test_truth_model.py`` checks it). Anchored
 items (expert gold) have their posterior clamped to the gold label after every E-step, as crowd-kit's
 ``true_labels`` does: semi-supervised EM.
 

@@ -26,7 +26,7 @@ from backend.server.auth import BasicAuth
 from backend.server.projects import ProjectSpecs
 from backend.server.routes import Backend, register_routes
 from backend.config.settings import Settings
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 from backend.worker.queueing import redis_connection
 from backend.worker.safety import scoring_queue
 
@@ -74,13 +74,14 @@ def create_app(
     check_auth_settings(settings, auth)
     app = Flask("label-audit-backend")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
-    ledger = ledger or Ledger(settings.database_url)
-    config = config or EnsembleConfig.from_settings(settings)
+    ledger = ledger or Ledger(settings.store_url)
+    config = config or EnsembleConfig(settings)
     auth = auth or BasicAuth.from_settings(settings)
     queue = queue if queue is not None else scoring_queue(settings.queue, redis_connection(settings.redis_url))
     auth_check.install(app, auth)
     # Label Studio gives /setup 3 s and /setup reads the project's guidelines through the SDK: import it
     # now (~2 s on a busy machine), not inside the first /setup.
     importlib.import_module("backend.labelstudio.client")
-    register_routes(app, Backend(ledger=ledger, queue=queue, config=config, specs=ProjectSpecs(ledger, config)))
+    register_routes(app, Backend(ledger=ledger, queue=queue, config=config, specs=ProjectSpecs(ledger, config),
+                                 settings=settings))
     return app

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from flask import Flask
 from gunicorn.app.base import BaseApplication
 
+from backend.common.environment import env_value
 from backend.common.private_files import runtime_dir
 
 
@@ -48,4 +49,4 @@ def run(factory: Callable[[], Flask], *, host: str, port: int, workers: int = 1,
 
 def control_socket(port: int) -> str:
     """This instance's gunicorn control socket: a 0700 runtime folder, named by port and pid."""
-    return str(runtime_dir() / f"gunicorn-{port}-{os.getpid()}.ctl")
+    return str(runtime_dir(env_value("XDG_RUNTIME_DIR")) / f"gunicorn-{port}-{os.getpid()}.ctl")

@@ -15,7 +15,6 @@ import httpx
 from redis import Redis
 
 from backend.sqlstore.connection import db_status
-from backend.common.environment import env_value
 from backend.ledger import Ledger
 
 log = logging.getLogger(__name__)
@@ -23,9 +22,10 @@ log = logging.getLogger(__name__)
 CHECK_TIMEOUT = 1.0
 
 
-def health_report(ledger: Ledger, redis: Redis) -> dict[str, Any]:
+def health_report(ledger: Ledger, redis: Redis, *, label_studio_url: str | None) -> dict[str, Any]:
     """``{"status": "UP" | "DEGRADED", "checks": {"ledger": ..., "redis": ..., "label_studio": ...}}``."""
-    checks = {"ledger": db_status(ledger.db_engine), "redis": _redis(redis), "label_studio": _label_studio()}
+    checks = {"ledger": db_status(ledger.db_engine), "redis": _redis(redis),
+              "label_studio": _label_studio(label_studio_url)}
     degraded = any(value not in ("ok", "not configured") for value in checks.values())
     return {"status": "DEGRADED" if degraded else "UP", "checks": checks}
 
@@ -38,8 +38,7 @@ def _redis(redis: Redis) -> str:
     return "ok"
 
 
-def _label_studio() -> str:
-    url = env_value("LABEL_STUDIO_URL")
+def _label_studio(url: str | None) -> str:
     if not url:
         return "not configured"
     try:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from backend.labelstudio.projectspec import attach_guidelines, split_guidelines
 from backend.ledger import Ledger
 from backend.task.spec import TaskSpec
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 
 
 @dataclass(frozen=True)

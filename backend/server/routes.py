@@ -16,10 +16,11 @@ from rq import Queue
 
 from backend.labelstudio.guidelines import fetch_guidelines, forget_guidelines
 from backend.labelstudio.predictions import prediction_for
+from backend.config.settings import Settings
 from backend.ledger import Ledger
 from backend.server.health_check import health_report
 from backend.server.projects import ProjectContext, ProjectSpecs, project_id
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 from backend.worker.queueing import enqueue_scoring, input_hashes
 
 log = logging.getLogger(__name__)
@@ -35,6 +36,7 @@ class Backend:
     queue: Queue
     config: EnsembleConfig
     specs: ProjectSpecs
+    settings: Settings  # the app's, resolved once by its factory (Label Studio's URL and token)
 
     def enqueue(self, ctx: ProjectContext, tasks: list[dict[str, Any]]) -> tuple[list[str], str | None]:
         """The job ids, and why nothing could be queued (None when it was): Redis down never fails the request.
@@ -44,7 +46,7 @@ class Backend:
         """
         try:
             return enqueue_scoring(self.queue, self.ledger, ctx.project, tasks, label_config=ctx.label_config,
-                                   config=self.config, model_version=ctx.model_version), None
+                                   config=self.config, model_version=ctx.model_version, settings=self.settings), None
         except Exception as exc:  # Redis down: answer from the ledger anyway, and say so
             log.error("could not enqueue %d tasks of project %s: %s", len(tasks), ctx.project, type(exc).__name__)
             return [], f"could not enqueue: {type(exc).__name__} (is Redis up?); the tasks stay unscored"
@@ -63,7 +65,8 @@ def _body() -> dict[str, Any]:
 
 
 def health(backend: Backend) -> Response:
-    return jsonify({**health_report(backend.ledger, backend.queue.connection), "model_class": "label-audit ensemble",
+    return jsonify({**health_report(backend.ledger, backend.queue.connection,
+                                  label_studio_url=backend.settings.label_studio_url), "model_class": "label-audit ensemble",
                     "queue": backend.queue.name})
 
 
@@ -71,7 +74,7 @@ def setup(backend: Backend):
     body = _body()
     try:
         project = project_id(body.get("project"))
-        ctx = backend.specs.context(project, body.get("schema"), guidelines=fetch_guidelines(project))
+        ctx = backend.specs.context(project, body.get("schema"), guidelines=fetch_guidelines(project, settings=backend.settings))
     except ValueError as exc:
         return _bad_request(str(exc))
     return jsonify({"model_version": ctx.label_studio_version})
@@ -97,7 +100,8 @@ def predict(backend: Backend):
         return _bad_request(str(exc))
     ids = [str(t.get("id")) for t in tasks if isinstance(t, dict)]
     hashes = input_hashes([t for t in tasks if isinstance(t, dict)], backend.config, ctx.label_config,
-                          scored=lambda wanted: set(backend.ledger.results_for(ctx.project, wanted, ctx.model_version)))
+                          scored=lambda wanted: set(backend.ledger.results_for(ctx.project, wanted, ctx.model_version)),
+                          settings=backend.settings)
     scored = backend.ledger.results_for(ctx.project, ids, ctx.model_version, input_hashes=hashes)
     results: list[Any] = []
     answered = []

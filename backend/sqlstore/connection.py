@@ -10,16 +10,16 @@ from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event, text
 
+from backend.common import defaults
+
 
 def default_url() -> str:
-    """``DATABASE_URL`` when set, else a SQLite file under ``$LABEL_AUDIT_HOME`` (./.label-audit)."""
-    # climbs a layer (config is above sqlstore): kept out of the module until the URL is passed in (KNOWN_CLIMBS in tests/architecture)
-    from backend.config.settings import Settings
+    """The SQLite file under the default home (./.label-audit).
 
-    settings = Settings.from_env()
-    if settings.database_url:
-        return normalize_url(settings.database_url)
-    path = settings.default_sqlite_path()
+    The configured store (``DATABASE_URL``, ``LABEL_AUDIT_HOME``) is the settings' ``store_url``, which
+    the edges (CLI commands, web app, worker start) resolve and pass: this module reads no environment.
+    """
+    path = Path(defaults.HOME) / "audit.sqlite"
     path.parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{path}"
 

@@ -46,11 +46,12 @@ from rq import Queue, Retry, get_current_job
 from backend.common import defaults
 from backend.labelstudio.predictions import already_imported, import_predictions, ls_client, prediction_requests
 from backend.ledger import Ledger
-from backend.config.settings import Settings
 from backend.task.spec import TaskSpec
 from backend.worker import resources
-from backend.worker.config import EnsembleConfig
-from backend.worker.safety import FLUSH_FUNC, scoring_queue
+from backend.worker.ensemble_config import EnsembleConfig
+from backend.worker.job_names import FLUSH_FUNC
+from backend.worker.safety import scoring_queue
+from backend.worker.start import worker_settings
 
 log = logging.getLogger(__name__)
 
@@ -112,19 +113,22 @@ def request_flush(queue: Queue, *, project: str, model_version: str, label_confi
 
 
 def flush_predictions(*, project: str, model_version: str, label_config: str) -> dict[str, int]:
-    """The importer job: import every waiting prediction of the project, then set the next pause."""
+    """The importer job: import every waiting prediction of the project, then set the next pause.
+
+    It works with the worker's settings (:mod:`backend.worker.start`), never with values from the job.
+    """
     job = get_current_job()
     if job is None:
         raise RuntimeError("flush_predictions runs as an rq job (use flush_now elsewhere)")
-    settings = Settings.from_env()
-    config = EnsembleConfig.from_settings(settings)
+    settings = worker_settings()
+    config = EnsembleConfig(settings)
     spec = config.spec(label_config)
     client = ls_client(settings, timeout=CALL_TIMEOUT)
     if client is None:
         log.warning("LABEL_STUDIO_URL/LABEL_STUDIO_API_KEY not set: predictions stay in the ledger")
         job.connection.delete(OutboxKeys.of(job.origin, project, model_version).pending)
         return {"imported": 0, "calls": 0}
-    ledger = resources.ledger(settings.database_url)
+    ledger = resources.ledger(settings.store_url)
     queue = scoring_queue(job.origin, job.connection)
     sent, calls = flush_now(job.connection, job.origin, client, ledger, project=project,
                             model_version=model_version, spec=spec, ls_version=config.ls_version(spec),

@@ -25,9 +25,10 @@ from backend.labelstudio.predictions import ls_client
 from backend.labelstudio.tasks import error_result, tasks_to_items
 from backend.scoring.results import ItemResult, input_hash
 from backend.config.settings import Settings
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 from backend.worker.importer import request_flush
 from backend.worker.safety import RefusedJob, scoring_queue
+from backend.worker.start import worker_settings
 from backend.worker import resources
 
 log = logging.getLogger(__name__)
@@ -51,16 +52,19 @@ def score_tasks(
     label_config: str,
     model_version: str,
     job_key: str,
+    settings: Settings | None = None,
 ) -> dict[str, int]:
     """Score ``tasks`` of ``project`` with this worker's own ensemble and bulk-import their predictions.
 
     The job carries data only; the ensemble (members, endpoints, key names) comes from the worker's
-    settings. A job whose ``model_version`` is not this worker's is refused (logged, recorded in the job
-    log, raised as :class:`backend.worker.safety.RefusedJob`): it was queued for another ensemble.
+    settings, resolved once at its start (:mod:`backend.worker.start`; ``settings`` for a direct call, which
+    a queued job cannot give: :mod:`backend.worker.safety`). A job whose ``model_version`` is not this
+    worker's is refused (logged, recorded in the job log, raised as :class:`backend.worker.safety.RefusedJob`):
+    it was queued for another ensemble.
     """
-    settings = Settings.from_env()
-    ledger = resources.ledger(settings.database_url)
-    cfg = EnsembleConfig.from_settings(settings)
+    settings = settings if settings is not None else worker_settings()
+    ledger = resources.ledger(settings.store_url)
+    cfg = EnsembleConfig(settings)
     attempt = ledger.jobs.started(job_key, project=project, model_version=model_version, n_tasks=len(tasks))
     try:
         spec = cfg.spec(label_config)
@@ -92,7 +96,7 @@ def score_tasks(
 
     counts = {"scored": 0, "errors": len(converted.errors), "deferred": 0, "imported": 0}
     if items:
-        cache = resources.call_cache(settings.database_url)
+        cache = resources.call_cache(settings.store_url)
         members = resources.members(model_version, lambda: cfg.build(spec))
         try:  # confident-learning members learn from the whole project (one fit per project version)
             prepared, trained_on = prepare_for_project(

@@ -24,7 +24,7 @@ from backend.ledger import Ledger
 from backend.scoring.results import ItemResult, base_member_id
 from backend.scoring.run_stats import EngineStats, tally
 from backend.summaries.score_summary import SuspectList, build_summary
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 from backend.worker.importer import drain, flush_now
 from backend.worker.queueing import enqueue_scoring
 from backend.worker.safety import SERIALIZER

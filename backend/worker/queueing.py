@@ -28,25 +28,19 @@ from backend.labelstudio.taskshape import job_task
 from backend.ledger import Ledger
 from backend.scoring.results import input_hash
 from backend.config.settings import Settings
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 from backend.worker.safety import JOB_FUNC, SERIALIZER, scoring_queue
 
-DEFAULT_QUEUE = defaults.QUEUE
 RETRY_INTERVALS = (5, 20, 60)
-JOB_TIMEOUT = 3600
+JOB_TIMEOUT = defaults.JOB_TIMEOUT
 log = logging.getLogger(__name__)
 ACTIVE = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.SCHEDULED, JobStatus.DEFERRED}
 _ACTIVE_VALUES = frozenset(status.value for status in ACTIVE)
 
 
-def queue_name() -> str:
-    """The settings' queue (``LABEL_AUDIT_QUEUE`` or ``label-audit``)."""
-    return Settings.from_env().queue
-
-
-def redis_connection(url: str | None = None) -> Redis:
-    """A Redis connection from ``url`` or the settings' ``REDIS_URL`` (default the local server)."""
-    return Redis.from_url(url or Settings.from_env().redis_url)
+def redis_connection(url: str) -> Redis:
+    """A Redis connection to ``url`` (the settings' ``redis_url``, resolved at the edge)."""
+    return Redis.from_url(url)
 
 
 def job_key(project: str, task_ids: Sequence[str], model_version: str,
@@ -72,12 +66,14 @@ def enqueue_scoring(
     label_config: str,
     config: EnsembleConfig,
     model_version: str,
+    settings: Settings | None = None,
 ) -> list[str]:
     """Enqueue the tasks without a ledger result, in batches; returns the job ids (new or active).
 
     Tasks are the dicts Label Studio sends (``id``, ``data``, ``annotations``); they travel in the job
     (JSON) so the worker needs no extra read from Label Studio. The ensemble does not travel: ``config``
-    only sizes the batches, and each worker scores with its own settings.
+    only sizes the batches, and each worker scores with its own settings. ``settings`` (default the config's)
+    say where an image project's images are fetched from to hash them.
     """
     by_id: dict[str, Mapping[str, Any]] = {}
     nameless = []
@@ -89,7 +85,7 @@ def enqueue_scoring(
     if nameless:
         log.warning("project %s: %d tasks without an id were not queued", project, len(nameless))
         ledger.record_many(project, model_version, nameless)
-    hashes = input_hashes(list(by_id.values()), config, label_config,
+    hashes = input_hashes(list(by_id.values()), config, label_config, settings=settings,
                           scored=lambda ids: set(ledger.results_for(project, ids, model_version)))
     todo = ledger.pending(project, list(by_id), model_version, input_hashes=hashes)
     queue = scoring_queue(queue.name, queue.connection)
@@ -105,12 +101,14 @@ def enqueue_scoring(
 
 
 def input_hashes(tasks: Sequence[Mapping[str, Any]], config: EnsembleConfig, label_config: str, *,
-                 scored: Callable[[list[str]], set[str]] | None = None) -> dict[str, str]:
+                 scored: Callable[[list[str]], set[str]] | None = None,
+                 settings: Settings | None = None) -> dict[str, str]:
     """Task id -> hash of the input fields its prompts use (tasks that cannot be read get none).
 
     An image project's hash holds its images' content, so they are fetched (:mod:`backend.images`); with
     ``scored`` (task ids -> those with a stored result) only those are, the others being unscored anyway.
-    A task whose image is refused gets the hash its error result is stored with (the references').
+    A task whose image is refused gets the hash its error result is stored with (the references'). The
+    images come from ``settings``' Label Studio (default: the config's settings).
     """
     try:
         spec = config.spec(label_config)
@@ -123,7 +121,7 @@ def input_hashes(tasks: Sequence[Mapping[str, Any]], config: EnsembleConfig, lab
             tasks = [t for t in tasks if str(t.get("id")) in keep]
         if not tasks:
             return {}
-        fetcher = fetcher_from_settings(Settings.from_env())
+        fetcher = fetcher_from_settings(settings if settings is not None else config.settings)
     try:
         converted = tasks_to_items(tasks, spec, label_field=config.label_field, max_chars=config.max_item_chars,
                                    fetcher=fetcher)

@@ -31,9 +31,12 @@ from rq.job import Job, JobStatus
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 from rq.utils import as_text
 
+from backend.ledger.jobs import JobLog
+from backend.sqlstore.connection import make_db_engine
 from backend.worker.inprocess import ForkingWorker, InProcessWorker, preload
 from backend.worker.redis_outage import OutlastRedisMixin
 from backend.worker.safety import SERIALIZER, ScoringJob, scoring_queue
+from backend.worker.start import worker_settings
 
 log = logging.getLogger(__name__)
 
@@ -110,13 +113,9 @@ def release_dead_scheduler_lock(queue: Queue) -> bool:
 
 def record_failure(job_key: str, exc_string: str) -> None:
     """Mark ``job_key`` failed in the worker's ledger, with the exception's last line as the reason."""
-    from backend.ledger.jobs import JobLog
-    from backend.sqlstore.connection import make_db_engine
-    from backend.config.settings import Settings
-
     lines = [line for line in (exc_string or "").strip().splitlines() if line.strip()]
     reason = f"failed by the queue: {lines[-1] if lines else 'no reason given'}"
-    JobLog(make_db_engine(Settings.from_env().database_url)).failed_by_queue(job_key, reason)
+    JobLog(make_db_engine(worker_settings().store_url)).failed_by_queue(job_key, reason)
 
 
 class RecoveryMixin:
@@ -132,6 +131,10 @@ class RecoveryMixin:
         kwargs["job_monitoring_interval"] = min(kwargs.get("job_monitoring_interval") or 30, JOB_MONITORING_INTERVAL)
         kwargs["maintenance_interval"] = min(kwargs.get("maintenance_interval") or 600, MAINTENANCE_INTERVAL)
         super().__init__(queues, *args, **kwargs)
+        try:  # the worker's settings, resolved once at its start (a forked work horse inherits them)
+            worker_settings()
+        except ValueError as exc:  # each job fails with the reason, as it did before the worker resolved them
+            log.error("the worker's settings are invalid: %s", exc)
 
     @property
     def dequeue_timeout(self) -> int:

@@ -21,13 +21,13 @@ from rq.exceptions import DeserializationError
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from backend.worker.job_names import ALLOWED, FLUSH_FUNC, JOB_FUNC, JOB_KWARGS
+
+__all__ = ["ALLOWED", "FLUSH_FUNC", "JOB_FUNC", "JOB_KWARGS", "SERIALIZER", "RefusedJob", "ScoringJob", "refusal",
+           "scoring_queue"]
+
 log = logging.getLogger(__name__)
 
-JOB_FUNC = "backend.worker.jobs.score_tasks"
-JOB_KWARGS = frozenset({"project", "tasks", "label_config", "model_version", "job_key"})
-FLUSH_FUNC = "backend.worker.importer.flush_predictions"  # = backend.worker.importer.FLUSH_FUNC
-#: every function a worker runs, with the exact keyword arguments it takes
-ALLOWED = {JOB_FUNC: JOB_KWARGS, FLUSH_FUNC: frozenset({"project", "model_version", "label_config"})}
 SERIALIZER = JSONSerializer
 
 
@@ -68,13 +68,7 @@ class ScoringJob(Job):
         if reason is not None:
             log.error("refused job %s: %s", self.id, reason)
             raise RefusedJob(f"refused: {reason}")
-        if self.func_name == FLUSH_FUNC:
-            from backend.worker.importer import flush_predictions
-
-            return flush_predictions
-        from backend.worker.jobs import score_tasks
-
-        return score_tasks
+        return super().func  # one of ALLOWED's names, imported by rq only now (no import cycle)
 
     @property
     def success_callback(self) -> None:

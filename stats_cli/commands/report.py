@@ -14,7 +14,8 @@ from typing import Optional
 import typer
 
 from backend.api import atomic_write
-from stats_cli.commands.source_options import DB, PROJECT, TOKEN, URL, connect_source, pull_source, task_cache
+from stats_cli.commands.source_options import (DB, PROJECT, TOKEN, URL, connect_source, pull_source, source_settings,
+                                               task_cache)
 from stats_cli.report.snapshot import DEFAULT_REFRESH, snapshot_note
 from stats_cli.report.build import build_report
 from stats_cli.sources.audit_pull import PullStats
@@ -47,9 +48,10 @@ def report_command(
         price_table = load_prices(prices) if prices else None
     except (OSError, ValueError) as exc:
         raise typer.BadParameter(f"--prices: {exc}") from None
-    client = connect_source(url, token)
+    settings = source_settings(url, token)
+    client = connect_source(settings)
     stats = PullStats()
-    data = pull_source(project, client=client, db_url=db, cache=task_cache(url, project, cache),
+    data = pull_source(project, client=client, db_url=db, cache=task_cache(settings, project, cache), settings=settings,
                       progress=progress and sys.stderr.isatty(), stats=stats,
                       models_file=str(models) if models else None, images=fmt == "html")
     report = build_report(data, target_precision=target_precision, prices=price_table,

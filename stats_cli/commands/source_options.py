@@ -14,8 +14,6 @@ import typer
 
 from backend.api import fail as _fail
 from backend.api import TOKEN_HELP
-from stats_cli.sources.audit_pull import pull_audit
-from stats_cli.sources.task_cache import TaskCache
 
 PROJECT = typer.Option(..., "--project", help="Source project id in Label Studio.")
 URL = typer.Option(None, "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")
@@ -23,13 +21,23 @@ TOKEN = typer.Option(None, "--token", show_default=False, help=TOKEN_HELP)
 DB = typer.Option(None, "--db", help="Ledger / review store URL (default: $DATABASE_URL or .label-audit/audit.sqlite).")
 
 
-def connect_source(url: Optional[str], token: Optional[str]):
+def source_settings(url: Optional[str], token: Optional[str]):
+    """The command's settings (:class:`backend.config.settings.Settings`), resolved once: the environment with
+    ``--url`` / ``--token`` on top (a bad value is a usage error, never echoing a token)."""
+    from backend.api import Settings
+
+    try:
+        return Settings.from_env(label_studio_url=url, label_studio_token=token)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+def connect_source(settings):
     """A Label Studio client for the source project (a bad address or missing token is a usage error)."""
-    # heavy: names of the lazy backend.api facade; loading them at start-up would load the backend they name
     from backend.api import connect
 
     try:
-        return connect(url, token)
+        return connect(settings.label_studio_url, settings.label_studio_token)
     except ValueError as exc:  # the message never contains the token
         raise typer.BadParameter(str(exc)) from None
 
@@ -37,7 +45,6 @@ def connect_source(url: Optional[str], token: Optional[str]):
 @contextlib.contextmanager
 def label_studio_errors(project: int) -> Iterator[None]:
     """Turn Label Studio failures into one line (status and detail only: headers carry session cookies)."""
-    # heavy: names of the lazy backend.api facade; loading them at start-up would load the backend they name
     from backend.api import client_errors, describe_error
 
     try:
@@ -48,15 +55,16 @@ def label_studio_errors(project: int) -> Iterator[None]:
 
 def pull_source(project: int, **kwargs):
     """The audit of ``project`` (:func:`stats_cli.sources.audit_pull.pull_audit`), Label Studio failures as one line."""
+    from stats_cli.sources.audit_pull import pull_audit
+
     with label_studio_errors(project):
         return pull_audit(project, **kwargs)
 
 
-def task_cache(url: Optional[str], project: int, enabled: bool):
-    """The on-disk cache of the project's pulled tasks (None when disabled or no server is known)."""
+def task_cache(settings, project: int, enabled: bool):
+    """The on-disk cache of the project's pulled tasks under the settings' home (None when disabled or no
+    server is known)."""
+    from stats_cli.sources.task_cache import TaskCache, cache_dir
 
-    # heavy: names of the lazy backend.api facade; loading them at start-up would load the backend they name
-    from backend.api import source_url_from_env
-
-    server = source_url_from_env(url) or ""
-    return TaskCache(server, project) if enabled and server else None
+    server = settings.label_studio_url or ""
+    return TaskCache(server, project, root=cache_dir(settings.home)) if enabled and server else None

@@ -17,12 +17,11 @@ from stats_cli.commands.source_options import (
     TOKEN,
     URL,
     connect_source,
+    source_settings,
     label_studio_errors,
     pull_source,
     task_cache,
 )
-from stats_cli.sources.audit_pull import pull_tasks
-from stats_cli.sources.task_cache import TaskCache
 
 
 def sync_gold_command(
@@ -38,7 +37,8 @@ def sync_gold_command(
     conll: Optional[Path] = typer.Option(None, "--conll", help="Span (NER) tasks: also write the gold spans as CoNLL/IOB2."),
 ) -> None:
     """Write gold labels to a file and/or back into the source project (idempotent)."""
-    # heavy: the gold export and the lazy backend.api names load the review stores and Label Studio's client; not loaded by audit-stats --help
+    from stats_cli.sources.audit_pull import pull_tasks
+    from stats_cli.sources.task_cache import TaskCache
     from stats_cli.sources.gold_export import (
         MODES,
         gold_rows,
@@ -54,10 +54,11 @@ def sync_gold_command(
         raise typer.BadParameter("nothing to do: give --out FILE and/or --to-labelstudio")
     if out is not None and out.suffix.lower() not in (".jsonl", ".ndjson", ".json", ".csv"):
         raise typer.BadParameter("--out must end in .jsonl or .csv")
-    client = connect_source(url, token)
-    cache = task_cache(url, project, True)
-    data = pull_source(project, client=client, db_url=db, cache=cache)
-    _print_projects(client, project, db)
+    settings = source_settings(url, token)
+    client = connect_source(settings)
+    cache = task_cache(settings, project, True)
+    data = pull_source(project, client=client, db_url=db, cache=cache, settings=settings)
+    _print_projects(client, project, db, settings)
     rows = gold_rows(data, mode=mode, threshold=threshold)  # type: ignore[arg-type]
     actions: dict[str, int] = {}
     for row in rows:
@@ -68,7 +69,6 @@ def sync_gold_command(
     if conll is not None:
         if not data.spec.task_family.span_valued:
             raise typer.BadParameter("--conll writes span (NER) tasks only")
-        # heavy: the gold export and the lazy backend.api names load the review stores and Label Studio's client; not loaded by audit-stats --help
         from backend.api import conll_from_rows
 
         with label_studio_errors(project):
@@ -87,15 +87,14 @@ def sync_gold_command(
         cache.close()
 
 
-def _print_projects(client, project: int, db: Optional[str]) -> None:
+def _print_projects(client, project: int, db: Optional[str], settings) -> None:
     """The source project's URL and every review project the gold labels rest on, each on its instance."""
-    # heavy: the gold export and the lazy backend.api names load the review stores and Label Studio's client; not loaded by audit-stats --help
-    from backend.api import Ledger, ReviewStore, project_links, review_clients_from_env
+    from backend.api import Ledger, ReviewStore, project_links, review_clients
 
     base = str(client._client_wrapper.get_base_url()).rstrip("/")
     typer.echo(f"source project {project}: {base}/projects/{int(project)}/data")
-    store = ReviewStore(db_engine=Ledger(db).db_engine)
-    for who, where in project_links(store, str(project), review_clients_from_env(client)):
+    store = ReviewStore(db_engine=Ledger(db or settings.store_url).db_engine)
+    for who, where in project_links(store, str(project), review_clients(client, settings)):
         typer.echo(f"  experts' answers read from {who}: {where}")
 
 
@@ -105,7 +104,6 @@ def register(app: typer.Typer) -> None:
 
 
 def _task_dict(task) -> dict:
-    # heavy: the gold export and the lazy backend.api names load the review stores and Label Studio's client; not loaded by audit-stats --help
     from backend.api import as_dict
 
     return as_dict(task)

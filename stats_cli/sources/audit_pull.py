@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from backend.api import crowd_labels
-from backend.api import review_clients_from_env
+from backend.api import Settings, review_clients
 from backend.api import Ledger
 from backend.api import refresh_review as refresh_review_outcomes
 from backend.api import load_audited_source
@@ -144,6 +144,7 @@ def pull_audit(
     refresh_review: bool = True,
     stats: PullStats | None = None,
     images: bool = False,
+    settings: Settings | None = None,
 ) -> AuditData:
     """Everything one report needs about ``project``, as :class:`AuditData`.
 
@@ -161,9 +162,12 @@ def pull_audit(
         Re-read the review projects through the SDK before reporting (the review store's ``collect_answers``).
     images : bool
         Fetch thumbnails of the confirmed errors of an image project (the HTML report's grid).
+    settings : Settings, optional
+        The command's (default: the defaults): the ledger, the review instances, the image fetch limits.
     """
     stats = stats if stats is not None else PullStats()
-    ledger = Ledger(db_url)
+    settings = settings if settings is not None else Settings()
+    ledger = Ledger(db_url or settings.store_url)
     source = load_audited_source(client, ledger, int(project))
     tasks = pull_tasks(client, project, cache=cache, progress=progress, min_annotations=2, stats=stats)
     items = ledger.results(source.key, model_version=model_version)
@@ -173,7 +177,7 @@ def pull_audit(
     crowd = source_crowd(tasks, source.spec)
     if refresh_review:  # the review module writes the outcomes; the read below only reads them
         # The answers live on the review instances (LABEL_AUDIT_REVIEW_URL, LABEL_AUDIT_EXPERT_INSTANCES).
-        refresh_review_outcomes(review_clients_from_env(client), ReviewStore(db_engine=ledger.db_engine), source, items)
+        refresh_review_outcomes(review_clients(client, settings), ReviewStore(db_engine=ledger.db_engine), source, items)
     review = review_state(ledger, source, items)
     models = None
     if models_file:
@@ -199,7 +203,7 @@ def pull_audit(
         from stats_cli.sources.error_pictures import ErrorImages, fetch_error_images
 
         try:
-            data = replace(data, error_images=fetch_error_images(client, data))
+            data = replace(data, error_images=fetch_error_images(client, data, settings=settings))
         except Exception as exc:  # noqa: BLE001 - no thumbnails is a note, never a lost report
             why = f"{type(exc).__name__}: {exc}" if isinstance(exc, ValueError) else type(exc).__name__
             data = replace(data, error_images=ErrorImages(source.spec.image_fields[0], unavailable=why))

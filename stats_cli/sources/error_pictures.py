@@ -53,7 +53,7 @@ def _thumbnail(fetch: Fetch, task_id: str, variable: str, reference: Any) -> Err
 
 
 def fetch_error_images(client: Any, data: AuditData, *, fetch: Fetch | None = None,
-                       references: Mapping[str, Any] | None = None) -> ErrorImages | None:
+                       references: Mapping[str, Any] | None = None, settings: Any = None) -> ErrorImages | None:
     """Thumbnails of the confirmed errors (None for a project without image inputs).
 
     ``references`` (task id -> image reference) skips the source listing; tests and callers that already
@@ -67,7 +67,7 @@ def fetch_error_images(client: Any, data: AuditData, *, fetch: Fetch | None = No
     if not ids:
         return ErrorImages(variable)
     if fetch is None:
-        fetch = source_fetch(client)
+        fetch = source_fetch(client, settings=settings)
     refs = dict(references) if references is not None else _references(client, data.project, ids, spec.fields[variable])
     return ErrorImages(variable, {t: _thumbnail(fetch, t, variable, refs.get(t)) for t in ids})
 

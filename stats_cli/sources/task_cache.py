@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from backend.api import defaults
-from backend.api import env_value
 
 STAMP_FIELDS = ("updated_at", "total_annotations", "cancelled_annotations", "total_predictions")
 
 
-def default_cache_dir() -> Path:
-    return Path(env_value("LABEL_AUDIT_HOME") or defaults.HOME) / "report-cache"
+def cache_dir(home: str | Path = defaults.HOME) -> Path:
+    """The cache folder under ``home`` (the settings' ``LABEL_AUDIT_HOME``, resolved by the command)."""
+    return Path(home) / "report-cache"
 
 
 def stamp_of(task: Mapping[str, Any]) -> str:
@@ -39,13 +39,13 @@ class TaskCache:
     project : int or str
         Project id.
     root : Path, optional
-        Folder of cache files (default ``$LABEL_AUDIT_HOME/report-cache``).
+        Folder of cache files (default :func:`cache_dir` of the default home; commands pass their settings').
     """
 
     def __init__(self, url: str, project: int | str, *, root: Path | None = None) -> None:
         if not url or str(project) == "":
             raise ValueError("a task cache needs a server URL and a project id")
-        folder = root or default_cache_dir()
+        folder = root or cache_dir()
         folder.mkdir(parents=True, exist_ok=True)
         key = hashlib.sha256(url.rstrip("/").encode()).hexdigest()[:12]
         self.path = folder / f"{key}-project-{project}.sqlite"

@@ -57,9 +57,6 @@ STATS_LAYERS: list[set[str]] = [
 
 #: Climbing imports known today, each with why it is still there; the test fails when one goes (remove it here).
 KNOWN_CLIMBS: dict[tuple[str, str], str] = {
-    ("backend.sqlstore.connection", "backend.config.settings"):
-        "the default database URL is read from the settings; goes when the settings are resolved once at the"
-        " entry points and the URL is passed in",
     ("backend.task.family", "backend.scoring.results"):
         "typing only: the family interface names the verdict type ItemResult; goes when ItemResult moves"
         " below task (backend/worker imports it from scoring and is being reworked)",

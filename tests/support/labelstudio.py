@@ -117,7 +117,7 @@ def start_label_studio(data_dir: Path, *, postgres: PostgresSettings | None = No
     """Start a Label Studio in ``data_dir`` on a free port; raise RuntimeError (with the log path) on failure."""
     from label_studio_sdk import LabelStudio
 
-    binary = find_label_studio_bin()
+    binary = find_label_studio_bin(os.environ.get("LABEL_STUDIO_BIN"))
     if binary is None:
         raise FileNotFoundError("label-studio executable not found (set LABEL_STUDIO_BIN)")
     proc = LocalLabelStudio(binary=binary, data_dir=data_dir, port=free_port(), postgres=postgres)
@@ -153,7 +153,7 @@ def drop_pg_database(name: str) -> None:
 @contextmanager
 def _session_server(name: str) -> Iterator[LabelStudioServer]:
     """A Label Studio for the session (SQLite; PostgreSQL with ``LABEL_AUDIT_TEST_LS_DB=postgresql``)."""
-    if find_label_studio_bin() is None:
+    if find_label_studio_bin(os.environ.get("LABEL_STUDIO_BIN")) is None:
         missing_service("Label Studio 1.23.2 (LABEL_STUDIO_BIN or ~/.cache/label-audit/ls-venv-1.23.2)")
     pg_name = None
     postgres = None

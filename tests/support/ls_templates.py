@@ -9,6 +9,7 @@ community templates keep it in ``config.xml``.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from backend.labelstudio.local import find_label_studio_bin
 
 def templates_dir() -> Path:
     """The installed package's ``annotation_templates`` folder; skips the test when there is none."""
-    binary = find_label_studio_bin()
+    binary = find_label_studio_bin(os.environ.get("LABEL_STUDIO_BIN"))
     if binary is not None:
         for folder in sorted(binary.parent.parent.glob("lib/python3*/site-packages/label_studio/annotation_templates")):
             return folder

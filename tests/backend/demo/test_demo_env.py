@@ -26,10 +26,10 @@ NAMES = ("LABEL_AUDIT_HOME", "LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY", "DATABA
 # What a command sees after the eval: its settings and the expert map, read by the product's own readers.
 SEEN = """
 import json
-from backend.labelstudio.expert_instances import expert_instances_from_env
+from backend.labelstudio.expert_instances import expert_instances
 from backend.config.settings import Settings
 s = Settings.from_env()
-experts = expert_instances_from_env()
+experts = expert_instances(s)
 print(json.dumps({"ls": s.label_studio_url, "db": s.database_url, "redis": s.redis_url, "queue": s.queue,
                   "home": str(s.home), "experts": {e: c.url for e, c in experts.items()}}))
 """

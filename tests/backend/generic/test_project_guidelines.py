@@ -5,7 +5,7 @@ from __future__ import annotations
 from backend.labelstudio.projectspec import split_guidelines
 from backend.ledger import Ledger
 from backend.server.projects import ProjectSpecs
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 from tests.backend.generic.templates import SENTIMENT, SENTIMENT_GUIDELINES, SPAM
 from tests.backend.server.conftest import CLOSED_SERVER_MEMBER
 

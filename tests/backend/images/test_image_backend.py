@@ -16,7 +16,7 @@ from backend.labelstudio.tasks import tasks_to_items
 from backend.scoring.results import ItemResult, input_hash
 from backend.server import create_app
 from backend.server.auth import BasicAuth
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 from backend.ledger import Ledger
 from backend.worker.safety import scoring_queue
 from tests.backend.server.conftest import CLOSED_SERVER_MEMBER

@@ -64,7 +64,7 @@ def test_image_specs_round_trip_and_change_the_model_version():
     spec = spec_from_label_config(ANIMALS)
     assert spec_from_label_config(label_config_for_spec(spec)).image_fields == ("image",)
     assert "<Image" in review_label_config(ANIMALS)
-    from backend.worker.config import EnsembleConfig
+    from backend.worker.ensemble_config import EnsembleConfig
 
     cfg = EnsembleConfig()
     as_text = spec_from_label_config(ANIMALS.replace("<Image", "<Text"))

@@ -26,7 +26,8 @@ from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import tasks_to_items
 from backend.scoring.members import build_members, parse_member_arg
 from backend.scoring.results import input_hash
-from backend.worker.config import EnsembleConfig
+from backend.config.settings import Settings
+from backend.worker.ensemble_config import EnsembleConfig
 from tests.backend.hash_provider import HashTestProvider, hash_distribution
 from tests.support.http_recorder import Recorder, image_bytes
 
@@ -167,8 +168,8 @@ def test_the_backend_fetches_only_scored_tasks_to_check_their_stored_verdicts(in
     the one its error result is stored with, so it is not queued again and again."""
     from backend.worker.queueing import input_hashes
 
-    monkeypatch.setenv("LABEL_STUDIO_URL", instance.url)
-    config = EnsembleConfig(members=(parse_member_arg("gemini:gemini-2.0-flash"),))
+    settings = Settings.from_env({"LABEL_STUDIO_URL": instance.url})  # the server's, resolved at its start
+    config = EnsembleConfig(settings, members=(parse_member_arg("gemini:gemini-2.0-flash"),))
     tasks = [task(1, "/data/upload/1/red.png"), task(2, "/data/upload/1/blue.jpg"), task(3, "http://10.0.0.1/x.png")]
     hashes = input_hashes(tasks, config, CONFIG, scored=lambda ids: {"1", "3"})
     assert set(hashes) == {"1", "3"} and [path for path, _ in instance.seen] == ["/data/upload/1/red.png"]

@@ -26,7 +26,8 @@ from backend.labelstudio.taskshape import job_task
 from backend.labelstudio.tasks import tasks_to_items
 from backend.ledger import Ledger
 from backend.scoring.results import input_hash
-from backend.worker.config import EnsembleConfig
+from backend.config.settings import Settings
+from backend.worker.ensemble_config import EnsembleConfig
 from tests.support.recording_openai_server import RecordingOpenAIServer, image_urls
 
 CONFIG = """<View>
@@ -114,11 +115,11 @@ def test_the_worker_job_sends_exactly_the_uploaded_images_to_a_vision_judge(labe
                             "LABEL_AUDIT_HOME": str(tmp_path), "LABEL_AUDIT_MEMBERS": f"openai:vision-test@{judge.url}",
                             "OPENAI_API_KEY": "sk-test-not-used"}.items():
             monkeypatch.setenv(name, value)
-        config = EnsembleConfig.from_env()
+        config = EnsembleConfig(Settings.from_env())
         spec = config.spec(CONFIG)
         version = config.model_version(spec)
         counts = score_tasks(project=str(project), tasks=listed(ls, project), label_config=CONFIG,
-                             model_version=version, job_key="img-e2e")
+                             model_version=version, job_key="img-e2e", settings=Settings.from_env())
     assert counts["scored"] == 2 and counts["errors"] == 1
     prompts, orders = len(config.build(spec)), len(spec.task_family.questions(spec))  # option orders
     assert len(judge.requests) == 2 * prompts * orders  # every prompt and order of each uploaded image; nothing for the planted URL
@@ -140,7 +141,7 @@ def test_the_worker_job_sends_exactly_the_uploaded_images_to_a_vision_judge(labe
 def test_a_project_no_member_can_see_is_refused_before_any_job(members, monkeypatch):
     monkeypatch.setenv("LABEL_AUDIT_MEMBERS", members)
     with pytest.raises(ValueError, match="no member of the ensemble can see"):
-        EnsembleConfig.from_env().spec(CONFIG)
+        EnsembleConfig(Settings.from_env()).spec(CONFIG)
 
 
 def test_a_personal_access_token_is_exchanged_and_fetches_like_a_legacy_one(label_studio):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from backend.config.settings import Settings
 from backend.labelstudio.client import connect, ensure_user, find_user, iter_tasks
 from backend.labelstudio.tasks import annotation_results
 
@@ -64,11 +65,9 @@ def test_annotations_are_attributed_and_read_back(label_studio):
     assert project in [p.id for p in expert.client.projects.list()]
 
 
-def test_connect_reads_the_environment_and_never_echoes_the_token(label_studio, monkeypatch):
-    monkeypatch.setenv("LABEL_STUDIO_URL", label_studio.url)
-    monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
-    assert connect().users.whoami().id is not None
-    monkeypatch.delenv("LABEL_STUDIO_API_KEY")
+def test_connect_takes_the_settings_address_and_token_and_never_echoes_the_token(label_studio):
+    settings = Settings.from_env({"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token})
+    assert connect(settings.label_studio_url, settings.label_studio_token).users.whoami().id is not None
     with pytest.raises(ValueError) as err:
-        connect()
+        connect(settings.label_studio_url, None)
     assert label_studio.token not in str(err.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -22,7 +23,7 @@ CONFIG = (
 
 
 def test_label_studio_runs_on_postgresql():
-    if find_label_studio_bin() is None:
+    if find_label_studio_bin(os.environ.get("LABEL_STUDIO_BIN")) is None:
         missing_service("Label Studio 1.23.2")
     if not port_open("127.0.0.1", 5432):
         missing_service("PostgreSQL at 127.0.0.1:5432")

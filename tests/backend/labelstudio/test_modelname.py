@@ -15,7 +15,7 @@ from backend.labelstudio.scoreview import SUSPECTS_TITLE, suspect_marker
 from backend.scoring.members import parse_member_arg
 from backend.scoring.results import ItemResult
 from backend.task.spec import load_spec
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 
 CONFIG = ('<View><Text name="t" value="$t"/><Choices name="label" toName="t">'
           '<Choice value="0"/><Choice value="1"/></Choices></View>')

@@ -16,7 +16,7 @@ from backend.providers.named_models import NAMED_MODELS, models_dir
 from backend.scoring.members import build_members, member_specs_from_config
 from backend.config.settings import Settings
 from backend.task.spec import load_spec
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 
 NAME = "qwen2.5-coder-1.5b"
 

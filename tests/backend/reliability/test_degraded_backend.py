@@ -8,7 +8,7 @@ import pytest
 
 from backend.ledger import Ledger
 from backend.scoring.results import ItemResult
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 from tests.backend.security.test_backend_http import GOOD, LABEL_CONFIG, USER, PASSWORD, _base_env, _request
 from tests.backend.server.backend_process import BackendProcess
 from tests.backend.worker.conftest import make_tasks

@@ -97,7 +97,7 @@ def _restart(ls: Any, *, closed: bool) -> None:
 @pytest.fixture(scope="module")
 def expert_instances() -> Any:
     """Experts A's and B's own Label Studio (started in parallel); B's runs with sign-up open at first."""
-    if find_label_studio_bin() is None:
+    if find_label_studio_bin(os.environ.get("LABEL_STUDIO_BIN")) is None:
         pytest.skip("Label Studio 1.23.2 not installed")
     with tempfile.TemporaryDirectory(prefix="la-experts-") as tmp, ThreadPoolExecutor(2) as pool:
         started = list(pool.map(lambda n: start_label_studio(Path(tmp) / n), ("a", "b")))

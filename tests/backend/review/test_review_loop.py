@@ -98,7 +98,7 @@ def score_through_worker(ls, project: int, env: dict[str, str], redis_url: str) 
     from rq import Queue
 
     from backend.worker.project_audit import start_audit, wait_for
-    from backend.worker.config import EnsembleConfig
+    from backend.worker.ensemble_config import EnsembleConfig
     from tests.backend.worker.rq_process import RQWorkerProcess
 
     member = {"provider": "local", "model": "smollm2", "base_url": None,

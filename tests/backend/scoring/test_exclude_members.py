@@ -18,7 +18,7 @@ from backend.scoring.members import (build_members, ensemble_fingerprint, exclud
                                      parse_member_arg, spec_fingerprint)
 from backend.config.settings import Settings
 from backend.task.spec import load_spec
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 from tests.backend.hash_provider import HashTestProvider
 
 FC = load_spec("factual-consistency")

@@ -7,7 +7,7 @@ from backend.labelstudio.modelname import version_key
 from backend.labelstudio.tasks import tasks_to_items
 from backend.ledger import Ledger
 from backend.scoring.results import ItemResult, input_hash
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 from tests.backend.security.test_backend_http import GOOD, LABEL_CONFIG, _request, backend  # noqa: F401
 
 

@@ -11,7 +11,7 @@ from rq import Queue
 from backend.labelstudio.labelconfig import label_config_for_spec
 from backend.ledger import Ledger
 from backend.task.spec import load_spec
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 from backend.worker.safety import scoring_queue
 
 LABEL_CONFIG = label_config_for_spec(load_spec("factual-consistency"))

@@ -26,7 +26,8 @@ from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.projectspec import attach_guidelines
 from backend.ledger import Ledger
 from backend.review.review_store import ROUND_REVIEW, ReviewStore
-from backend.worker.config import EnsembleConfig
+from backend.config.settings import Settings
+from backend.worker.ensemble_config import EnsembleConfig
 from stats_cli.cli import app as audit_stats
 from tests.backend.generic.templates import SENTIMENT, SENTIMENT_GUIDELINES, SPAM, TOPIC, TOPICS
 from tests.backend.server.backend_process import REPO
@@ -84,7 +85,7 @@ def test_sentiment_and_topic_templates_are_audited_with_no_task_setting(label_st
     summary = audit(env, sentiment)
     assert summary["items"] == len(REVIEWS) and summary["scored"] == len(REVIEWS)
     check_predictions(ls, env, sentiment, ("Positive", "Negative", "Neutral"), summary)
-    config = EnsembleConfig.from_env(env)
+    config = EnsembleConfig(Settings.from_env(env))
     edited = config.model_version(config.spec(attach_guidelines(SENTIMENT, SENTIMENT_GUIDELINES + "<p>More.</p>")))
     assert summary["model_version"] == config.model_version(config.spec(attach_guidelines(SENTIMENT,
                                                                                           SENTIMENT_GUIDELINES)))

@@ -18,7 +18,8 @@ from rq import Queue
 
 from backend.labelstudio.client import import_tasks, iter_tasks
 from backend.ledger import Ledger
-from backend.worker.config import EnsembleConfig
+from backend.config.settings import Settings
+from backend.worker.ensemble_config import EnsembleConfig
 from tests.backend.server.backend_process import REPO, BackendProcess
 from tests.backend.server.conftest import LABEL_CONFIG
 from tests.backend.worker.rq_process import RQWorkerProcess, wait_until
@@ -79,7 +80,7 @@ def stack(tmp_path, label_studio, redis_url, smollm2_path):
 
 
 def _config(env: dict[str, str]) -> EnsembleConfig:
-    return EnsembleConfig.from_env(env)
+    return EnsembleConfig(Settings.from_env(env))
 
 
 def _predictions(client, project: int) -> dict[int, list]:

@@ -10,7 +10,7 @@ from redis import Redis
 from sqlalchemy import func, select
 
 from backend.ledger import Ledger
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 from backend.worker.safety import scoring_queue
 from tests.backend.worker.rq_process import RQWorkerProcess
 

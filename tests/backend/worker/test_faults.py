@@ -12,7 +12,7 @@ from redis import Redis
 from rq import Queue
 
 from backend.ledger import Ledger
-from backend.worker.config import EnsembleConfig
+from backend.worker.ensemble_config import EnsembleConfig
 from backend.worker.queueing import enqueue_scoring
 from tests.backend.server.conftest import LABEL_CONFIG
 from tests.backend.worker.conftest import local_config, make_tasks, members_env

@@ -19,7 +19,8 @@ from backend.labelstudio.client import connect, iter_tasks
 from backend.labelstudio.taskshape import job_task
 from backend.ledger import Ledger
 from backend.scoring.results import ItemResult
-from backend.worker.config import EnsembleConfig
+from backend.config.settings import Settings
+from backend.worker.ensemble_config import EnsembleConfig
 from backend.labelstudio.predictions import import_predictions, prediction_requests
 from backend.worker.importer import OutboxKeys, flush_now
 from backend.worker.queueing import enqueue_scoring
@@ -68,7 +69,7 @@ def _setup(tmp_path, redis_url, judge, proxy, label_studio, *, n_tasks: int, bat
            "LABEL_AUDIT_MEMBERS": f"openai:bench-judge@{judge}/v1", "LABEL_AUDIT_BATCH": str(batch),
            "LABEL_AUDIT_IMPORT_WAIT": str(wait), "LABEL_STUDIO_URL": proxy.url,
            "LABEL_STUDIO_API_KEY": label_studio.token}
-    config = EnsembleConfig.from_env(env)
+    config = EnsembleConfig(Settings.from_env(env))
     version = config.model_version(config.spec(LABEL_CONFIG))
     ledger = Ledger(env["DATABASE_URL"])
     tasks = [job_task(t) for t in iter_tasks(label_studio.client, project, with_annotations=True)]

@@ -11,7 +11,8 @@ import pytest
 from redis import Redis
 
 from backend.ledger import Ledger
-from backend.worker.config import EnsembleConfig
+from backend.config.settings import Settings
+from backend.worker.ensemble_config import EnsembleConfig
 from backend.worker.queueing import enqueue_scoring
 from backend.worker.safety import scoring_queue
 from tests.backend.reliability.llm_server import LLMServer
@@ -27,7 +28,7 @@ def test_two_workers_pay_each_call_once_after_eight_simultaneous_enqueues(queue,
     try:
         member = f"openai:bench@{llm.url}"
         run_env = {"LABEL_AUDIT_MEMBERS": member, "LABEL_AUDIT_MEMBERS_FILE": "", "OPENAI_API_KEY": "not-a-key"}
-        config = EnsembleConfig.from_env({**env, **run_env, "LABEL_AUDIT_BATCH": "5"})
+        config = EnsembleConfig(Settings.from_env({**env, **run_env, "LABEL_AUDIT_BATCH": "5"}))
         version = config.model_version(config.spec(LABEL_CONFIG))
         ledger = Ledger(env["DATABASE_URL"])
         tasks = make_tasks(20)
