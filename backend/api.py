@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
         TIE_TOLERANCE, VerdictRule, argmax, check_distribution, disagrees, model_of, resolve_threshold,
         verdict)
     from backend.scoring.results import ItemResult  # noqa: F401
-    from backend.task.orders import position_flips  # noqa: F401
+    from backend.families.orders import position_flips  # noqa: F401
     from backend.scoring.run_stats import tally  # noqa: F401
     from backend.scoring.member_health import member_health  # noqa: F401
     from backend.ledger import Ledger  # noqa: F401

@@ -8,7 +8,7 @@ Run (the real model is opt-in: its path in ``LABEL_AUDIT_QWEN_GGUF``)::
 
 Everything goes through the tool's own path: the spec comes from a Label Studio label config
 (``<Header>`` question, ``<Choices>`` with code aliases and hints: :func:`spec_from_label_config`), each
-member list is scored by :func:`backend.task.scoring.make_engine` (the option orders of
+member list is scored by :func:`backend.scoring.question_engine.make_engine` (the option orders of
 :mod:`backend.task.option_orders`, the contextual calibration of :mod:`backend.scoring.calibration`, the
 ensemble's verdict and flag rule) with the call cache, so a re-run costs nothing (a calibrated run reuses
 the items' calls and adds two content-free calls per member x order).
@@ -56,8 +56,8 @@ from backend.scoring.engine_config import EngineConfig  # noqa: E402
 from backend.scoring.ensemble import argmax  # noqa: E402
 from backend.scoring.members import MemberSpec, build_members, parse_member_arg  # noqa: E402
 from backend.task.option_orders import with_option_orders  # noqa: E402
-from backend.task.orders import position_flips  # noqa: E402
-from backend.task.scoring import make_engine  # noqa: E402
+from backend.families.orders import position_flips  # noqa: E402
+from backend.scoring.question_engine import make_engine  # noqa: E402
 
 QWEN_ENV = "LABEL_AUDIT_QWEN_GGUF"
 CHAOSNLI = ROOT.parent / "shared" / "data" / "chaosnli" / "chaosNLI_snli.jsonl"

@@ -38,7 +38,7 @@ from backend.labelstudio.projectspec import spec_from_label_config  # noqa: E402
 from backend.scoring.cache import CallCache  # noqa: E402
 from backend.scoring.engine import EngineConfig  # noqa: E402
 from backend.scoring.members import MemberSpec, build_members, parse_member_arg  # noqa: E402
-from backend.task.scoring import make_engine  # noqa: E402
+from backend.scoring.question_engine import make_engine  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chaosnli" / "chaosNLI_snli.jsonl"
 CONFIG = """<View>

@@ -51,7 +51,7 @@ MAX_ATTEMPTS = _setting("--max-attempts", "Tries per call, retryable errors only
                         defaults.MAX_ATTEMPTS)
 
 
-# The task options of `score` and `probe` (backend.task.from_options.resolve_task turns them into one spec).
+# The task options of `score` and `probe` (backend.commands.task_options.resolve_task turns them into one spec).
 TASK = typer.Option(None, "--task", help="Task spec: factual-consistency, likert, relevance, or a YAML/TOML file "
                     "(with --labels/--label-config: the task's name).")
 LABELS = typer.Option(None, "--labels", help="Generic task: the label names, comma-separated (or repeat --labels, "

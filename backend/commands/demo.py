@@ -20,8 +20,12 @@ from backend.common.cli_errors import fail as _fail
 from backend.commands import context, demo_ls
 from backend.commands.score import run_scoring
 from backend.demo.judge import judge_member, judge_note, require_judge
-from backend.scoring.members import build_members
+from backend.scoring.members import build_members, MemberSpec
 from backend.task.spec import load_spec
+import tempfile
+from backend.task.generic import generic_spec
+from backend.demo.tickets import write_tickets, LABELS
+from backend.demo.planted_report import describe, planted_table
 
 DEMO_SAMPLE = "sample_factual_consistency.jsonl"
 DEMO_WARNING = (
@@ -61,8 +65,6 @@ def demo(
         demo_ls.print_env(home)
         return
     if tickets is not None:
-        from backend.demo.tickets import write_tickets
-
         write_tickets(tickets)
         Console().print(f"wrote 150 tickets (15 planted label errors) to {tickets}")
         return
@@ -119,12 +121,6 @@ def demo_confident(console: Console, *, settings, cache: Optional[str], no_cache
     chance, and 150 more calls would double the demo's time on two cores. The planted errors are known, so
     the demo prints how many of them each member and the ensemble found, and with what precision.
     """
-    import tempfile
-
-    from backend.demo.tickets import LABELS, write_tickets
-    from backend.demo.planted_report import describe, planted_table
-    from backend.task.generic import generic_spec
-    from backend.scoring.members import MemberSpec
 
     console.print("\n[bold]Part 2: confident learning on 150 support tickets with 15 planted label errors[/bold]")
     spec = generic_spec(labels=list(LABELS), fields=["text"], name="support-tickets",

@@ -12,6 +12,10 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from backend.labelstudio.error_lines import client_errors, describe_error
+from backend.demo.judge import judge_member, judge_note
+from backend.labelstudio.projectspec import spec_from_label_config
+from backend.scoring.members import entry_templates, parse_member_arg
 
 from backend.commands.local_paths import local_home, local_label_studio_bin
 from backend.common import defaults
@@ -36,10 +40,9 @@ def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], w
     ``warning`` is the embedded judge's caveat, printed before the run (the file demo prints the same);
     with ``judge`` (a named local judge, checked installed by the caller) the note says its cost instead.
     """
+    # heavy via backend.demo (label_studio_sdk's client ~1.1 s, rq/redis); not loaded by label-audit --help
     from backend.demo.home import DemoHome
     from backend.demo.run import run_demo, stop_demo
-    from backend.labelstudio.error_lines import client_errors, describe_error
-
     console = Console(soft_wrap=True)  # URLs and logins stay on one line, whatever the terminal width
     demo_home = DemoHome.at(local_home(home), label_studio_bin=local_label_studio_bin())
     if stop:
@@ -58,11 +61,8 @@ def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], w
 
 def _judge_note(judge: str) -> str:
     """The named judge's cost on the sample project: its items x the prompts the worker asks of each."""
+    # heavy via backend.demo (label_studio_sdk's client ~1.1 s, rq/redis); not loaded by label-audit --help
     from backend.demo import project
-    from backend.demo.judge import judge_member, judge_note
-    from backend.labelstudio.projectspec import spec_from_label_config
-    from backend.scoring.members import entry_templates, parse_member_arg
-
     spec = spec_from_label_config(project.LABEL_CONFIG)
     prompts = len(entry_templates(parse_member_arg(judge_member(judge)), spec))
     return judge_note(judge, items=len(project.sample_tasks()), prompts=prompts)
@@ -77,6 +77,7 @@ def _fail(message: str, demo_home) -> None:
 
 def print_what_to_open(result: Any, console: Console, *, seconds: float, home: Optional[Path]) -> None:
     """The URLs, logins, report and the stop command: the one place passwords are shown."""
+    # heavy via backend.demo (label_studio_sdk's client ~1.1 s, rq/redis); not loaded by label-audit --help
     from backend.demo.home import ADMIN, load_secrets
 
     keys = load_secrets(result.home)
@@ -143,6 +144,7 @@ def print_env(home: Optional[Path]) -> None:
     The lines hold the demo's Label Studio token, read from its 0600 ``secrets.json``: they are meant for
     ``eval``, not for a log. A warning goes to stderr when the demo's Label Studio is not running.
     """
+    # heavy via backend.demo (label_studio_sdk's client ~1.1 s, rq/redis); not loaded by label-audit --help
     from backend.demo.env import START, demo_environment, export_lines
     from backend.demo.home import DemoHome
     from backend.demo.processes import ProcessTable

@@ -15,6 +15,7 @@ from rich.console import Console
 
 from backend.common.cli_errors import fail
 from backend.providers.named_models import NAMED_MODELS, model_path, models_dir, named_model
+from backend.providers.model_install import install
 
 judge_app = typer.Typer(help="Named local judges: list them, install one (opt-in, downloads its weights once).",
                         no_args_is_help=True)
@@ -43,8 +44,6 @@ def install_judge(
     Running it again when the verified file is there does nothing. Where: $LABEL_AUDIT_MODELS_DIR, else
     ~/.cache/label-audit/models.
     """
-    from backend.providers.model_install import install
-
     console = Console(soft_wrap=True)
     try:
         model = named_model(name)

@@ -29,7 +29,7 @@ from backend.probes.pipeline import run_probes
 from backend.probes.planted_run import render_planted
 from backend.probes.findings import render_report
 from backend.probes.probe_store import save_probe_report
-from backend.task.from_options import resolve_task
+from backend.commands.task_options import resolve_task
 from backend.task.spec import TaskSpec
 
 PROBE_KINDS = ("auto", "builtin", "planted")

@@ -24,6 +24,10 @@ from rich.table import Table
 
 from backend.common.cli_errors import fail as _fail
 from backend.labelstudio.error_lines import client_errors, describe_error
+from backend.config.settings import Settings
+from backend.scoring.member_health import stored_health
+from backend.summaries.health_table import print_health
+from backend.commands.review_instances import instances_app
 
 review_app = typer.Typer(
     help="Blind expert review in Label Studio: push suspects, reconcile disagreements, gold labels.",
@@ -66,13 +70,12 @@ class _Session:
 def _session(url: Optional[str], db: Optional[str], review_url: Optional[str],
              experts_file: Optional[str] = None) -> Iterator[_Session]:
     """Open the session; bad input or a Label Studio error inside the block exits 2 with one line."""
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.labelstudio.client import connect
     from backend.labelstudio.expert_instances import review_clients
     from backend.labelstudio.instances import review_connection, source_url
     from backend.ledger import Ledger
     from backend.review.review_store import ReviewStore
-    from backend.config.settings import Settings
-
     try:
         settings = Settings.from_env()
         client = connect(source_url(settings, url), settings.label_studio_token)
@@ -86,6 +89,7 @@ def _session(url: Optional[str], db: Optional[str], review_url: Optional[str],
 
 
 def _source(client, ledger, project: int):
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.review.source import load_audited_source
 
     return load_audited_source(client, ledger, project)
@@ -94,6 +98,7 @@ def _source(client, ledger, project: int):
 def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: Optional[str],
                experts_file: Optional[str] = None):
     """Collect the experts' answers and recompute gold labels: (store, source project, clients), or exit 2."""
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.review.gold_store import refresh_review
 
     with _session(url, db, review_url, experts_file) as s:
@@ -156,6 +161,7 @@ def push(
     json_out: bool = JSON,
 ) -> None:
     """Round 1: flagged items -> one blind review project per expert (inputs + opaque ref only)."""
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.labelstudio.expert_instances import check_isolation
     from backend.review.push import check_push_options, push_review
     from backend.review.sample_push import SampleRequest
@@ -194,6 +200,7 @@ def push(
     for warning in report.warnings:
         out.print(f"  [yellow]warning[/yellow] {warning}")
     _print_skipped(out, report.errors)
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.review.triage_route import held_lines
 
     for line in held_lines(report.triage):
@@ -216,6 +223,7 @@ def reconcile_cmd(
     json_out: bool = JSON,
 ) -> None:
     """Round 2: a reconciliation project with only the items the experts disagreed on."""
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.review.gold_store import refresh_gold
     from backend.review.reconcile import reconcile
 
@@ -244,10 +252,9 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
                json_out: bool = JSON) -> None:
     """Progress per expert and round (with each project's URL), ignored annotations, the gold labels, and the
     health of the audit's members (from the ledger's latest results)."""
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.ledger import Ledger
     from backend.review.status import review_status
-    from backend.scoring.member_health import stored_health
-
     store, source, clients = _refreshed(project, url, db, review_url, expert_instances)
     status = review_status(store, source.key, clients=clients, spec=source.spec)
     health = stored_health(Ledger(db_engine=store.db_engine), source.key)  # the same database as the review
@@ -276,8 +283,6 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
 
 def _print_health(health: Optional[dict]) -> None:
     """The audit's member health, wrapped at the terminal's width (the status's other lines do not wrap)."""
-    from backend.summaries.health_table import print_health
-
     out = Console()
     if health is None:
         out.print("member health: PENDING (no scored item in the ledger)")
@@ -302,6 +307,7 @@ def gold_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Optio
     for g in labels:
         table.add_row(g.task_id, str(g.original), str(g.prediction), str(g.gold or "-"), str(g.decided_by or "-"),
                       g.status.value)
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.review.status import project_links
 
     out = Console(soft_wrap=True)
@@ -325,6 +331,7 @@ def _check_not_source(s: _Session, emails: list[str], *, project: int, url: Opti
                       allow_same_instance: bool) -> None:
     """Refuse round 1 on the source instance: the shared review instance (when an expert lands there) and
     each expert's own instance are checked."""
+    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.labelstudio.instances import check_review_instance, source_url
 
     targets = {s.review.instance_of(e) for e in emails}
@@ -336,7 +343,5 @@ def _check_not_source(s: _Session, emails: list[str], *, project: int, url: Opti
 
 def register(app: typer.Typer) -> None:
     """Add the ``review`` command group (with ``review instances``) to the ``label-audit`` app."""
-    from backend.commands.review_instances import instances_app
-
     review_app.add_typer(instances_app, name="instances")
     app.add_typer(review_app, name="review")

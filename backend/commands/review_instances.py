@@ -1,6 +1,6 @@
 """`label-audit review instances start|stop|status`: one local Label Studio per expert.
 
-For a review run on this machine outside the demo (:mod:`backend.labelstudio.expert_servers`). ``start``
+For a review run on this machine outside the demo (:mod:`backend.demo.expert_servers`). ``start``
 prints each expert's URL and login (a generated password, shown once when the account is made, kept
 in the 0600 secrets file) and the ``export LABEL_AUDIT_EXPERT_INSTANCES=...`` line ``review push`` needs.
 """
@@ -15,6 +15,7 @@ from rich.console import Console
 
 from backend.commands.local_paths import local_home, local_label_studio_bin
 from backend.common.cli_errors import fail as _fail
+from backend.labelstudio.error_lines import client_errors, describe_error
 
 instances_app = typer.Typer(help="One local Label Studio per expert (sign-up closed): start, stop, status.",
                             no_args_is_help=True)
@@ -29,9 +30,9 @@ def start_cmd(
     home: Optional[Path] = HOME,
 ) -> None:
     """Start (or find running) each expert's Label Studio, sign the expert up, write the expert map."""
-    from backend.labelstudio.error_lines import client_errors, describe_error
+    # heavy: loads label_studio_sdk's client, ~1.1 s at import, not loaded by label-audit --help
     from backend.labelstudio.expert_instances import EXPERT_INSTANCES_ENV
-    from backend.labelstudio.expert_servers import ExpertServers
+    from backend.demo.expert_servers import ExpertServers
 
     out = Console(soft_wrap=True)  # URLs and logins stay on one line
     servers = ExpertServers(local_home(home), label_studio_bin=local_label_studio_bin())
@@ -53,7 +54,8 @@ def start_cmd(
 @instances_app.command("status")
 def status_cmd(home: Optional[Path] = HOME) -> None:
     """Each expert's instance: URL, running or not, sign-up closed."""
-    from backend.labelstudio.expert_servers import ExpertServers
+    # heavy: loads label_studio_sdk's client, ~1.1 s at import, not loaded by label-audit --help
+    from backend.demo.expert_servers import ExpertServers
 
     out = Console(soft_wrap=True)
     known = ExpertServers(local_home(home)).status()
@@ -69,7 +71,8 @@ def status_cmd(home: Optional[Path] = HOME) -> None:
 @instances_app.command("stop")
 def stop_cmd(home: Optional[Path] = HOME) -> None:
     """Stop every expert instance started from this folder."""
-    from backend.labelstudio.expert_servers import ExpertServers
+    # heavy: loads label_studio_sdk's client, ~1.1 s at import, not loaded by label-audit --help
+    from backend.demo.expert_servers import ExpertServers
 
     stopped = ExpertServers(local_home(home)).stop()
     typer.echo("stopped: " + (", ".join(stopped) if stopped else "nothing was running"))

@@ -35,12 +35,12 @@ from backend.task.dataset import read_items
 from backend.images.items import with_images
 from backend.images.vision import check_members_see
 from backend.scoring.engine import Engine, EngineConfig
-from backend.task.scoring import make_engine
+from backend.scoring.question_engine import make_engine
 from backend.scoring.ensemble import describe_flag_rule, flag_rule
 from backend.scoring.members import Member, build_members, ensemble_fingerprint
 from backend.scoring.member_health import HealthTally
 from backend.summaries.score_summary import SuspectList, build_summary, print_summary, task_title
-from backend.task.from_options import resolve_task
+from backend.commands.task_options import resolve_task
 from backend.task.spec import TaskSpec
 
 def _exit_cleanly_on_sigterm() -> None:

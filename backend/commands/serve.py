@@ -19,6 +19,13 @@ from rich.console import Console
 from backend.common import defaults
 from backend.common.cli_errors import fail
 from backend.common.environment import TOKEN_HELP
+from backend.config.settings import Settings
+from backend.costs.prices import load_prices
+from backend.costs.dry_run import estimate_audit
+from backend.costs.cost_tables import estimate_table
+from backend.labelstudio.error_lines import client_errors, describe_error
+from backend.summaries.score_summary import print_summary
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +42,10 @@ def serve(
 
     Refuses to start without BASIC_AUTH_USER/BASIC_AUTH_PASS unless --insecure-no-auth is given.
     """
+    # heavy: the server and worker load flask, rq, redis and label_studio_sdk's client (~2.7 s); not loaded by label-audit --help
     from backend.server import create_app
     from backend.server.app import check_auth_settings
     from backend.server.gunicorn_run import run
-    from backend.config.settings import Settings
     from backend.worker.ensemble_config import EnsembleConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -62,7 +69,7 @@ def worker(
 
     Jobs run in the worker's own process (modules imported once); see docs/scaling.md to run many.
     """
-    from backend.config.settings import Settings
+    # heavy: the server and worker load flask, rq, redis and label_studio_sdk's client (~2.7 s); not loaded by label-audit --help
     from backend.worker.queueing import redis_connection
     from backend.worker.recovery import AuditWorker, ForkingAuditWorker
     from backend.worker.safety import scoring_queue
@@ -77,8 +84,6 @@ def worker(
 
 
 def _prices(prices_file: Optional[Path]):
-    from backend.costs.prices import load_prices
-
     try:
         return load_prices(prices_file) if prices_file else None
     except (OSError, ValueError) as exc:
@@ -87,9 +92,6 @@ def _prices(prices_file: Optional[Path]):
 
 def _dry_run(client, project: int, *, config, ledger, prices, json_out: bool) -> None:
     """``audit --dry-run``: what scoring would cost, without enqueueing anything."""
-    from backend.costs.dry_run import estimate_audit
-    from backend.costs.cost_tables import estimate_table
-
     estimate = estimate_audit(client, project, config=config, ledger=ledger, prices=prices)
     if json_out:
         print(json.dumps({"dry_run": estimate}, indent=2))
@@ -109,25 +111,16 @@ def audit(
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate calls, cached calls, tokens, cost and time for the tasks not scored yet; enqueue nothing."),
 ) -> None:
     """Score every task of an existing project through the queue (same path as the ML backend)."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-
+    # heavy: the server and worker load flask, rq, redis and label_studio_sdk's client (~2.7 s); not loaded by label-audit --help
     from backend.labelstudio.client import connect
-    from backend.labelstudio.error_lines import client_errors, describe_error
     from backend.ledger import Ledger
-    from backend.summaries.score_summary import print_summary
     from backend.worker.project_audit import (
         import_missing,
         start_audit,
         summary_from_ledger,
         wait_for,
     )
-    from backend.config.settings import Settings
+    # heavy: the server and worker load flask, rq, redis and label_studio_sdk's client (~2.7 s); not loaded by label-audit --help
     from backend.worker.ensemble_config import EnsembleConfig
     from backend.worker.queueing import redis_connection
     from backend.worker.safety import scoring_queue
@@ -156,6 +149,7 @@ def audit(
         task = bar.add_task("scoring", total=len(run.task_ids))
         done = wait_for(ledger, queue, run, timeout=timeout,
                         on_progress=lambda n, total: bar.update(task, completed=n, total=total))
+    # heavy: the server and worker load flask, rq, redis and label_studio_sdk's client (~2.7 s); not loaded by label-audit --help
     from backend.worker.importer import CALL_TIMEOUT
 
     # the last flush may carry most of a large project: Label Studio's import recounts it all
@@ -175,6 +169,7 @@ def audit(
 
 def _print_controls(err: Console, label_config: str, config) -> None:  # type: ignore[no-untyped-def]
     """The controls the run audits, and each one it skips with the reason."""
+    # heavy: the server and worker load flask, rq, redis and label_studio_sdk's client (~2.7 s); not loaded by label-audit --help
     from backend.worker.project_audit import audited_controls
 
     listed = audited_controls(label_config, config.spec(label_config), control=config.control)

@@ -32,7 +32,7 @@ QUORUM_MODELS = True  # and every model through at least one of its prompts
 # benchmark shows a gain: on 24 real-judge items 2 orders evened the classes (predicted / true 0.00-2.00 ->
 # 0.25-1.75) but moved planted-error AUROC 0.89 -> 0.80 and AP 0.37 -> 0.59 on 2 errors (inconclusive), at
 # twice the calls; a confident-learning member would also be asked once per order. Preferences (pairwise)
-# are always asked in both orders: there the average measurably helps (backend.task.pairwise).
+# are always asked in both orders: there the average measurably helps (backend.families.pairwise).
 OPTION_ORDERS = 1
 # A single-choice judge's answers divided by its answer to a content-free item (backend.scoring.calibration,
 # Zhao et al. 2021): "none" or "content-free". LABEL_AUDIT_CALIBRATION changes it. Opt-in: on 60 real-judge

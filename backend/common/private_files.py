@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+import json
 
 PRIVATE_UMASK = 0o077
 
@@ -34,8 +35,6 @@ def private_file(path: str | Path) -> Path:
 
 def write_private_json(path: str | Path, data: object) -> Path:
     """Write JSON readable by the owner only: the mode is set at creation, then the file is swapped in."""
-    import json
-
     target = Path(path)
     private_dir(target.parent)
     tmp = target.with_suffix(".tmp")

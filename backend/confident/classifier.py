@@ -19,6 +19,13 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from backend.common import defaults
+import pandas as pd
+from sklearn.compose import ColumnTransformer
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.model_selection import StratifiedKFold, cross_val_predict
+from threadpoolctl import threadpool_limits
 
 #: Classifier names a ``cleanlab:<name>`` member may use.
 CLASSIFIERS = ("tfidf-logreg",)
@@ -41,11 +48,6 @@ def shortfall(labels: Sequence[int], classes: Sequence[str], *, minimum: int) ->
 
 def _pipeline(fields: Sequence[str], *, classifier: str, seed: int):
     """TF-IDF per input field (a premise and a hypothesis keep their own vocabularies) + logistic regression."""
-    from sklearn.compose import ColumnTransformer
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-
     if classifier not in CLASSIFIERS:
         raise ValueError(f"unknown confident-learning classifier {classifier!r}; known: {', '.join(CLASSIFIERS)}")
     vectorizers = [
@@ -56,8 +58,6 @@ def _pipeline(fields: Sequence[str], *, classifier: str, seed: int):
 
 
 def _frame(inputs: Sequence[Mapping[str, str]], fields: Sequence[str]):
-    import pandas as pd
-
     return pd.DataFrame({name: [str(row.get(name, "")) for row in inputs] for name in fields})
 
 
@@ -77,9 +77,6 @@ def out_of_fold_probs(
     of one model fitted on every labelled row. Call :func:`shortfall` first: this raises ValueError when
     a class has fewer labelled rows than two.
     """
-    from sklearn.model_selection import StratifiedKFold, cross_val_predict
-    from threadpoolctl import threadpool_limits
-
     if len(inputs) != len(labels):
         raise ValueError("one label (or UNLABELLED) per input")
     y = np.asarray(labels, dtype=int)

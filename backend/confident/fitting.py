@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from backend.scoring.cache import CallCache
-from backend.confident.template import KIND, not_applicable
+from backend.scoring.confident_template import KIND, not_applicable
 from backend.task.dataset import Item, ItemError
 from backend.scoring.members import Member
 from backend.scoring.prompting import spec_params
@@ -75,6 +75,7 @@ def cache_priming_hook(engine: Any, member: Member, items: Sequence[Item],
     Other jobs of the same project version then find every answer in the call cache and fit nothing (a
     job that starts while another one fits may fit too; both store the same answers).
     """
+    # heavy: backend.confident.provider imports scikit-learn (~0.18 s), not loaded by label-audit --help
     from backend.confident.provider import as_tokens, prompt_digest
 
     def store(table: Mapping[str, Mapping[str, float]]) -> None:

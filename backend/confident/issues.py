@@ -12,12 +12,11 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+from cleanlab.filter import find_label_issues
 
 
 def label_issue_ranking(labels: Sequence[int], probs: np.ndarray) -> list[int]:
     """Row indices cleanlab calls label issues, most likely first (``find_label_issues``, self-confidence)."""
-    from cleanlab.filter import find_label_issues
-
     ranked = find_label_issues(np.asarray(labels, dtype=int), np.asarray(probs, dtype=float),
                                return_indices_ranked_by="self_confidence")
     return [int(i) for i in ranked]

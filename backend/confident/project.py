@@ -22,15 +22,14 @@ from backend.confident.fitting import Prepared, cache_priming_hook, is_confident
 from backend.task.dataset import Item
 from backend.scoring.members import Member
 from backend.task.spec import TaskSpec
+from backend.labelstudio.client import iter_tasks
+from backend.labelstudio.tasks import tasks_to_items
 
 log = logging.getLogger(__name__)
 
 
 def project_items(client: Any, project: str, spec: TaskSpec, *, label_field: str | None) -> list[Item]:
     """Every task of ``project`` that reads as an item (bad tasks are the jobs' own errors to record)."""
-    from backend.labelstudio.client import iter_tasks
-    from backend.labelstudio.tasks import tasks_to_items
-
     return tasks_to_items(iter_tasks(client, int(project), with_annotations=True), spec, label_field=label_field).items
 
 

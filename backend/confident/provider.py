@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 from backend.common import defaults
 from backend.confident.classifier import CLASSIFIERS, UNLABELLED, out_of_fold_probs, shortfall
 from backend.providers.base import ClassDistribution, ProviderError
-from backend.confident.template import KIND
+from backend.scoring.confident_template import KIND
 from backend.providers.registry import register
 
 METHOD = "cross_validated"

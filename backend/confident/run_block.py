@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from backend.confident.template import KIND
+from backend.scoring.confident_template import KIND
 from backend.scoring.results import ItemResult
 from backend.common.terminal_text import plain
 
@@ -40,6 +40,7 @@ class ConfidentTally:
         """The summary's ``confident_learning`` entry (None when the run has no such member)."""
         if not self.members and not left_out:
             return None
+        # heavy: backend.confident.issues imports cleanlab and scikit-learn (~0.35 s), not loaded by label-audit --help
         from backend.confident.issues import ranking_report
 
         rankings = []

@@ -23,6 +23,7 @@ from backend.common.environment import environment, parse_bool
 from backend.scoring.ensemble import Quorum
 from backend.providers.registry import default_key_variables
 from backend.scoring.members import MemberSpec, exclude_members, member_specs_from_config, parse_member_arg
+from backend.scoring.engine_config import EngineConfig
 
 __all__ = ["Settings", "check_ensemble_values"]
 
@@ -198,8 +199,6 @@ class Settings:
 
     def engine_config(self, **overrides: Any):
         """The scoring engine's view (:class:`backend.scoring.engine_config.EngineConfig`): `score`, probes, workers."""
-        from backend.scoring.engine_config import EngineConfig
-
         base = {"threshold": self.threshold, "delta": self.delta, "quorum": self.quorum(),
                 "early_exit": self.early_exit, "concurrency": self.concurrency, "timeout": self.timeout,
                 "max_attempts": self.max_attempts}

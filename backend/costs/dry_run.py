@@ -22,9 +22,12 @@ from backend.costs.image_tokens import image_tokens
 from backend.costs.prices import PriceTable
 from backend.costs.tokens import output_tokens_per_call, token_counter
 from backend.task.dataset import Item, ItemError
-from backend.scoring.engine import Engine
+from backend.scoring.engine import Engine, EngineConfig
 from backend.scoring.engine_config import DEFAULT_PROVIDER_CONCURRENCY
 from backend.providers.base import accepts_images
+from backend.scoring.question_engine import make_engine
+from backend.labelstudio.projectspec import attach_guidelines
+from backend.images.items import fetcher_from_settings
 
 
 def past_latency(cache: CallCache | None, member: Any) -> tuple[float | None, int]:
@@ -120,10 +123,8 @@ def _totals(engine, items, rows, kind_seconds, unknown_time, prices) -> dict[str
 
 def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, prices: PriceTable | None) -> dict[str, Any]:
     """The dry run of `label-audit audit`: the project's tasks the ledger has no result for yet."""
-    from backend.scoring.engine import EngineConfig
-    from backend.task.scoring import make_engine
+    # heavy: loads label_studio_sdk's client, ~1.1 s at import, not loaded by label-audit --help
     from backend.labelstudio.client import iter_tasks
-    from backend.labelstudio.projectspec import attach_guidelines
     from backend.labelstudio.tasks import tasks_to_items
     from backend.labelstudio.taskshape import job_task
 
@@ -133,8 +134,6 @@ def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, price
     members = config.build(spec)
     version = config.model_version(spec)
     tasks = [job_task(t) for t in iter_tasks(client, project, with_annotations=True)]
-    from backend.images.items import fetcher_from_settings
-
     fetcher = fetcher_from_settings(config.settings) if spec.image_fields else None
     try:  # image tokens are counted from the images themselves (their size)
         items = tasks_to_items(tasks, spec, label_field=config.label_field, max_chars=config.max_item_chars,

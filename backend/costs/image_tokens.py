@@ -2,7 +2,7 @@
 
 Written by hand because no installed library computes them (OpenAI's and Google's SDKs only count after
 the fact, through the API), and the documented rules are a few lines each, read from the pixel size the
-fetcher recorded (:attr:`backend.images.part.ImagePart.width`/``height``):
+fetcher recorded (:attr:`backend.providers.image_part.ImagePart.width`/``height``):
 
 - **OpenAI, tile-billed models** (gpt-4o, gpt-4.1, gpt-4.5, gpt-5, o1/o3, computer-use-preview; OpenAI's
   "Images and vision" guide, *Calculating costs*): ``detail: low`` costs the base tokens; ``high`` scales
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 
 #: OpenAI tile-billed models: (model prefix, base tokens, tokens per 512 px tile); longest prefix wins.
 OPENAI_TILES: tuple[tuple[str, int, int], ...] = (
@@ -104,6 +104,7 @@ def _prefixed(model: str, table: Sequence[tuple[Any, ...]]) -> tuple[Any, ...] |
 
 def _rule(provider: Any) -> tuple[Any, str] | str:
     """``(tokens(width, height), basis)`` for ``provider``'s images, or the reason they cannot be counted."""
+    # heavy: backend.providers.openai_compat imports the openai SDK (~2 s), not loaded by label-audit --help
     from backend.providers.openai_compat import is_official
 
     provider = getattr(provider, "inner", None) or provider  # sampling: the wrapped provider sends them

@@ -12,6 +12,9 @@ import atexit
 import math
 from typing import Any, Callable
 
+from backend.providers.chatml import chatml_segments
+from backend.providers.local_gguf import _quiet_stderr
+
 CHARS_PER_TOKEN = 4.0
 APPROXIMATION = "approx. 4 chars/token"
 
@@ -30,10 +33,8 @@ def _close_vocabs() -> None:
 
 
 def _gguf_counter(provider: Any) -> Callable[[str], int]:
+    # heavy: llama_cpp and its native library (~70 ms), not loaded by label-audit --help
     from llama_cpp import Llama
-
-    from backend.providers.chatml import chatml_segments
-    from backend.providers.local_gguf import _quiet_stderr
 
     key = str(provider.path)
     if key not in _VOCABS:

@@ -25,6 +25,9 @@ from backend.demo.home import (EXPERT_INSTANCES, RECONCILE_INSTANCE, DemoHome, l
                                write_expert_instances)
 from backend.demo.processes import ProcessTable
 from backend.demo.round2 import ReviewProgress, reconcile_round
+from backend.config.settings import Settings
+from backend.demo.planted_report import describe
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 DEFAULT_PORTS = {"source": 8080, "expert-a": 8081, "expert-b": 8082, "reconcile": 8083, "backend": defaults.BACKEND_PORT,
                  "redis": 6379}
@@ -124,13 +127,13 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
 def score(client, project_id: int, env: dict[str, str], table: ProcessTable, console: Console, *,
           label: str = "scoring with the embedded judge", worker: str = "worker") -> dict[str, Any]:
     """Score every task through the queue (only those not scored yet), with a progress bar."""
+    # heavy: rq, redis and label_studio_sdk's client (~1.5 s), not loaded by label-audit --help
     from redis import Redis
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rq import Queue
 
+    # heavy: rq, redis and label_studio_sdk's client (~1.5 s), not loaded by label-audit --help
     from backend.ledger import Ledger
     from backend.worker.project_audit import import_missing, start_audit, summary_from_ledger, wait_for
-    from backend.config.settings import Settings
     from backend.worker.ensemble_config import EnsembleConfig
 
     settings = Settings.from_env(env)  # the worker's settings: it runs with this environment
@@ -211,8 +214,8 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console, 
 def confident_step(client, env: dict[str, str], state: dict[str, Any], home: DemoHome,
                    console: Console) -> dict[str, Any]:
     """The tickets project, audited by the confident-learning member through a worker of its own."""
+    # heavy: rq, redis and label_studio_sdk's client (~1.5 s), not loaded by label-audit --help
     from backend.demo import confident
-    from backend.demo.planted_report import describe
     from backend.ledger import Ledger
 
     state["tickets_project"], created = confident.ensure_tickets_project(client, known_id=state.get("tickets_project"))
@@ -233,6 +236,7 @@ def confident_step(client, env: dict[str, str], state: dict[str, Any], home: Dem
 
 
 def _client(ls):
+    # heavy: rq, redis and label_studio_sdk's client (~1.5 s), not loaded by label-audit --help
     from backend.labelstudio.client import connect
 
     return connect(ls.url, ls.token)
@@ -241,6 +245,7 @@ def _client(ls):
 def _expert_instances(home: DemoHome, instances: dict[str, Any], keys: dict[str, Any],
                       env: dict[str, str]) -> dict[str, str]:
     """Sign each expert up on their own instance; the command environment naming the expert -> instance map."""
+    # heavy: rq, redis and label_studio_sdk's client (~1.5 s), not loaded by label-audit --help
     from backend.labelstudio.expert_instances import EXPERT_INSTANCES_ENV
 
     for name, email in EXPERT_INSTANCES.items():

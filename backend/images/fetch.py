@@ -40,7 +40,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from backend.common import defaults
-from backend.images.part import IMAGE_TYPES, ImagePart
+from backend.providers.image_part import IMAGE_TYPES, ImagePart
 
 #: Stable reason codes of :class:`ImageRefused` (what summaries count).
 REASONS = ("image_reference", "image_host", "image_private_address", "image_redirect", "image_too_large",
@@ -155,6 +155,7 @@ class ImageFetcher:
 
     def decode(self, data: bytes, *, variable: str) -> ImagePart:
         """Check that ``data`` is an image a judge takes (decoded by Pillow) and wrap it; raises :class:`ImageRefused`."""
+        # heavy: PIL (~22 ms), not loaded by label-audit --help
         from PIL import Image, UnidentifiedImageError
 
         if len(data) > self.max_bytes:
@@ -293,17 +294,18 @@ class ImageFetcher:
         return bytes(buffer)
 
     def _auth_headers(self) -> dict[str, str]:
-        """The instance's ``Authorization`` header, exactly as the SDK client of :mod:`backend.labelstudio.client`
+        """The instance's ``Authorization`` header, exactly as the SDK client (:mod:`backend.labelstudio.client`)
         sends it: a legacy token as ``Token``, a personal access token (a JWT refresh token) exchanged for a
         short-lived access token sent as ``Bearer`` (the SDK refreshes it when it expires)."""
         if not self._token:
             return {}
         with self._lock:
             if self._sdk is None:
-                from backend.labelstudio.client import connect
+                # heavy: label_studio_sdk's client, ~1.1 s at import; only a fetch with a token needs it
+                from label_studio_sdk import LabelStudio
 
                 try:
-                    self._sdk = connect(self.base_url, self._token)
+                    self._sdk = LabelStudio(base_url=self.base_url.rstrip("/"), api_key=self._token, timeout=120.0)
                 except Exception as exc:  # an expired personal access token: the SDK refuses it up front
                     raise ImageRefused("image_fetch", f"the Label Studio token is not usable ({type(exc).__name__})") from None
             try:

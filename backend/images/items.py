@@ -13,7 +13,7 @@ from typing import Any
 
 from backend.task.dataset import Item, ItemError
 from backend.images.fetch import ImageFetcher, ImageRefused
-from backend.images.part import placeholder
+from backend.providers.image_part import placeholder
 from backend.task.spec import TaskSpec
 
 

@@ -18,7 +18,8 @@ import secrets
 import warnings
 from dataclasses import dataclass, field
 
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
+from PIL import Image, ImageOps
 
 COPY_MIME = "image/png"
 # Modes a PNG stores as they are; every other mode is converted (palette -> RGB(A), CMYK/YCbCr -> RGB).
@@ -47,8 +48,6 @@ def neutral_name() -> str:
 
 def _pixels_only(image):  # PIL.Image.Image -> PIL.Image.Image
     """A new image holding only ``image``'s pixel values (no ``info``, no palette metadata, no ICC)."""
-    from PIL import Image
-
     if image.mode not in PNG_MODES:
         transparent = image.mode in ("P", "PA", "RGBa", "La") and (image.mode != "P" or "transparency" in image.info)
         image = image.convert("RGBA" if transparent or image.mode.endswith("A") else "RGB")
@@ -57,8 +56,6 @@ def _pixels_only(image):  # PIL.Image.Image -> PIL.Image.Image
 
 def neutral_copy(part: ImagePart) -> ReviewCopy:
     """The review copy of ``part`` (CopyRefused when Pillow cannot decode it, or it is too large to)."""
-    from PIL import Image, ImageOps
-
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)  # a bomb is refused, not half-read

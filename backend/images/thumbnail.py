@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import io
 
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 from backend.images.review_copy import neutral_copy
+from PIL import Image
 
 THUMBNAIL_PX = 160
 
 
 def thumbnail_png(part: ImagePart, *, max_px: int = THUMBNAIL_PX) -> bytes:
     """A PNG of ``part`` at most ``max_px`` wide and high (CopyRefused when it cannot be decoded)."""
-    from PIL import Image
-
     if max_px < 1:
         raise ValueError("max_px must be positive")
     clean = neutral_copy(part)

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 from backend.providers.base import accepts_images
 from backend.task.spec import TaskSpec
+from backend.providers.registry import provider_class
 
 HINT = ("add a member that sees images: an OpenAI-protocol vision model (e.g. openai:gpt-4o-mini, or a "
         "vision model behind vLLM or llama.cpp) or Gemini (e.g. gemini:gemini-2.0-flash)")
@@ -23,8 +24,6 @@ def entry_sees(entry: Any) -> bool | None:
     """Whether a configured member (a :class:`backend.scoring.members.MemberSpec`) takes images, without building
     its provider: its ``vision`` option when given (true/false), else its provider class's class-level
     ``accepts_images``; None when the provider decides per instance (its endpoint...) or the kind is unknown."""
-    from backend.providers.registry import provider_class
-
     vision = (entry.options or {}).get("vision")
     if isinstance(vision, bool):
         return vision

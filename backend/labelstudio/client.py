@@ -12,6 +12,7 @@ import secrets
 from typing import Any, Iterator, Mapping, Sequence
 
 from label_studio_sdk import LabelStudio
+from backend.labelstudio.signup import invite_user
 
 DEFAULT_PAGE_SIZE = 100
 IMPORT_CHUNK = 1000
@@ -98,8 +99,6 @@ def sign_up_user(client: LabelStudio, email: str, *, org_id: int) -> str | None:
     (:func:`backend.labelstudio.signup.invite_user`), so it works where sign-up is closed. Returns None
     when the user exists already (their password is theirs). Raises ValueError when the form refuses.
     """
-    from backend.labelstudio.signup import invite_user
-
     if find_user(client, email) is not None:
         return None
     password = secrets.token_urlsafe(12)

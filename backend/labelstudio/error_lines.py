@@ -5,13 +5,12 @@ print it: every CLI that talks to Label Studio reports errors through :func:`des
 """
 
 from __future__ import annotations
+import httpx
+from label_studio_sdk.core.api_error import ApiError
 
 
 def client_errors() -> tuple[type[Exception], ...]:
     """Errors reported as one line instead of a traceback: bad input and Label Studio refusals/outages."""
-    import httpx
-    from label_studio_sdk.core.api_error import ApiError
-
     return (ValueError, ApiError, httpx.HTTPError)
 
 

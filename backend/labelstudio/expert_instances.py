@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from backend.labelstudio.instances import ReviewConnection, connect_review, origin
+from backend.labelstudio.instances import connect_review, origin, review_client_or, review_connection, ReviewConnection
+from backend.labelstudio import signup
 
 EXPERT_INSTANCES_ENV = "LABEL_AUDIT_EXPERT_INSTANCES"
 
@@ -122,8 +123,6 @@ def as_review_clients(clients: Any) -> ReviewClients:
 def review_clients(source_client: Any, settings: Any, *, url: str | None = None, experts_path: str | None = None,
                    source_url: str | None = None) -> ReviewClients:
     """The review side as configured: shared instance (``--review-url`` / settings, else the source one) and the map."""
-    from backend.labelstudio.instances import review_client_or, review_connection
-
     shared_url = review_connection(settings, url).url
     return ReviewClients(shared=review_client_or(source_client, settings=settings, url=url),
                          shared_url=shared_url or source_url, experts=expert_instances(settings, experts_path))
@@ -146,9 +145,7 @@ def check_isolation(clients: ReviewClients, experts: list[str], *, allow_shared:
     Two experts on one instance are refused unless ``allow_shared``; an instance whose sign-up form is
     open is refused unless ``allow_open_signup`` (checked over HTTP, through ``signup_open``).
     """
-    from backend.labelstudio.signup import signup_open as probe
-
-    probe = signup_open or probe
+    probe = signup_open or signup.signup_open
     warnings: list[str] = []
     by_instance: dict[Any, list[str]] = {}
     for email in experts:

@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 from typing import Any
+from backend.labelstudio.client import connect
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +55,6 @@ def forget_guidelines(project: str) -> None:
 
 def _read(project: str, client: Any, settings: Any) -> str | None:
     if client is None:
-        from backend.labelstudio.client import connect
-
         if settings is None:
             return None
         try:

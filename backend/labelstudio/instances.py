@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from backend.labelstudio.client import connect
+from label_studio_sdk.core.api_error import ApiError
 
 REVIEW_URL_ENV = "LABEL_AUDIT_REVIEW_URL"
 REVIEW_KEY_ENV = "LABEL_AUDIT_REVIEW_API_KEY"
@@ -83,8 +84,6 @@ def origin(url: str | None) -> tuple[str, int] | None:
 
 def _project_stamp(client: Any, project_id: int) -> tuple[str, str] | None:
     """(title, created_at) of a project as this client sees it, or None when it cannot see it."""
-    from label_studio_sdk.core.api_error import ApiError
-
     try:
         project = client.projects.get(id=project_id)
     except ApiError:

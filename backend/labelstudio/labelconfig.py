@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring as safe_fromstring
 
-from backend.task.single import choice_from_result  # noqa: F401  (re-exported: its readers import it here)
+from backend.families.single import choice_from_result  # noqa: F401  (re-exported: its readers import it here)
 from backend.task.spec import TaskSpec
 
 # Object tags whose ``value="$field"`` shows a text-like item input.

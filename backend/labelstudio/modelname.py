@@ -29,6 +29,7 @@ from typing import Sequence
 
 from backend.scoring.members import MemberSpec, entry_templates
 from backend.task.spec import TaskSpec
+from backend.scoring.ensemble import resolve_threshold
 
 SEPARATOR = " · "
 # MODEL_VERSION_PREFIX (backend.worker.ensemble_config) + the 12 hex digits of backend.scoring.members.spec_fingerprint
@@ -85,7 +86,5 @@ def rule_text(spec: TaskSpec, *, threshold: float, delta: int | None) -> str:
 def readable_version(key: str, entries: Sequence[MemberSpec], spec: TaskSpec, *, threshold: float | None,
                      delta: int | None) -> str:
     """The ``model_version`` written to Label Studio for the run keyed ``key``: judges · rule · key."""
-    from backend.scoring.ensemble import resolve_threshold
-
     cut = resolve_threshold(spec, threshold)
     return SEPARATOR.join((judges_text(entries, spec), rule_text(spec, threshold=cut, delta=delta), key))

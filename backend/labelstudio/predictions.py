@@ -22,6 +22,9 @@ from backend.labelstudio.scoreview import show_scores
 from backend.scoring.results import ItemResult
 from backend.config.settings import Settings
 from backend.task.spec import TaskSpec
+from backend.labelstudio.client import connect, iter_tasks
+from backend.labelstudio.modelname import same_version
+from backend.labelstudio.taskshape import field
 
 
 log = logging.getLogger(__name__)
@@ -64,8 +67,6 @@ def ls_client(settings: Settings, *, timeout: float = 60):
     Returns None when either is missing (results then stay in the ledger only, and a later
     ``label-audit audit`` run imports them).
     """
-    from backend.labelstudio.client import connect
-
     if not settings.label_studio_url or not settings.label_studio_token:
         return None
     try:
@@ -99,10 +100,6 @@ def already_imported(client: Any, project: str, task_ids: list[str], model_versi
     that page anyway, and sending it again would duplicate every prediction in it. A prediction counts
     under its readable name or the bare key (:func:`backend.labelstudio.modelname.same_version`).
     """
-    from backend.labelstudio.client import iter_tasks
-    from backend.labelstudio.modelname import same_version
-    from backend.labelstudio.taskshape import field
-
     numeric = [int(t) for t in task_ids if str(t).isdigit()]
     found = set()
     for task in iter_tasks(client, int(project), with_annotations=True, task_ids=numeric):

@@ -29,7 +29,7 @@ from backend.labelstudio.controls_config import AUDITED_TAGS, ConfigControl, Ski
 from backend.labelstudio.scale_spec import scale_spec
 from backend.spans.config import has_span_labels, span_spec
 from backend.task.family import get_family
-from backend.scoring.calibration import CALIBRATION_ENV
+from backend.task.calibration_setting import CALIBRATION_ENV
 from backend.task.option_orders import OPTION_ORDERS_ENV
 from backend.task.spec import BUILTIN_SPECS, ChoiceBinding, ControlSpec, TaskSpec, load_spec
 
@@ -125,7 +125,7 @@ def spec_from_label_config(
     Every control a judge can answer (``<Choices>``, ``<Rating>``, ``<Number>``, ``<Pairwise>``) is audited:
     one control gives that control's own spec (what it always gave, so a one-control project keeps its
     model version); several give a ``controls`` spec holding each control's own spec
-    (:mod:`backend.task.controls`). Other controls are skipped (:func:`skipped_controls` says why).
+    (:mod:`backend.families.controls`). Other controls are skipped (:func:`skipped_controls` says why).
 
     Parameters
     ----------

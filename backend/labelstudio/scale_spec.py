@@ -14,8 +14,8 @@ from typing import Mapping, Sequence
 from backend.task.generic import generic_spec
 from backend.labelstudio.controls_config import ConfigControl
 from backend.labelstudio.labelconfig import InputObject
-from backend.task.number import number_labels
-from backend.task.pairwise import LEFT, PAIR_KEY, RIGHT
+from backend.families.number import number_labels
+from backend.families.pairwise import LEFT, PAIR_KEY, RIGHT
 from backend.task.spec import ChoiceBinding, TaskSpec
 
 __all__ = ["scale_spec"]

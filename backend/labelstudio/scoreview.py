@@ -25,6 +25,10 @@ import logging
 from typing import Any
 
 from backend.task.marks import mark_result, suspect_marker  # noqa: F401  (re-exported: the tab and its tests read them here)
+from backend.labelstudio.modelname import version_key
+from backend.labelstudio.rename import rename_predictions
+import httpx
+from label_studio_sdk.core.api_error import ApiError
 
 log = logging.getLogger(__name__)
 
@@ -148,12 +152,6 @@ def show_scores(client: Any, project_id: int, model_version: str) -> None:
     Never fails the import it follows: a refusal is logged (the predictions are in already, and the
     next import tries again).
     """
-    import httpx
-    from label_studio_sdk.core.api_error import ApiError
-
-    from backend.labelstudio.modelname import version_key
-    from backend.labelstudio.rename import rename_predictions
-
     try:
         rename_predictions(client, project_id, model_version)  # an older name of this run: same column
         if point_model_version(client, project_id, model_version):

@@ -17,6 +17,7 @@ from backend.probes.planted_run import score_planted
 from backend.probes.findings import build_report
 from backend.probes.run import score_probes
 from backend.task.spec import TaskSpec
+from backend.task.option_orders import with_option_orders
 
 
 def run_probes(
@@ -42,8 +43,6 @@ def run_probes(
     if probe not in ("builtin", "planted"):
         raise ValueError(f"probe must be 'builtin' or 'planted', got {probe!r}")
     if spec.answer_tokens:  # a probe plants one label per item and measures the order as given
-        from backend.task.option_orders import with_option_orders
-
         spec = with_option_orders(spec, 1)
     questions = spec.task_family.questions(spec)
     if len(questions) != 1 or questions[0].spec is not spec:

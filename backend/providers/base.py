@@ -96,7 +96,7 @@ class Provider(Protocol):
     def classify(self, prompt: str, labels: Sequence[str], *, timeout: float) -> ClassDistribution:
         """Return class probabilities for ``labels`` given the fully rendered ``prompt``.
 
-        A provider that sees images also takes ``images: Sequence[ImagePart] = ()`` (:mod:`backend.images.part`),
+        A provider that sees images also takes ``images: Sequence[ImagePart] = ()`` (:mod:`backend.providers.image_part`),
         sent before the prompt's text; the engine passes it only to providers whose ``accepts_images`` is true.
         Raises ProviderError (or NoClassTokenError) on failure.
         """

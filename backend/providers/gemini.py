@@ -17,7 +17,7 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 from backend.providers.base import ClassDistribution, ProviderError
 from backend.providers.http_errors import (
     connection_error,

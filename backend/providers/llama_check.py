@@ -16,14 +16,13 @@ exception) means the build does not run here.
 from __future__ import annotations
 
 import sys
+from backend.providers.registry import make_provider
 
 __all__ = ["check"]
 
 
 def check() -> str:
     """Score one tiny prompt with the embedded model; returns a one-line description of what ran."""
-    from backend.providers.registry import make_provider
-
     provider = make_provider("local", "smollm2")
     dist = provider.classify("Is water wet? Answer yes or no.\nAnswer:", ["yes", "no"], timeout=120)
     return f"llama.cpp runs on this CPU (method {dist.method}, mass on the labels {dist.raw_mass:.3f})"

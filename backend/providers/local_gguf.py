@@ -117,7 +117,7 @@ def _load(path: Path, *, n_ctx: int, n_threads: int, n_batch: int) -> _LoadedMod
     with _MODELS_LOCK:
         loaded = _MODELS.get(key)
         if loaded is None:
-            try:
+            try:  # heavy: llama_cpp and its native library (~70 ms); a clear error when it is missing
                 from llama_cpp import Llama
             except ImportError as exc:
                 raise ImportError(f"the local provider needs llama-cpp-python: {exc}") from exc
@@ -154,6 +154,7 @@ def _chat_template(path: Path, loaded: _LoadedModel | None) -> str:
         if loaded is not None:
             meta = loaded.llm.metadata
         else:
+            # heavy: llama_cpp and its native library (~70 ms); only reached once a model was loaded with it
             from llama_cpp import Llama
 
             with _quiet_stderr():  # llama.cpp warns about the context of a vocab-only load

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import openai
 
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 from backend.providers.base import ClassDistribution, ProviderError
 from backend.providers.chatml import PROMPT_FORMATS, chatml_segments
 from backend.providers.http_errors import (

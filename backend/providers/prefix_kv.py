@@ -170,6 +170,7 @@ class PrefixEvaluator:
         llm = self.llm
         llm._ctx.kv_cache_seq_rm(0, len(live), -1)  # drop the partial last block: it is never reused
         ctx = llm._ctx.ctx
+        # heavy: llama_cpp and its native library (~70 ms); label-audit --help loads this module, not the model
         import llama_cpp
 
         size = int(llama_cpp.llama_state_seq_get_size(ctx, 0))
@@ -188,6 +189,7 @@ class PrefixEvaluator:
     def _restore(self, key: int) -> bool:
         """Load a saved state into an emptied context (cells ``0..n-1``, as a fresh evaluation fills them);
         False (the state dropped, the context empty) when llama.cpp refuses it."""
+        # heavy: llama_cpp and its native library (~70 ms); label-audit --help loads this module, not the model
         import llama_cpp
 
         saved = self._saved[key]

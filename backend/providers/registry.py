@@ -14,6 +14,7 @@ import inspect
 from typing import Any, Mapping, TypeVar
 
 from backend.providers.base import Provider
+from backend.providers.sampling import SamplingProvider
 
 #: Kind -> module whose provider class registers itself under that name when imported.
 PROVIDER_MODULES = {
@@ -107,8 +108,6 @@ def make_provider(
         raise ValueError(f"the {kind} provider runs in-process and takes no base_url")
     provider: Any = _construct(cls, model, opts)
     if sampling is not None:
-        from backend.providers.sampling import SamplingProvider
-
         if not isinstance(sampling, Mapping):
             raise ValueError("options['sampling'] must be a mapping like {'n': 10, 'temperature': 1.0}")
         provider = _construct(SamplingProvider, provider, dict(sampling))

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 from backend.providers.base import ClassDistribution, NoClassTokenError, accepts_images
 from backend.providers.logprobs import check_labels
 

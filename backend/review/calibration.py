@@ -19,6 +19,10 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
+from sklearn.isotonic import IsotonicRegression
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import average_precision_score
+from sklearn.model_selection import StratifiedKFold
 
 #: Reviewed control items needed before anything is fitted, and of each outcome (wrong / right).
 MIN_REVIEWED = 30
@@ -36,9 +40,6 @@ def not_enough(wrong: Sequence[bool]) -> str | None:
 
 
 def _model(method: str, seed: int):
-    from sklearn.isotonic import IsotonicRegression
-    from sklearn.linear_model import LogisticRegression
-
     if method == "isotonic":
         return IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
     if method == "logistic":
@@ -81,8 +82,6 @@ class Calibration:
 
     def average_precision(self) -> float:
         """Design-weighted average precision of the cross-validated probabilities."""
-        from sklearn.metrics import average_precision_score
-
         return float(average_precision_score(self.wrong, self.cv_probs, sample_weight=self.weights))
 
     def precision_by_threshold(self, thresholds: Sequence[float] = (0.2, 0.4, 0.5, 0.6, 0.8)) -> list[dict[str, Any]]:
@@ -108,8 +107,6 @@ def fit_calibration(scores: Sequence[float] | np.ndarray, wrong: Sequence[bool],
     one row of scores per item for ``logistic`` (several scores: stacking). Raises ValueError when
     :func:`not_enough` says the sample cannot support it.
     """
-    from sklearn.model_selection import StratifiedKFold
-
     y = np.asarray(wrong, dtype=int)
     reason = not_enough(y.astype(bool))
     if reason:
@@ -133,8 +130,6 @@ def stacking_gain(member_scores: np.ndarray, wrong: Sequence[bool], *, weights: 
     ``member_scores[i, j]``: member ``j``'s score for control item ``i``. The gain's 95 % interval is a
     percentile bootstrap over the control items (both rankings evaluated on the same resample).
     """
-    from sklearn.metrics import average_precision_score
-
     x = np.asarray(member_scores, dtype=float)
     y = np.asarray(wrong, dtype=int)
     w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)

@@ -13,6 +13,7 @@ from backend.review.outcome import decide_outcome
 from backend.review.sample_store import SampleStore
 from backend.review.review_store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore
 from backend.task.spec import TaskSpec
+from backend.review.collect import collect_answers
 
 
 def refresh_gold(
@@ -44,7 +45,5 @@ def refresh_gold(
 def refresh_review(client: Any, store: ReviewStore, source: Any, results: Sequence[ItemResult], *,
                    delta: int | None = None) -> dict[str, int]:
     """Read the experts' answers back from Label Studio, then recompute and store the outcomes."""
-    from backend.review.collect import collect_answers
-
     collect_answers(client, store, source)
     return refresh_gold(store, results, source.spec, source_project=source.key, delta=delta)

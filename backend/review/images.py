@@ -21,6 +21,9 @@ from backend.common import defaults
 from backend.images.review_copy import CopyRefused, ReviewCopy, neutral_copy
 from backend.labelstudio.instances import origin
 from backend.labelstudio.uploads import UploadFailed, upload_file
+from backend.images.fetch import ImageFetcher
+from backend.labelstudio.client import iter_tasks
+from backend.review.review_store import ROUND_REVIEW
 
 Fetch = Callable[[str, str, str], Any]  # (reference, variable, task id) -> ImagePart
 
@@ -42,8 +45,6 @@ def source_fetch(client: Any, *, settings: Any = None) -> Fetch:
     the size limit come from ``settings`` (``LABEL_AUDIT_IMAGE_HOSTS``, ``LABEL_AUDIT_IMAGE_MAX_BYTES``), as
     for the judges (None: the defaults). Made only for a project with images.
     """
-    from backend.images.fetch import ImageFetcher
-
     max_bytes = settings.image_max_bytes if settings is not None else defaults.IMAGE_MAX_BYTES
     hosts = settings.image_hosts if settings is not None else ()
     wrapper = client._client_wrapper  # the SDK keeps the URL and token it was made with
@@ -144,9 +145,6 @@ def reuse_round1_copies(images: ReviewImages, clients: Any, store: Any, source_k
     instance) already holds an uploaded copy of each of its images, so the round-2 task points at that one.
     Copies on other instances cannot be read there and are uploaded again.
     """
-    from backend.labelstudio.client import iter_tasks
-    from backend.review.review_store import ROUND_REVIEW
-
     wanted = {str(t) for t in task_ids}
     shared = clients.shared
     here = client_origin(shared)

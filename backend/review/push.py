@@ -39,6 +39,8 @@ from backend.review.sample_push import SampleRequest, draw_for_push, review_orde
 from backend.review.source import REF_FIELD, SourceProject, fetch_inputs, load_audited_source
 from backend.review.review_store import ROUND_REVIEW, Assignment, ReviewItem, ReviewProject, ReviewStore
 from backend.review.triage_route import route_suspects
+from backend.review.active import control_sample, rank_suspects
+from backend.review.sample_store import SampleStore
 
 ORDERS = ("confidence", "shuffled")
 TITLE_MAX = 50  # Label Studio rejects longer project titles
@@ -293,9 +295,6 @@ def _choose_new_items(client: LabelStudio, store: ReviewStore, ledger: Any, sour
 def _next_by_calibration(store: ReviewStore, ledger: Any, key: str, candidates: Sequence[ItemResult],
                          have: set[str]) -> list[ItemResult]:
     """``candidates`` ordered by calibrated probability of a wrong label (the control sample's fit)."""
-    from backend.review.active import control_sample, rank_suspects
-    from backend.review.sample_store import SampleStore
-
     results = ledger.results(key)
     outcomes = {o.task_id: o for o in store.gold_labels(key)}
     ranking = rank_suspects(results, control_sample(results, SampleStore(store.db_engine).draw(key), outcomes),

@@ -16,7 +16,7 @@ from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.taskshape import field
 from backend.labelstudio.expertcontrols import expert_controls_config, review_fields, round1_field
 from backend.labelstudio.expertview import expert_label_config
-from backend.labelstudio.labelconfig import expert_field, find_inputs
+from backend.labelstudio.labelconfig import expert_field, find_inputs, parse_label_config
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.task.spec import TaskSpec
 
@@ -116,8 +116,6 @@ class SourceProject:
 
     def input_fields(self) -> list[str]:
         """The source's data fields a reviewer sees (those of the blind config, under their source names)."""
-        from backend.labelstudio.labelconfig import parse_label_config
-
         root = parse_label_config(self.review_config())
         back = {shown: source for source, shown in self.review_fields().items()}
         return list(dict.fromkeys(back.get(obj.field, obj.field) for obj in find_inputs(root)))

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+from statsmodels.stats.proportion import proportion_confint
 
 __all__ = ["TruthModel", "SourceQuality", "Observation"]
 
@@ -198,8 +199,6 @@ class TruthModel:
 
     def source_quality(self) -> list[SourceQuality]:
         """Each source's expected accuracy (Wilson interval on the expected count) and confusion matrix."""
-        from statsmodels.stats.proportion import proportion_confint
-
         out = []
         if not len(self.items_):
             return out

@@ -16,58 +16,22 @@ of the items stay valid (their prompts do not change). ``bench/bench_judges.py -
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable, Mapping, Sequence
 
-from backend.common.defaults import CALIBRATION
-from backend.common.environment import env_value
 from backend.providers.base import ClassDistribution
 from backend.task.dataset import Item
+from backend.task.calibration_setting import (CALIBRATION_ENV, EXTRA_KEY, MODES, calibration_of, check_mode,
+                                              resolve_calibration, with_calibration)
 from backend.task.spec import TaskSpec
 
 __all__ = ["CALIBRATION_ENV", "CONTENT_FREE", "EXTRA_KEY", "MODES", "calibrate", "calibration_of",
            "content_free_items", "mean_distribution", "resolve_calibration", "with_calibration"]
 
-CALIBRATION_ENV = "LABEL_AUDIT_CALIBRATION"
-#: Key under which the spec carries its calibration mode.
-EXTRA_KEY = "calibration"
-#: ``none``: answers as the judge gave them; ``content-free``: divided by the judge's content-free prior.
-MODES = ("none", "content-free")
 #: The texts every input of a content-free item holds (Zhao et al. average "N/A", "" and "[MASK]").
 CONTENT_FREE = ("N/A", "")
 #: The smallest prior a label is divided by: a label the judge never gives without content must not be
 #: multiplied without bound.
 FLOOR = 1e-6
-
-
-def check_mode(value: object) -> str:
-    """``value`` as one of :data:`MODES` (``on``/``off`` and booleans accepted); ValueError otherwise."""
-    text = str(value).strip().lower()
-    text = {"true": "content-free", "on": "content-free", "1": "content-free", "false": "none", "off": "none",
-            "0": "none", "": "none"}.get(text, text)
-    if text not in MODES:
-        raise ValueError(f"{CALIBRATION_ENV} / calibration must be one of {', '.join(MODES)}, got {value!r}")
-    return text
-
-
-def resolve_calibration(value: str | None = None) -> str:
-    """The calibration mode: ``value``, else ``$LABEL_AUDIT_CALIBRATION``, else the default."""
-    if value is None:
-        raw = env_value(CALIBRATION_ENV)
-        value = raw if raw not in (None, "") else CALIBRATION
-    return check_mode(value)
-
-
-def calibration_of(spec: TaskSpec) -> str:
-    """The spec's mode: ``content-free`` only for lettered options asked of text (an image has no empty form)."""
-    if not spec.answer_tokens or spec.image_fields:
-        return "none"
-    return check_mode(spec.extra.get(EXTRA_KEY, "none"))
-
-
-def with_calibration(spec: TaskSpec, mode: str) -> TaskSpec:
-    """``spec`` with its answers calibrated by ``mode``."""
-    return replace(spec, extra={**spec.extra, EXTRA_KEY: check_mode(mode)})
 
 
 def content_free_items(spec: TaskSpec) -> list[Item]:

@@ -34,22 +34,24 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
-from backend.confident.template import KIND as CONFIDENT_KIND
+from backend.scoring.confident_template import KIND as CONFIDENT_KIND
 from backend.scoring.cache import CallCache, call_key
 from backend.scoring.calibration import calibrate, calibration_of, content_free_prior
 from backend.task.dataset import Item, ItemError
-from backend.costs.scheduling import EarlyExitScheduling
+from backend.scoring.early_exit_scheduling import EarlyExitScheduling
 from backend.scoring.engine_calls import CallOutcome, CallRunner
 from backend.scoring.engine_config import EngineConfig
 from backend.scoring.ensemble import Decision, VerdictRule, model_of, normalize, resolve_threshold, verdict
 from backend.scoring.injection_guard import item_has_instructions
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 from backend.scoring.members import Member
 from backend.scoring.prompting import spec_params
 from backend.providers.base import ClassDistribution, accepts_images
 from backend.scoring.results import ErrorInfo, ItemResult, MemberResult, input_hash
 from backend.scoring.run_stats import EngineStats
 from backend.task.spec import TaskSpec
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 __all__ = ["Engine", "EngineConfig", "EngineStats"]  # they live in backend.scoring.engine_config and backend.scoring.run_stats
 
@@ -364,9 +366,6 @@ def _no_answer(results: Sequence[MemberResult]) -> ErrorInfo:
 
 
 def _progress_bar(total: int | None):
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
     bar = Progress(
         TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
         console=Console(stderr=True), transient=True,

@@ -60,7 +60,7 @@ class CallRunner:
             self.breakers.setdefault(id(m.provider), CircuitBreaker(config.breaker_after, config.breaker_cooldown))
 
     def call(self, member: Member, prompt: str, key: str, *, images: Sequence[Any] = ()) -> CallOutcome:
-        """One member's answer to ``prompt`` (with ``images``, :class:`backend.images.part.ImagePart`, sent
+        """One member's answer to ``prompt`` (with ``images``, :class:`backend.providers.image_part.ImagePart`, sent
         only to a provider that sees: the engine leaves the others out of image items)."""
         breaker = self.breakers[id(member.provider)]
         if not breaker.allow():

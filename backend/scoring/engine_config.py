@@ -50,7 +50,7 @@ class EngineConfig:
         Fence item texts in the prompt (see :mod:`backend.scoring.prompting`); the probes compare both.
     early_exit : bool
         Call members in their order and stop an item once the rest cannot change its flag or
-        prediction (:mod:`backend.costs.early_exit`); cache hits are always used.
+        prediction (:mod:`backend.scoring.early_exit`); cache hits are always used.
     """
 
     threshold: float | None = None

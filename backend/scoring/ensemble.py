@@ -278,7 +278,7 @@ def decide(
 class VerdictRule:
     """How the members' answers become a verdict: the task, the flag threshold and delta, the quorum.
 
-    One object, so the engine, early exit (:func:`backend.costs.early_exit.settled`) and the report
+    One object, so the engine, early exit (:func:`backend.scoring.early_exit.settled`) and the report
     state these once. ``threshold``/``delta`` None: the task's defaults (:func:`resolve_threshold`,
     :func:`flag_rule`).
     """

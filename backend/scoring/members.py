@@ -30,12 +30,13 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
 
-from backend.confident.template import KIND as CONFIDENT_KIND, feature_template
+from backend.scoring.confident_template import KIND as CONFIDENT_KIND, feature_template
 from backend.scoring.prompting import PromptTemplate, spec_params, templates_for_spec
 from backend.providers.base import Provider
 from backend.task.spec import TaskSpec
 
 from backend.common.defaults import MEMBER as DEFAULT_MEMBER
+from backend.providers.registry import make_provider
 _MEMBER_ARG = re.compile(r"^(?P<kind>[A-Za-z][\w-]*):(?P<model>[^@\s]+)(?:@(?P<url>\S+))?$")
 
 
@@ -118,8 +119,6 @@ def parse_member_arg(arg: str) -> MemberSpec:
 
 
 def _make_provider(entry: MemberSpec) -> Provider:
-    from backend.providers.registry import make_provider  # imported late: providers load SDKs
-
     return make_provider(entry.provider, entry.model, base_url=entry.base_url, options=dict(entry.options or {}))
 
 
@@ -127,7 +126,7 @@ def _chosen_templates(entry: MemberSpec, templates: Sequence[PromptTemplate], sp
     """The entry's prompts (all when unspecified) less its excluded ones; ValueError on an unknown prompt id.
 
     A confident-learning entry (``cleanlab:``) has one template of its own, the item's inputs
-    (:mod:`backend.confident.template`), whatever the family's prompts are. An exclusion that names no
+    (:mod:`backend.scoring.confident_template`), whatever the family's prompts are. An exclusion that names no
     prompt of this task is no error: a deployment's setting serves projects of several kinds.
     """
     if entry.provider == CONFIDENT_KIND:

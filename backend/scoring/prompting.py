@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Mapping
 
 from backend.task.spec import TaskSpec
+from backend.common.environment import env_value
 
 BEGIN_MARKER = "<<<BEGIN DATA>>>"
 END_MARKER = "<<<END DATA>>>"
@@ -208,8 +209,6 @@ def prompts_root() -> Path:
     Order: ``$LABEL_AUDIT_PROMPTS``; the checkout's ``prompts/`` next to the ``backend`` package (an
     editable install); the copy shipped inside the package as ``backend/_prompts`` (a wheel).
     """
-    from backend.common.environment import env_value
-
     env = env_value(PROMPTS_ENV)
     if env:
         return Path(env)

@@ -31,7 +31,7 @@ def base_member_id(member_id: str) -> str:
 def input_hash(fields: Mapping[str, Any], images: Sequence[Any] = ()) -> str:
     """A short hash of the input fields the prompts use: a stored verdict is only valid for these inputs.
 
-    ``images`` (:class:`backend.images.part.ImagePart`, in spec order) enter by content hash: an edited
+    ``images`` (:class:`backend.providers.image_part.ImagePart`, in spec order) enter by content hash: an edited
     image is re-scored even where its reference stays the same. Without images the hash is the text one.
     """
     payload: Any = {str(k): v for k, v in fields.items()}

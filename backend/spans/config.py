@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from backend.spans.model import NOT_AN_ENTITY
+from backend.task.generic import GENERIC_PROMPT_DIR, guidelines_text
+from backend.task.spec import ChoiceBinding, PromptText, TaskSpec
 
 
 @dataclass(frozen=True)
@@ -107,9 +109,6 @@ def review_span_config(xml: str, *, control: str | None = None, answer_fields: S
 def span_spec(xml: str, *, guidelines: str = "", control: str | None = None, name: str | None = None,
               label_field: str = "label") -> Any:
     """The task spec of a span project: family ``spans``, its entity types then "not an entity"."""
-    from backend.task.generic import GENERIC_PROMPT_DIR, guidelines_text
-    from backend.task.spec import ChoiceBinding, PromptText, TaskSpec
-
     ctrl = span_control(xml, control=control)
     return TaskSpec(
         name=name if name and name != "auto" else "spans", family="spans", prompt_dir=GENERIC_PROMPT_DIR,
@@ -118,3 +117,13 @@ def span_spec(xml: str, *, guidelines: str = "", control: str | None = None, nam
         binding=ChoiceBinding(from_name=ctrl.name, to_name=ctrl.to_name, labels=ctrl.labels, shown=ctrl.shown),
         prompt=PromptText(guidelines=guidelines_text(guidelines), shown=ctrl.shown, hints=ctrl.hints),
     )
+
+
+def span_control_of(spec: TaskSpec) -> SpanControl:
+    """The ``<Labels>`` control a span spec was read from (entity types, their texts and hints)."""
+    binding, text = spec.binding, spec.prompt
+    types = tuple(lab for lab in spec.labels if lab != NOT_AN_ENTITY)
+    return SpanControl(
+        name=binding.from_name if binding else "label", to_name=binding.to_name if binding else "text",
+        field=spec.fields["text"], labels=types, shown=tuple(binding.shown[:len(types)]) if binding and binding.shown
+        else types, hints=tuple(text.hints[:len(types)]) if text and text.hints else ("",) * len(types))

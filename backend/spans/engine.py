@@ -19,7 +19,8 @@ from backend.spans.assemble import PredictedSpan
 from backend.spans.score_spans import SpanItem, SpanVerdict, audit_spans
 from backend.spans.model import Span
 from backend.spans.value import checked_spans, decode_rows, encode_spans
-from backend.task.scoring import ChunkedScoring
+from backend.scoring.question_engine import ChunkedScoring
+from backend.spans.config import span_control_of
 
 CHUNK = 8
 #: The ledger and review stores keep a label value in a 255-character column (PostgreSQL enforces it).
@@ -60,8 +61,6 @@ class SpanEngine(ChunkedScoring):
 
     def __init__(self, spec: Any, members: Sequence[Any], *, cache: Any, config: EngineConfig | None = None,
                  budget: Any = None, secrets: Iterable[str] = ()):
-        from backend.task.spans import span_control_of
-
         self.spec, self.members, self.cache = spec, tuple(members), cache
         self.config = config or EngineConfig()
         self.control = span_control_of(spec)

@@ -14,6 +14,7 @@ from typing import Iterable, Sequence
 from backend.common.atomic_write import atomic_write
 from backend.spans.conll import write_conll
 from backend.spans.model import Span
+from backend.spans.value import decode_spans
 
 OFFSETS = "codepoints"
 
@@ -40,8 +41,6 @@ def write_span_files(items: Sequence[tuple[str, str, Sequence[Span]]], *, jsonl:
 
 def conll_from_rows(rows: Sequence[tuple[str, str | None]], texts: dict[str, str | None], path: Path) -> int:
     """CoNLL/IOB2 of gold rows ``(task id, span value)``: rows without a label or a text are left out."""
-    from backend.spans.value import decode_spans
-
     items = [(item_id, str(texts[item_id]), decode_spans(value)) for item_id, value in rows
              if value is not None and texts.get(item_id)]
     return write_span_files(items, conll=path)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 from backend.spans.model import NOT_AN_ENTITY, Span, sorted_spans
 from backend.spans.questions import EXTENT_OPTIONS, SpanQuestion, extent_original
+from backend.spans.review import expert_answers
 
 if TYPE_CHECKING:
     from backend.spans.assemble import PredictedSpan
@@ -91,8 +92,6 @@ def item_gold(original: Sequence[Span], predicted: Sequence["PredictedSpan"], re
     """Gold spans of a reviewed item: per question, the original where the ensemble agrees, else the
     experts' resolution (their spans answer the question by offsets); plus the entities the experts
     marked where no question looked (they reviewed the whole text), said in docs/spans.md."""
-    from backend.spans.review import expert_answers
-
     questions, flagged = asked_questions(original, predicted)
     said = expert_answers(questions, resolution)
     golds = {q.qid: question_gold(q, flagged=q.qid in flagged, expert=[said]) for q in questions}

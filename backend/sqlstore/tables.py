@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Iterator
 
 from sqlalchemy import Connection, Engine, MetaData, inspect, text
+import sys
+from backend.sqlstore.connection import make_db_engine
 
 metadata = MetaData()
 
@@ -32,6 +34,7 @@ def head_revision() -> str:
     """The newest migration's revision id (read once per process)."""
     global _head
     if _head is None:
+        # heavy: alembic (~0.12 s), only for migrations; not loaded by label-audit --help
         from alembic.script import ScriptDirectory
 
         _head = ScriptDirectory(str(MIGRATIONS)).get_current_head()
@@ -56,6 +59,7 @@ def ensure_schema(db_engine: Engine) -> None:
 
 def upgrade(db_engine: Engine, revision: str = "head") -> None:
     """Run the migrations up to ``revision`` (the previous release's databases included)."""
+    # heavy: alembic (~0.12 s), only for migrations; not loaded by label-audit --help
     from alembic import command
     from alembic.config import Config
 
@@ -98,9 +102,6 @@ def _migration_lock(db_engine: Engine) -> Iterator[Connection]:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m backend.sqlstore.tables [URL]``: upgrade the store at URL (default: the settings' ledger)."""
-    import sys
-
-    from backend.sqlstore.connection import make_db_engine
 
     args = sys.argv[1:] if argv is None else argv
     db_engine = make_db_engine(args[0] if args else None)

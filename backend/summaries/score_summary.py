@@ -16,11 +16,13 @@ from rich.console import Console
 from rich.table import Table
 
 from backend.common import defaults
-from backend.confident.template import KIND as CONFIDENT_KIND
+from backend.scoring.confident_template import KIND as CONFIDENT_KIND
 from backend.scoring.results import ItemResult, base_member_id
 from backend.scoring.run_stats import EngineStats
 from backend.task.spec import TaskSpec
 from backend.common.terminal_text import member_cells, plain
+from backend.costs.cost_tables import usage_table
+from backend.summaries.health_table import print_health
 
 #: Labels listed by name in a task's title; more are counted.
 TITLE_LABELS = 6
@@ -158,12 +160,8 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     if summary.get("excluded_members"):
         console.print("[bold]Left out by the settings:[/bold] " + plain(", ".join(summary["excluded_members"])))
     if summary.get("usage"):
-        from backend.costs.cost_tables import usage_table
-
         console.print(usage_table(summary["usage"], width=console.width))
     if summary.get("member_health"):
-        from backend.summaries.health_table import print_health
-
         print_health(summary["member_health"], console)
     suspects = summary.get("top_suspects") or []
     if not suspects:

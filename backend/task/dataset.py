@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from backend.common import defaults
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 from backend.common.records import RecordProblem, RecordReader
 from backend.task.spec import TaskSpec
 
@@ -49,7 +49,7 @@ class Item:
         The record as read.
     images : tuple of ImagePart
         The fetched images of the spec's ``image_fields``, in spec order (:mod:`backend.images`); their
-        variables' ``fields`` hold :func:`backend.images.part.placeholder` texts once fetched.
+        variables' ``fields`` hold :func:`backend.providers.image_part.placeholder` texts once fetched.
     """
 
     id: str

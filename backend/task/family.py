@@ -12,7 +12,7 @@ ensemble verdict judge it exactly as they judge a single-choice item. A single-c
 question, the task itself; multi-label asks one per label ("does this label apply?"). The family splits an
 item's original label into one original per question (:meth:`TaskFamily.question_original`) and assembles
 the answers back into the item's verdict (:meth:`TaskFamily.assemble`), so the engine never changes for a
-new family (:mod:`backend.task.scoring` runs the questions).
+new family (:mod:`backend.scoring.question_engine` runs the questions).
 
 Label values
 ------------
@@ -22,10 +22,10 @@ the ledger, the review stores and the report keep one string per item and only t
 
 How to add a family
 -------------------
-1. Write one module under ``backend/task/`` with a subclass of :class:`TaskFamily` (or of
-   :class:`backend.task.single.SingleChoiceFamily` when an item has one label) and ``@register_family``
+1. Write one module under ``backend/families/`` with a subclass of :class:`TaskFamily` (or of
+   :class:`backend.families.single.SingleChoiceFamily` when an item has one label) and ``@register_family``
    on it, with a class-level ``name``.
-2. Add ``name: "backend.task.<module>"`` to :data:`FAMILY_MODULES` (the module is imported on first use).
+2. Add ``name: "backend.families.<module>"`` to :data:`FAMILY_MODULES` (the module is imported on first use).
 3. Override what differs: :meth:`check_spec`, :meth:`questions`/:meth:`question_original`/:meth:`assemble`
    (several questions per item), :meth:`read_result`/:meth:`write_result` (Label Studio JSON), the
    review and gold methods (:meth:`gold`, :meth:`reconciled`, :meth:`disputed`, :meth:`show_answer`), what the
@@ -53,15 +53,15 @@ __all__ = ["FAMILY_MODULES", "Question", "TaskFamily", "family_names", "get_fami
 
 #: Family name -> module whose class registers itself under that name when imported.
 FAMILY_MODULES: dict[str, str] = {
-    "binary": "backend.task.single",
-    "ordinal": "backend.task.single",
-    "nominal": "backend.task.single",
-    "multilabel": "backend.task.multilabel",
-    "spans": "backend.task.spans",
-    "rating": "backend.task.rating",
-    "number": "backend.task.number",
-    "pairwise": "backend.task.pairwise",
-    "controls": "backend.task.controls",
+    "binary": "backend.families.single",
+    "ordinal": "backend.families.single",
+    "nominal": "backend.families.single",
+    "multilabel": "backend.families.multilabel",
+    "spans": "backend.families.spans",
+    "rating": "backend.families.rating",
+    "number": "backend.families.number",
+    "pairwise": "backend.families.pairwise",
+    "controls": "backend.families.controls",
 }
 
 _FAMILIES: dict[str, "TaskFamily"] = {}
@@ -142,7 +142,7 @@ class TaskFamily:
         """The item as ``question`` reads it (its inputs under the question spec's variables); default: as is.
 
         A pairwise question in the swapped order shows the second response first
-        (:mod:`backend.task.pairwise`)."""
+        (:mod:`backend.families.pairwise`)."""
         return item
 
     def question_original(self, spec: "TaskSpec", question: Question, original: str | None) -> str | None:
@@ -154,14 +154,14 @@ class TaskFamily:
         """The item's verdict from its questions' verdicts (one per :meth:`questions`, same order).
 
         ``rules`` holds each question's :class:`~backend.scoring.ensemble.VerdictRule` (same order), for a
-        family that decides again over merged answers (:mod:`backend.task.orders`)."""
+        family that decides again over merged answers (:mod:`backend.families.orders`)."""
         if len(answers) != 1:
             raise ValueError(f"family {self.name!r} asks one question, got {len(answers)} answers")
         return answers[0]
 
     def make_engine(self, spec: "TaskSpec", members: Sequence[Any], **options: Any) -> Any | None:
         """An engine of the family's own, for questions that depend on the item (spans); None: the
-        questions of :meth:`questions` are asked of every item (:func:`backend.task.scoring.make_engine`)."""
+        questions of :meth:`questions` are asked of every item (:func:`backend.scoring.question_engine.make_engine`)."""
         return None
 
     # -- verdict ---------------------------------------------------------------------------------------

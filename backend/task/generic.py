@@ -21,8 +21,9 @@ from typing import Mapping, Sequence
 
 from backend.common.labels import is_number
 from backend.task.family import get_family
-from backend.scoring.calibration import EXTRA_KEY as CALIBRATION_KEY, resolve_calibration
+from backend.task.calibration_setting import EXTRA_KEY as CALIBRATION_KEY, resolve_calibration
 from backend.task.spec import ChoiceBinding, PromptText, TaskSpec
+from backend.task.option_orders import EXTRA_KEY, resolve_orders
 
 GENERIC_PROMPT_DIR = "generic"
 OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -119,7 +120,7 @@ def generic_spec(
     """A spec judged with the generic prompts: lettered options over ``labels``.
 
     ``image_fields`` are the variables holding an image (a Label Studio ``<Image>``): the prompt shows
-    each under its title as :func:`backend.images.part.placeholder` text, and the image travels beside it.
+    each under its title as :func:`backend.providers.image_part.placeholder` text, and the image travels beside it.
 
     ``family`` defaults to binary for two labels, ordinal when every label is a number, nominal otherwise.
     ``shown``/``hints`` are what annotators see for each label and its description; ``titles`` name the
@@ -130,8 +131,6 @@ def generic_spec(
     its answer to a content-free item (:mod:`backend.scoring.calibration`; default ``$LABEL_AUDIT_CALIBRATION``,
     else :data:`backend.common.defaults.CALIBRATION`).
     """
-    from backend.task.option_orders import EXTRA_KEY, resolve_orders
-
     labels = tuple(str(lab) for lab in labels)
     family = family or infer_family(labels)
     # A set-valued family asks its own yes/no question per label: no lettered options over all labels.

@@ -6,7 +6,7 @@ rotated by evenly spaced shifts (``round(i * k / N)`` for ``k`` labels; ``N = k`
 once in every position). Each order's spec gives the labels other letters (its ``answer_tokens``, a
 rotation of ``A``, ``B``, ``C``...) and the prompt lists the options by letter, each with its own text and
 hint; so the lettered order enters the prompt (and the call-cache key), and
-:meth:`~backend.task.spec.TaskSpec.probs_by_label` maps each order's letters back to labels. :func:`backend.task.orders.merge_orders` then averages each member over the
+:meth:`~backend.task.spec.TaskSpec.probs_by_label` maps each order's letters back to labels. :func:`backend.families.orders.merge_orders` then averages each member over the
 orders and decides with the ensemble's rule.
 
 With ``N = k`` a preference that depends on the position alone cancels exactly (every label sits in every
@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 from backend.common.defaults import OPTION_ORDERS
 from backend.task.spec import TaskSpec
+from backend.common.environment import env_value
+from backend.task.family import Question
 
 if TYPE_CHECKING:
     from backend.task.family import Question
@@ -63,8 +65,6 @@ def orders_of(spec: TaskSpec) -> int:
 def resolve_orders(value: int | str | None) -> int:
     """The number of orders: ``value``, else ``$LABEL_AUDIT_OPTION_ORDERS``, else the default."""
     if value is None:
-        from backend.common.environment import env_value
-
         raw = env_value(OPTION_ORDERS_ENV)
         value = raw if raw not in (None, "") else OPTION_ORDERS
     try:
@@ -94,8 +94,6 @@ def rotated_spec(spec: TaskSpec, shift: int) -> TaskSpec:
 
 def order_questions(spec: TaskSpec) -> tuple["Question", ...]:
     """One question per order (the first as given); a spec asked once gives its one plain question."""
-    from backend.task.family import Question
-
     n = orders_of(spec)
     if n == 1:
         return (Question("", spec),)

@@ -20,7 +20,7 @@ from rq import get_current_job
 
 from backend.confident.project import prepare_for_project, share_fits
 from backend.images.items import fetcher_from_settings
-from backend.task.scoring import make_engine
+from backend.scoring.question_engine import make_engine
 from backend.labelstudio.predictions import ls_client
 from backend.labelstudio.tasks import error_result, tasks_to_items
 from backend.scoring.results import ItemResult, input_hash

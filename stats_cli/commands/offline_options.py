@@ -8,7 +8,8 @@ from typing import Annotated, Optional
 import typer
 
 from backend.api import fail
-from stats_cli.stats.ratings import RatingsTable, read_ratings
+from stats_cli.stats.ratings import RatingsTable
+from stats_cli.sources.ratings_file import read_ratings
 from stats_cli.sources.rows import Row, RowError, read_rows
 
 __all__ = ["FileArg", "JsonOpt", "FormatOpt", "ItemCol", "AnnotatorCol", "LabelCol", "WideOpt", "OriginalCol",

@@ -17,6 +17,9 @@ from backend.api import atomic_write
 from stats_cli.commands.source_options import (DB, PROJECT, TOKEN, URL, connect_source, pull_source, source_settings,
                                                task_cache)
 from stats_cli.report.snapshot import DEFAULT_REFRESH, snapshot_note
+from stats_cli.report.build import build_report
+from stats_cli.sources.audit_pull import PullStats
+from stats_cli.report.render import FORMATS, render
 
 
 def report_command(
@@ -34,14 +37,11 @@ def report_command(
     refresh_with: str = typer.Option(DEFAULT_REFRESH, "--refresh-with", help="How a reader regenerates this report, said at its top while expert answers are still open."),
 ) -> None:
     """Audit report: errors with bounds, expert agreement, who is right by confidence, the ensemble, crowd."""
-    from stats_cli.report.build import build_report
-    from stats_cli.sources.audit_pull import PullStats
-    from stats_cli.report.render import FORMATS, render
-
     if fmt not in FORMATS:
         raise typer.BadParameter(f"--format must be one of {', '.join(FORMATS)}")
     if not 0.0 < target_precision <= 1.0:
         raise typer.BadParameter("--target-precision must be in (0, 1]")
+    # heavy: names of the lazy backend.api facade; loading them at start-up would load the backend they name
     from backend.api import load_prices
 
     try:

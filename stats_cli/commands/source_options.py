@@ -14,6 +14,8 @@ import typer
 
 from backend.api import fail as _fail
 from backend.api import TOKEN_HELP
+from stats_cli.sources.audit_pull import pull_audit
+from stats_cli.sources.task_cache import TaskCache, cache_dir
 
 PROJECT = typer.Option(..., "--project", help="Source project id in Label Studio.")
 URL = typer.Option(None, "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")
@@ -24,6 +26,7 @@ DB = typer.Option(None, "--db", help="Ledger / review store URL (default: $DATAB
 def source_settings(url: Optional[str], token: Optional[str]):
     """The command's settings (:class:`backend.config.settings.Settings`), resolved once: the environment with
     ``--url`` / ``--token`` on top (a bad value is a usage error, never echoing a token)."""
+    # heavy: names of the lazy backend.api facade; loading them at start-up would load the backend they name
     from backend.api import Settings
 
     try:
@@ -34,6 +37,7 @@ def source_settings(url: Optional[str], token: Optional[str]):
 
 def connect_source(settings):
     """A Label Studio client for the source project (a bad address or missing token is a usage error)."""
+    # heavy: names of the lazy backend.api facade; loading them at start-up would load the backend they name
     from backend.api import connect
 
     try:
@@ -45,6 +49,7 @@ def connect_source(settings):
 @contextlib.contextmanager
 def label_studio_errors(project: int) -> Iterator[None]:
     """Turn Label Studio failures into one line (status and detail only: headers carry session cookies)."""
+    # heavy: names of the lazy backend.api facade; loading them at start-up would load the backend they name
     from backend.api import client_errors, describe_error
 
     try:
@@ -55,8 +60,6 @@ def label_studio_errors(project: int) -> Iterator[None]:
 
 def pull_source(project: int, **kwargs):
     """The audit of ``project`` (:func:`stats_cli.sources.audit_pull.pull_audit`), Label Studio failures as one line."""
-    from stats_cli.sources.audit_pull import pull_audit
-
     with label_studio_errors(project):
         return pull_audit(project, **kwargs)
 
@@ -64,7 +67,5 @@ def pull_source(project: int, **kwargs):
 def task_cache(settings, project: int, enabled: bool):
     """The on-disk cache of the project's pulled tasks under the settings' home (None when disabled or no
     server is known)."""
-    from stats_cli.sources.task_cache import TaskCache, cache_dir
-
     server = settings.label_studio_url or ""
     return TaskCache(server, project, root=cache_dir(settings.home)) if enabled and server else None

@@ -22,6 +22,8 @@ from stats_cli.commands.source_options import (
     pull_source,
     task_cache,
 )
+from stats_cli.sources.audit_pull import pull_tasks
+from stats_cli.sources.task_cache import TaskCache
 
 
 def sync_gold_command(
@@ -37,8 +39,7 @@ def sync_gold_command(
     conll: Optional[Path] = typer.Option(None, "--conll", help="Span (NER) tasks: also write the gold spans as CoNLL/IOB2."),
 ) -> None:
     """Write gold labels to a file and/or back into the source project (idempotent)."""
-    from stats_cli.sources.audit_pull import pull_tasks
-    from stats_cli.sources.task_cache import TaskCache
+    # heavy: the gold export and the lazy backend.api names load the review stores and Label Studio's client; not loaded by audit-stats --help
     from stats_cli.sources.gold_export import (
         MODES,
         gold_rows,
@@ -69,6 +70,7 @@ def sync_gold_command(
     if conll is not None:
         if not data.spec.task_family.span_valued:
             raise typer.BadParameter("--conll writes span (NER) tasks only")
+        # heavy: the gold export and the lazy backend.api names load the review stores and Label Studio's client; not loaded by audit-stats --help
         from backend.api import conll_from_rows
 
         with label_studio_errors(project):
@@ -89,6 +91,7 @@ def sync_gold_command(
 
 def _print_projects(client, project: int, db: Optional[str], settings) -> None:
     """The source project's URL and every review project the gold labels rest on, each on its instance."""
+    # heavy: the gold export and the lazy backend.api names load the review stores and Label Studio's client; not loaded by audit-stats --help
     from backend.api import Ledger, ReviewStore, project_links, review_clients
 
     base = str(client._client_wrapper.get_base_url()).rstrip("/")
@@ -104,6 +107,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _task_dict(task) -> dict:
+    # heavy: the gold export and the lazy backend.api names load the review stores and Label Studio's client; not loaded by audit-stats --help
     from backend.api import as_dict
 
     return as_dict(task)

@@ -66,6 +66,7 @@ class ReportSection:
 
 def registered_sections() -> list[type[ReportSection]]:
     """Every section of ``stats_cli.report.sections``, in reading order."""
+    # cycle: every section module imports this registry; the package is loaded when the sections are listed
     from . import sections
 
     for module in pkgutil.iter_modules(sections.__path__):

@@ -26,6 +26,7 @@ def render(report: Report, *, fmt: str = "table") -> str:
     if fmt == "md":
         return render_markdown(report)
     if fmt == "html":
+        # heavy: the HTML report draws its plots with matplotlib, not loaded by audit-stats --help
         from .html import render_html  # matplotlib is only imported when HTML is asked for
 
         return render_html(report)

@@ -199,6 +199,7 @@ def pull_audit(
         models=models,
     )
     if images and source.spec.image_fields:
+        # heavy: error pictures need PIL and the image fetcher; only a pull that asks for them
         from stats_cli.sources.error_pictures import ErrorImages, fetch_error_images
 
         try:

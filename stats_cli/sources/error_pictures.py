@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from stats_cli.sources.audit_data import AuditData
+from backend.api import thumbnail_png, source_fetch, iter_tasks, field as task_field
 
 Fetch = Callable[[str, str, str], Any]  # (reference, variable, task id) -> ImagePart
 
@@ -41,8 +42,6 @@ def confirmed_errors(data: AuditData) -> list[tuple[Any, str]]:
 
 
 def _thumbnail(fetch: Fetch, task_id: str, variable: str, reference: Any) -> ErrorImage:
-    from backend.api import thumbnail_png
-
     if not isinstance(reference, str) or not reference.strip():
         return ErrorImage(task_id, reason="the task holds no image reference")
     try:
@@ -68,17 +67,12 @@ def fetch_error_images(client: Any, data: AuditData, *, fetch: Fetch | None = No
     if not ids:
         return ErrorImages(variable)
     if fetch is None:
-        from backend.api import source_fetch
-
         fetch = source_fetch(client, settings=settings)
     refs = dict(references) if references is not None else _references(client, data.project, ids, spec.fields[variable])
     return ErrorImages(variable, {t: _thumbnail(fetch, t, variable, refs.get(t)) for t in ids})
 
 
 def _references(client: Any, project: str, ids: Sequence[str], data_field: str) -> dict[str, Any]:
-    from backend.api import iter_tasks
-    from backend.api import field as task_field
-
     numeric = [int(t) for t in ids if str(t).isdigit()]
     out: dict[str, Any] = {}
     for task in iter_tasks(client, int(project), task_ids=numeric):

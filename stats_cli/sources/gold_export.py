@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping
 
-from backend.api import atomic_write
+from backend.api import atomic_write, parse_label_config
 from backend.api import safe_row
 from backend.api import resolve_threshold
 from backend.api import ensure_user, organization_id
@@ -142,8 +142,6 @@ def _exported(row: dict[str, Any], spec: Any) -> dict[str, Any]:
 
 def choice_values(label_config: str, *, control: str) -> dict[str, str]:
     """Label (alias or value) -> the ``value`` Label Studio stores for that ``<Choice>``."""
-    from backend.api import parse_label_config
-
     root = parse_label_config(label_config)  # defusedxml: a config from Label Studio is untrusted input
     out = {}
     for elem in root.iter("Choices"):

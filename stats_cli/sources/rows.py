@@ -13,25 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from backend.api import FileFormat, Record, RecordProblem, RecordReader, detect_format
+from stats_cli.stats.row_error import RowError
 
 __all__ = ["RowError", "Row", "RowsFile", "read_rows", "detect_format", "FileFormat"]
 
 Row = Record
 
-
-
-@dataclass(frozen=True)
-class RowError:
-    """One skipped input row: 1-based ``line`` in the file (0 when not tied to a line)."""
-
-    line: int
-    message: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "message": self.message}
-
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.message}" if self.line else self.message
 
 
 @dataclass

@@ -135,6 +135,7 @@ def _median(table: RatingsTable) -> list[AggregatedItem]:
 
 
 def _dawid_skene(table: RatingsTable) -> list[AggregatedItem]:
+    # heavy: crowdkit (~0.77 s), only for Dawid-Skene; not loaded by audit-stats --help
     from stats_cli.stats.crowd_quality import dawid_skene  # local: crowd-kit is only loaded when asked for
 
     answers = {item: {table.annotators[j]: table.categories[c] for j, c in enumerate(row) if c >= 0}

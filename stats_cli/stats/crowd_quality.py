@@ -19,6 +19,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
+from crowdkit.aggregation import DawidSkene
 
 __all__ = ["DawidSkeneResult", "AnnotatorQuality", "dawid_skene", "annotator_quality"]
 
@@ -36,8 +37,6 @@ class DawidSkeneResult:
 
 def dawid_skene(answers: Answers, *, n_iter: int = 100) -> DawidSkeneResult:
     """Fit Dawid–Skene (crowd-kit) on item -> annotator -> label answers."""
-    from crowdkit.aggregation import DawidSkene  # local: crowd-kit imports pandas machinery on load
-
     rows = [(str(i), str(a), str(lab)) for i, by in answers.items() for a, lab in by.items() if lab is not None]
     if not rows:
         return DawidSkeneResult({}, {}, {})

@@ -21,6 +21,7 @@ from backend.api import Candidate, FLAGGED_REVIEWED, draw_sample
 from stats_cli.stats.detector import detector_estimates
 from stats_cli.stats.error_rate import StratumCount, estimate_rate
 from stats_cli.stats.stratified_interval import stratified_interval
+import numpy as np
 
 __all__ = ["Scenario", "CoverageResult", "simulate", "StratumDesign", "EndsResult", "simulate_design"]
 
@@ -157,8 +158,6 @@ def simulate_design(design: StratumDesign, *, method: str, replicates: int = 100
     ``lower_miss`` is the share whose lower end lies above the project's true rate — the failure that
     matters for the headline "at least X % errors".
     """
-    import numpy as np  # local: the end-to-end simulation above needs no numpy
-
     rng = np.random.default_rng(seed)
     pops, samples = np.array(design.populations), np.array(design.samples)
     low_miss = high_miss = 0

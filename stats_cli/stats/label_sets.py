@@ -24,6 +24,7 @@ import numpy as np
 from stats_cli.stats.agreement_summary import agreement_summary
 from stats_cli.stats.bounds import clopper_pearson
 from stats_cli.stats.ratings import Row, ratings_from_long
+import krippendorff
 
 __all__ = ["LabelErrors", "SET_DISTANCES", "exact_match_agreement", "hamming_agreement", "jaccard_distance",
            "label_errors", "masi_distance", "per_label_agreement", "set_alpha"]
@@ -80,8 +81,6 @@ def set_alpha(answers: Sets, *, distance: str = "masi") -> float | None:
         a, b = np.broadcast_arrays(v1, v2)  # krippendorff asks for the V x V matrix at once
         flat = [metric(domain[int(x)], domain[int(y)]) for x, y in zip(a.ravel(), b.ravel())]
         return np.asarray(flat, dtype=dtype).reshape(a.shape)
-
-    import krippendorff
 
     return float(krippendorff.alpha(reliability_data=data, value_domain=list(range(len(domain))),
                                     level_of_measurement=delta))

@@ -5,7 +5,7 @@ without), and the two figures say different things: *with ties* a tie is an answ
 raters agree only when they give the same one; *without ties* counts only the rater pairs where neither
 said tie, so it measures agreement on which response is better once both took a side. Both are printed
 with the counts they rest on. A judge's *position bias* is how often its top answer changes when the two
-responses swap places (asked in both orders, :mod:`backend.task.orders`); the *reversal* share is how
+responses swap places (asked in both orders, :mod:`backend.families.orders`); the *reversal* share is how
 often the ensemble prefers the other response than the original annotation did. Every share carries a
 Clopper-Pearson interval (:func:`stats_cli.stats.bounds.clopper_pearson`). Counting is hand-written: no library
 counts preference pairs; the intervals are scipy's.
@@ -93,7 +93,7 @@ def position_bias(flips: Iterable[Mapping[str, bool]]) -> dict[str, Share]:
     """Per member: items whose top answer changed with the order, among the items it answered in both.
 
     ``flips`` holds one mapping per item, member id -> flipped (what
-    :func:`backend.task.orders.position_flips` gives); members are returned in first-seen order.
+    :func:`backend.families.orders.position_flips` gives); members are returned in first-seen order.
     """
     counts: dict[str, list[int]] = {}
     for item in flips:

@@ -1,23 +1,24 @@
 """The ratings table: items × annotators, one category code per cell, -1 where a rating is missing.
 
 Every agreement and aggregation statistic starts from this table, built from long-format rows
-(item, annotator, label) or wide rows (one column per annotator). Bad rows are kept as
-:class:`~stats_cli.sources.rows.RowError` with their line number and skipped, so one bad line never
+(item, annotator, label) or wide rows (one column per annotator); a file is read by
+:func:`stats_cli.sources.ratings_file.read_ratings`. Bad rows are kept as
+:class:`~stats_cli.stats.row_error.RowError` with their line number and skipped, so one bad line never
 spoils a file.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from stats_cli.stats.labels import label_problem, label_value, labels_are_numeric, normalize_label, sort_labels
-from stats_cli.sources.rows import FileFormat, Row, RowError, read_rows
+from backend.api import Record as Row
+from stats_cli.stats.row_error import RowError
 
-__all__ = ["RatingsTable", "ratings_from_long", "ratings_from_wide", "read_ratings"]
+__all__ = ["RatingsTable", "ratings_from_long", "ratings_from_wide"]
 
 
 @dataclass
@@ -225,24 +226,3 @@ def ratings_from_wide(
             if label is not None:
                 cells[(item, annotator)] = label
     return _build(cells, items, annotators, errs)
-
-
-def read_ratings(
-    path: str | Path,
-    *,
-    wide: bool = False,
-    fmt: FileFormat | None = None,
-    item_col: str = "item",
-    annotator_col: str = "annotator",
-    label_col: str = "label",
-    numeric_only: bool = False,
-) -> RatingsTable:
-    """Read a long or wide ratings file (CSV, TSV or JSONL) into a :class:`RatingsTable`."""
-    parsed = read_rows(path, fmt=fmt)
-    if wide:
-        return ratings_from_wide(parsed.rows, columns=parsed.columns, item_col=item_col, errors=parsed.errors,
-                                 numeric_only=numeric_only)
-    return ratings_from_long(
-        parsed.rows, item_col=item_col, annotator_col=annotator_col, label_col=label_col, errors=parsed.errors,
-        numeric_only=numeric_only,
-    )

@@ -35,8 +35,9 @@ NOT_YET = {
     "backend/providers/named_models.py": 1,  # LABEL_AUDIT_MODELS_DIR
     "backend/providers/openai_compat.py": 1,  # a member's API key, by the variable name it names
     "backend/task/option_orders.py": 1,  # LABEL_AUDIT_OPTION_ORDERS for a generic spec
+    "backend/task/calibration_setting.py": 1,  # LABEL_AUDIT_CALIBRATION for a generic spec (same path as option orders)
     "backend/scoring/prompting.py": 1,  # LABEL_AUDIT_PROMPTS (the prompt templates' folder)
-    "backend/labelstudio/projectspec.py": 2,  # LABEL_AUDIT_NEGATIVE_LABEL, LABEL_AUDIT_OPTION_ORDERS
+    "backend/labelstudio/projectspec.py": 3,  # LABEL_AUDIT_NEGATIVE_LABEL, LABEL_AUDIT_OPTION_ORDERS, LABEL_AUDIT_CALIBRATION
 }
 
 READERS = {"env_value", "getenv"}  # by name, also as ``module.name``

@@ -13,6 +13,7 @@ from ..fmt import plural
 from ..inputs import AuditData
 from ..model import Section, Status, Thumbnail
 from ..registry import BuildOptions, ReportSection
+from stats_cli.sources.error_pictures import confirmed_errors
 
 KEY, TITLE = "error_images", "Confirmed errors, pictured"
 HTML_ONLY = "the thumbnail grid of the confirmed errors is in the HTML report (--format html)"
@@ -20,8 +21,6 @@ HTML_ONLY = "the thumbnail grid of the confirmed errors is in the HTML report (-
 
 def error_images_section(data: AuditData) -> Section:
     """The grid (OK), or why there is none."""
-    from stats_cli.sources.error_pictures import confirmed_errors
-
     if not data.spec.image_fields:
         return ErrorImagesSection.not_applicable("the project has no image input")
     errors = confirmed_errors(data)

@@ -6,6 +6,7 @@ from ..agreement import AGREEMENT_COLUMNS, expert_rounds, paradox_note, rater_ag
 from ..inputs import AuditData
 from ..model import Section, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
+from dataclasses import replace
 
 KEY, TITLE = "experts", "Expert agreement"
 MIN_KAPPA_ITEMS = 10  # κ on fewer items is noise (one item gives −1 or 1); the row says so instead
@@ -29,8 +30,6 @@ def _with_ignored(section: Section, data: AuditData) -> Section:
     table = ignored_table(data)
     if table is None:
         return section
-    from dataclasses import replace
-
     return replace(section, tables=(*section.tables, table),
                    sizes={**section.sizes, "annotations not counted": len(data.ignored_answers)})
 

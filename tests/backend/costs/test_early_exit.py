@@ -11,7 +11,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backend.costs.early_exit import more_needed, settled
+from backend.scoring.early_exit import more_needed, settled
 from backend.scoring.ensemble import Quorum, VerdictRule, normalize, verdict
 from backend.task.spec import load_spec
 

@@ -23,12 +23,12 @@ from backend.costs.image_tokens import (
 )
 from backend.task.dataset import Item
 from backend.scoring.engine import EngineConfig
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 from backend.scoring.members import MemberSpec, build_members
 from backend.providers.gemini import GeminiProvider
 from backend.providers.openai_compat import OpenAIProvider
 from backend.providers.sampling import SamplingProvider
-from backend.task.scoring import make_engine
+from backend.scoring.question_engine import make_engine
 from backend.task.spec import load_spec
 
 

@@ -7,7 +7,7 @@ import pytest
 from backend.task.generic import OPTION_LETTERS, generic_spec, guidelines_text, option_tokens
 from backend.labelstudio.projectspec import attach_guidelines, split_guidelines, spec_from_label_config
 from backend.scoring.prompting import BEGIN_MARKER, templates_for_spec, spec_params
-from backend.task.from_options import resolve_task, split_labels
+from backend.commands.task_options import resolve_task, split_labels
 from tests.backend.generic.templates import SENTIMENT, SENTIMENT_GUIDELINES, SPAM, TOPIC, TOPICS
 
 ODD_LABELS = ("Très positif", "not sure / can't tell", "5 stars!", "Ünïcödé — label", "multi word label here")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from backend.task.dataset import Item
-from backend.images.part import placeholder
+from backend.providers.image_part import placeholder
 from backend.labelstudio.labelconfig import label_config_for_spec, review_label_config
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.scoring.prompting import templates_for_spec, spec_params

@@ -20,7 +20,7 @@ from backend.scoring.cache import CallCache
 from backend.scoring.engine import Engine, EngineConfig
 from backend.scoring.ensemble import Quorum
 from backend.images.fetch import ImageFetcher
-from backend.images.part import placeholder
+from backend.providers.image_part import placeholder
 from backend.images.vision import check_members_see
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.tasks import tasks_to_items

@@ -19,7 +19,7 @@ import pytest
 from PIL import Image
 
 from backend.images.fetch import ImageFetcher, ImageRefused
-from backend.images.part import placeholder
+from backend.providers.image_part import placeholder
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.labelstudio.taskshape import job_task

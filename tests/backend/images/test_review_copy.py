@@ -8,7 +8,7 @@ import re
 import pytest
 from PIL import Image, ImageCms, PngImagePlugin
 
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 from backend.images.review_copy import CopyRefused, neutral_copy
 from backend.images.thumbnail import thumbnail_png
 from backend.labelstudio.uploads import served_path

@@ -60,7 +60,7 @@ def test_planted_item_names_the_display_label_and_carries_no_original():
 
 
 def test_an_image_field_is_never_planted_in_and_an_image_only_project_says_why():
-    from backend.images.part import ImagePart, placeholder
+    from backend.providers.image_part import ImagePart, placeholder
 
     photo = generic_spec(labels=["cat", "dog"], fields=["caption", "photo"], image_fields=["photo"])
     assert target_field(photo) == "caption"

@@ -16,7 +16,7 @@ import math
 import pytest
 from PIL import Image
 
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 from backend.providers.base import accepts_images
 from backend.providers.gemini import GeminiProvider
 from backend.providers.sampling import SamplingProvider

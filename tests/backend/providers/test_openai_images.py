@@ -15,7 +15,7 @@ import io
 import pytest
 from PIL import Image
 
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 from backend.scoring.members import member_specs_from_config
 from backend.providers.base import ProviderError, accepts_images
 from backend.providers.openai_compat import OpenAIProvider

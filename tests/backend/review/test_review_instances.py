@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from backend.cli import app
 from backend.demo.processes import ProcessTable, descendants
 from backend.labelstudio.expert_instances import load_expert_instances
-from backend.labelstudio.expert_servers import ExpertServers, check_experts
+from backend.demo.expert_servers import ExpertServers, check_experts
 from backend.labelstudio.signup import signup_open
 from backend.ledger import Ledger
 from backend.scoring.results import ItemResult

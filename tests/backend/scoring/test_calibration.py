@@ -19,7 +19,7 @@ from backend.scoring.members import MemberSpec, build_members, ensemble_fingerpr
 from backend.task.dataset import Item
 from backend.task.generic import generic_spec
 from backend.task.option_orders import order_questions
-from backend.task.scoring import make_engine
+from backend.scoring.question_engine import make_engine
 from tests.support.position_judge import LetterBiasedJudge
 
 LABELS = ["sport", "politics", "science"]

@@ -17,8 +17,8 @@ from backend.labelstudio.projectspec import skipped_controls, spec_from_label_co
 from backend.providers.base import ClassDistribution
 from backend.scoring.engine import EngineConfig
 from backend.scoring.members import MemberSpec, build_members
-from backend.task.orders import position_flips
-from backend.task.scoring import make_engine
+from backend.families.orders import position_flips
+from backend.scoring.question_engine import make_engine
 from tests.backend.hash_provider import HashTestProvider
 
 SUMMEVAL = """<View>

@@ -13,7 +13,7 @@ from backend.labelstudio.projectspec import spec_from_label_config
 from backend.scoring.results import ErrorInfo, ItemResult, MemberResult
 from backend.review.outcome import GoldStatus, decide_outcome
 from backend.task import TaskFamily, family_names, get_family, register_family
-from backend.task.multilabel import NO, YES
+from backend.families.multilabel import NO, YES
 from backend.task.spec import load_spec
 from tests.backend.task.templates import LABELS, TOPICS_MULTI, regions
 

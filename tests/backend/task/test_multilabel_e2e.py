@@ -34,7 +34,7 @@ from backend.ledger import Ledger
 from backend.scoring.results import ItemResult, MemberResult
 from backend.review.source import REF_FIELD
 from backend.review.review_store import ROUND_REVIEW, ReviewStore
-from backend.task.multilabel import NO, YES
+from backend.families.multilabel import NO, YES
 from stats_cli.cli import app as audit_stats
 from tests.support.audit_loop import audit_environment, run_audit
 from tests.backend.task.templates import LABELS, TOPICS_MULTI, regions

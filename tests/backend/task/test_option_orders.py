@@ -18,7 +18,7 @@ from backend.scoring.cache import CallCache
 from backend.scoring.engine import Engine, EngineConfig
 from backend.scoring.members import MemberSpec, build_members, ensemble_fingerprint, parse_member_arg, spec_fingerprint
 from backend.task.option_orders import order_questions, resolve_orders, rotated_spec, shifts, with_option_orders
-from backend.task.scoring import QuestionEngine, make_engine
+from backend.scoring.question_engine import QuestionEngine, make_engine
 from tests.support.position_judge import LetterBiasedJudge
 
 LABELS = ["sport", "politics", "science"]
@@ -136,7 +136,7 @@ def test_ordered_grades_and_label_token_specs_are_asked_once():
 
 def test_the_setting_comes_from_the_option_else_the_environment_else_the_default(monkeypatch):
     from backend.common import defaults
-    from backend.task.from_options import resolve_task
+    from backend.commands.task_options import resolve_task
 
     assert len(order_questions(generic_spec(labels=LABELS, fields=["text"]))) == defaults.OPTION_ORDERS
     monkeypatch.setenv("LABEL_AUDIT_OPTION_ORDERS", "3")

@@ -16,7 +16,7 @@ from backend.task.dataset import ItemError, item_from_record
 from backend.scoring.engine import Engine, EngineConfig
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.scoring.members import build_members, parse_member_arg
-from backend.task.scoring import QuestionEngine, make_engine
+from backend.scoring.question_engine import QuestionEngine, make_engine
 from backend.task.spec import load_spec
 from tests.backend.hash_provider import HashTestProvider
 from tests.backend.task.templates import LABELS, TOPICS_MULTI

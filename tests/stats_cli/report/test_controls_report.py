@@ -19,8 +19,8 @@ from backend.labelstudio.projectspec import spec_from_label_config
 from backend.scoring.engine import EngineConfig
 from backend.scoring.members import MemberSpec, build_members
 from backend.scoring.results import ItemResult
-from backend.task.orders import position_flips
-from backend.task.scoring import make_engine
+from backend.families.orders import position_flips
+from backend.scoring.question_engine import make_engine
 from stats_cli.sources.audit_data import AuditData, ExpertReview
 from stats_cli.sources.control_view import control_views
 from stats_cli.report.build import build_report

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from PIL import Image
 
-from backend.images.part import ImagePart
+from backend.providers.image_part import ImagePart
 from backend.images.thumbnail import thumbnail_png
 from stats_cli.sources.error_pictures import ErrorImage, ErrorImages, confirmed_errors
 from stats_cli.report.build import build_report

@@ -6,7 +6,7 @@ import pytest
 from scipy.stats import binomtest
 
 from backend.scoring.results import ItemResult, MemberResult
-from backend.task.orders import position_flips
+from backend.families.orders import position_flips
 from stats_cli.stats.pairwise_stats import Share, pair_agreement, position_bias, reversals
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from stats_cli.stats.labels import normalize_label, sort_labels
-from stats_cli.stats.ratings import read_ratings
+from stats_cli.sources.ratings_file import read_ratings
 from stats_cli.sources.rows import read_rows
 
 

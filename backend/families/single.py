@@ -12,8 +12,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 from backend.common.labels import majority_label, median_label, normalize_label as canonical_label
-from backend.scoring.calibration import calibration_of
-from backend.task.family import TaskFamily, register_family
+from backend.task.calibration_setting import calibration_of
+from backend.task.family import Question, register_family, TaskFamily
+from backend.task.option_orders import order_questions
+from dataclasses import replace
+from backend.task.generic import GENERIC_PROMPT_DIR, generic_params
+from backend.scoring.ensemble import flag_rule
+from backend.families.orders import merge_orders
+from backend.scoring.prompting import dimension_params
 
 if TYPE_CHECKING:
     from backend.task.dataset import Item
@@ -111,9 +117,6 @@ class SingleChoiceFamily(TaskFamily):
     # -- questions: the task itself, in one or several option orders (backend.task.option_orders) -------
     def questions(self, spec: "TaskSpec") -> tuple["Question", ...]:
         """The task itself, asked once per option order (lettered options rotated; ordered grades once)."""
-        from backend.task.family import Question
-        from backend.task.option_orders import order_questions
-
         return (Question("", spec),) if self.ordered else order_questions(spec)
 
     def question_original(self, spec: "TaskSpec", question: "Question", original: str | None) -> str | None:
@@ -123,9 +126,6 @@ class SingleChoiceFamily(TaskFamily):
     def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"], *,
                  rules: Sequence[Any] = ()) -> "ItemResult":
         """One order: its verdict; several: each member averaged over the orders, then the ensemble's rule."""
-        from dataclasses import replace
-
-        from backend.task.orders import merge_orders
 
         if len(answers) == 1:
             return answers[0]
@@ -136,9 +136,6 @@ class SingleChoiceFamily(TaskFamily):
                             labels=spec.labels)
 
     def prompt_params(self, spec: "TaskSpec") -> dict[str, str]:
-        from backend.task.generic import GENERIC_PROMPT_DIR, generic_params
-        from backend.scoring.prompting import dimension_params
-
         params = dimension_params(spec)
         if spec.prompt_dir == GENERIC_PROMPT_DIR:
             params.update(generic_params(spec))
@@ -197,8 +194,6 @@ class OrdinalFamily(SingleChoiceFamily):
         return median_label(labels, order=spec.labels, negative=spec.negative_label or None)
 
     def disagrees(self, spec: "TaskSpec", prediction: str, original: str | None, *, delta: int | None = None) -> bool:
-        from backend.scoring.ensemble import flag_rule
-
         if original is None:
             return False
         rule = flag_rule(spec, delta=delta)
@@ -213,8 +208,6 @@ class OrdinalFamily(SingleChoiceFamily):
     def disputed(self, spec: "TaskSpec", answers: Sequence[str], *, delta: int | None = None) -> tuple[str, ...]:
         """Experts split when their grades lie more than the flag rule's ``delta`` apart (Likert raters one grade
         apart agree as much as the flag rule asks of the ensemble); a rule without a distance: any difference."""
-        from backend.scoring.ensemble import flag_rule
-
         if len(set(answers)) < 2:
             return ()
         allowed = flag_rule(spec, delta=delta).delta
@@ -233,13 +226,9 @@ class OrdinalFamily(SingleChoiceFamily):
         return self.agreed(spec, round1) if round1 and not self.disputed(spec, round1) else round2
 
     def describe_flag_rule(self, spec: "TaskSpec", *, delta: int | None = None) -> str:
-        from backend.scoring.ensemble import flag_rule
-
         return flag_rule(spec, delta=delta).describe()
 
     def short_flag_rule(self, spec: "TaskSpec", *, delta: int | None = None) -> str:
-        from backend.scoring.ensemble import flag_rule
-
         rule = flag_rule(spec, delta=delta)
         text = f", |Δ| > {rule.delta}" if rule.delta is not None else ""
         return text + (f", across {rule.boundary}" if rule.boundary is not None else "")

@@ -3,7 +3,7 @@
 A project whose label config holds several controls a judge can answer is audited in one run: each
 control keeps its own spec (:class:`~backend.task.spec.ControlSpec`: family, labels, prompts, flag rule),
 exactly the spec it would have alone, and this family asks every control's questions of every item
-(:class:`backend.task.scoring.QuestionEngine`), then assembles one verdict per control. Nothing about one
+(:class:`backend.scoring.question_engine.QuestionEngine`), then assembles one verdict per control. Nothing about one
 control enters another's questions: a dimension's prompt shows the item's inputs and that dimension's own
 question, never another dimension's answer.
 
@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from backend.task.family import Question, TaskFamily, register_family
 from backend.task.marks import suspect_marker
+from backend.scoring.results import ErrorInfo, ItemResult, input_hash
+from backend.scoring.question_engine import NOT_SHOWN
 
 if TYPE_CHECKING:
     from backend.task.dataset import Item
@@ -201,9 +203,6 @@ class ControlsFamily(TaskFamily):
 
     def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"], *,
                  rules: Sequence[Any] = ()) -> "ItemResult":
-        from backend.scoring.results import ErrorInfo, ItemResult, input_hash
-        from backend.task.scoring import NOT_SHOWN
-
         questions = self.questions(spec)
         if len(answers) != len(questions):
             raise ValueError(f"a {len(spec.controls)}-control item asks {len(questions)} questions, got {len(answers)}")

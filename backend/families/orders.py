@@ -5,7 +5,7 @@ same options come in another order. Asking the question once per order and avera
 distribution over the orders (every order's answer is already keyed by *label*: the letters map back
 through the order's own ``answer_tokens``) cancels any preference that depends on position alone; the
 ensemble's verdict is then read from the averaged members exactly as the engine reads it from one order.
-A pairwise control asks its two responses in both orders (:mod:`backend.task.pairwise`); a single-choice
+A pairwise control asks its two responses in both orders (:mod:`backend.families.pairwise`); a single-choice
 question can be asked in cyclic rotations of its options.
 
 Each member's *flip* (its top label differs between the orders) is what the report calls that member's

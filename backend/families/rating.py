@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 from backend.task.family import register_family
-from backend.task.single import OrdinalFamily, region_values
+from backend.families.single import OrdinalFamily, region_values
 
 if TYPE_CHECKING:
     from backend.task.spec import TaskSpec

@@ -28,6 +28,12 @@ from typing import Any, Callable, Sequence
 
 from backend.common import defaults
 from backend.common.private_files import private_dir, write_private_json
+from backend.demo.processes import ProcessTable
+from backend.labelstudio.local import LocalLabelStudio
+from backend.demo import services
+from backend.demo.project import ensure_expert
+from backend.labelstudio.client import connect, find_user
+from backend.labelstudio.signup import signup_open
 
 ADMIN = "admin@label-audit.local"
 FOLDER = "review-instances"
@@ -79,13 +85,9 @@ class ExpertServers:
             return {}
 
     def _table(self):
-        from backend.demo.processes import ProcessTable
-
         return ProcessTable(self.root / "pids")
 
     def _server(self, expert: str, keys: dict[str, Any], state: dict[str, Any], binary: Path):
-        from backend.labelstudio.local import LocalLabelStudio
-
         mine, where = keys[expert], state[expert]
         return LocalLabelStudio(binary=binary, data_dir=self.root / where["folder"], port=int(where["port"]),
                                 username=ADMIN, password=mine["password"], token=mine["token"],
@@ -94,10 +96,6 @@ class ExpertServers:
     def start(self, experts: Sequence[str], *, first_port: int = DEFAULT_PORT,
               say: Callable[[str], None] = lambda _text: None) -> list[StartedExpert]:
         """Start (or find running) each expert's instance, sign the expert up, write the map; in order."""
-        from backend.demo import services
-        from backend.demo.project import ensure_expert
-        from backend.labelstudio.client import connect, find_user
-
         emails = check_experts(experts)
         private_dir(self.root)
         keys, state = self._read("secrets.json"), self._read("state.json")
@@ -135,8 +133,6 @@ class ExpertServers:
 
     def status(self, *, check_signup: bool = True) -> list[ExpertServer]:
         """Every expert this folder knows, with whether their instance runs (and refuses sign-up)."""
-        from backend.labelstudio.signup import signup_open
-
         table, out = self._table(), []
         for email, where in self._read("state.json").items():
             url = f"http://127.0.0.1:{int(where['port'])}"

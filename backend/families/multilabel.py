@@ -22,7 +22,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from backend.task.family import Question, TaskFamily, questions_params, register_family
-from backend.task.single import choice_values, choices_result
+from backend.families.single import choice_values, choices_result
+from backend.task.generic import generic_spec
+from backend.task.spec import PromptText
+from backend.scoring.results import ErrorInfo, ItemResult
 
 if TYPE_CHECKING:
     from backend.task.dataset import Item
@@ -130,9 +133,6 @@ class MultiLabelFamily(TaskFamily):
         return tuple(Question(label, self._question_spec(spec, i)) for i, label in enumerate(spec.labels))
 
     def _question_spec(self, spec: "TaskSpec", index: int) -> "TaskSpec":
-        from backend.task.generic import generic_spec
-        from backend.task.spec import PromptText
-
         text = spec.prompt or PromptText()
         label = spec.labels[index]
         shown = text.shown[index] if text.shown else label
@@ -153,8 +153,6 @@ class MultiLabelFamily(TaskFamily):
 
     def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"], *,
                  rules: Sequence[Any] = ()) -> "ItemResult":
-        from backend.scoring.results import ErrorInfo, ItemResult
-
         keys = list(spec.labels)
         if len(answers) != len(keys):
             raise ValueError(f"a multi-label item has {len(keys)} questions, got {len(answers)} answers")

@@ -11,27 +11,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from backend.spans.model import NOT_AN_ENTITY
+from backend.spans.model import NOT_AN_ENTITY, Span
 from backend.task.family import Question, TaskFamily, register_family
+from backend.spans.value import decode_spans, encode_spans
+from backend.spans.original import original_spans
+from backend.spans.specs import boundary_spec, type_spec
+from backend.spans.engine import SpanEngine, predicted_from_value
+from backend.spans.lsresult import read_spans_unchecked, span_region
+from backend.spans.assemble import prediction_result
+from backend.spans.config import review_span_config, span_control_of
+from backend.spans.gold_spans import item_gold
 
 if TYPE_CHECKING:
     from backend.scoring.results import ItemResult
     from backend.spans.config import SpanControl
     from backend.task.spec import TaskSpec
 
-__all__ = ["SpanFamily", "span_control_of"]
-
-
-def span_control_of(spec: "TaskSpec") -> "SpanControl":
-    """The ``<Labels>`` control a span spec was read from (entity types, their texts and hints)."""
-    from backend.spans.config import SpanControl
-
-    binding, text = spec.binding, spec.prompt
-    types = tuple(lab for lab in spec.labels if lab != NOT_AN_ENTITY)
-    return SpanControl(
-        name=binding.from_name if binding else "label", to_name=binding.to_name if binding else "text",
-        field=spec.fields["text"], labels=types, shown=tuple(binding.shown[:len(types)]) if binding and binding.shown
-        else types, hints=tuple(text.hints[:len(types)]) if text and text.hints else ("",) * len(types))
+__all__ = ["SpanFamily"]
 
 
 @register_family
@@ -63,9 +59,6 @@ class SpanFamily(TaskFamily):
 
     def normalize_label(self, spec: "TaskSpec", value: Any) -> str | None:
         """A span list (JSON text, or a list of ``{start, end, label, text}``/rows) -> the canonical value."""
-        from backend.spans.model import Span
-        from backend.spans.value import decode_spans, encode_spans
-
         try:
             if isinstance(value, str):
                 spans = decode_spans(value)
@@ -81,9 +74,6 @@ class SpanFamily(TaskFamily):
         return encode_spans(spans)
 
     def original_label(self, spec: "TaskSpec", labels: Iterable[str | None]) -> str | None:
-        from backend.spans.original import original_spans
-        from backend.spans.value import decode_spans, encode_spans
-
         given = [decode_spans(v) for v in labels if v is not None]
         return encode_spans(original_spans(given).spans) if given else None
 
@@ -92,29 +82,20 @@ class SpanFamily(TaskFamily):
 
     def split(self, spec: "TaskSpec", value: str) -> dict[str, str]:
         """Per original span (question id ``type:s-e:T``), its type."""
-        from backend.spans.value import decode_spans
-
         return {f"type:{s.start}-{s.end}:{s.label}": s.label for s in decode_spans(value)}
 
     def questions(self, spec: "TaskSpec") -> tuple[Question, ...]:
         """The two question specs (type/missed, boundary); which questions an item gets depends on it."""
-        from backend.spans.specs import boundary_spec, type_spec
-
         guidelines = spec.prompt.guidelines if spec.prompt else ""
         return (Question("type", type_spec(span_control_of(spec), guidelines=guidelines, name=spec.name)),
                 Question("boundary", boundary_spec(guidelines=guidelines, name=spec.name)))
 
     def make_engine(self, spec: "TaskSpec", members: Sequence[Any], **options: Any) -> Any:
-        from backend.spans.engine import SpanEngine
-
         return SpanEngine(spec, members, **options)
 
     def disagrees(self, spec: "TaskSpec", prediction: str, original: str | None, *, delta: int | None = None) -> bool:
         """The predicted spans differ from the original; a span the prediction keeps only to mark it "not an
         entity" counts as removed."""
-        from backend.spans.engine import predicted_from_value
-        from backend.spans.value import decode_spans
-
         if original is None:
             return False
         predicted = {(p.span.start, p.span.end, p.span.label) for p in predicted_from_value(prediction)
@@ -135,57 +116,37 @@ class SpanFamily(TaskFamily):
 
     def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:
         """The spans of one annotation (an annotation with no region marked no entity)."""
-        from backend.spans.lsresult import read_spans_unchecked
-        from backend.spans.value import encode_spans
-
         control = span_control_of(spec)
         return encode_spans(read_spans_unchecked(result, control=control.name, labels=control.labels))
 
     def write_result(self, spec: "TaskSpec", value: str) -> list[dict[str, Any]]:
-        from backend.spans.lsresult import span_region
-        from backend.spans.value import decode_spans
-
         control = span_control_of(spec)
         return [span_region(s, control=control.name, to_name=control.to_name, region_id=f"span-{i}")
                 for i, s in enumerate(decode_spans(value))]
 
     def marked_result(self, spec: "TaskSpec", result: "ItemResult", *, model_version: str) -> list[dict[str, Any]]:
         """Prediction regions with a score each, flagged ones marked for the suspects tab."""
-        from backend.spans.assemble import prediction_result
-        from backend.spans.engine import predicted_from_value
-
         control = span_control_of(spec)
         return prediction_result(predicted_from_value(str(result.prediction)), control=control.name,
                                  to_name=control.to_name, model_version=model_version)
 
     def review_config(self, spec: "TaskSpec", label_config: str, *, answer_fields: Sequence[str] = ()) -> str | None:
         """Blind review: the text and the entity types only; round 2 adds each expert's spans above them."""
-        from backend.spans.config import review_span_config
-
         return review_span_config(label_config, control=span_control_of(spec).name, answer_fields=answer_fields)
 
     def disputed(self, spec: "TaskSpec", answers: Sequence[str], *, delta: int | None = None) -> tuple[str, ...]:
         """The extents (``start-end``) some expert marked differently from another."""
-        from backend.spans.value import decode_spans
-
         sets = [set(decode_spans(a)) for a in answers]
         split = set().union(*sets) - set.intersection(*sets) if sets else set()
         return tuple(sorted({f"{s.start}-{s.end}" for s in split}, key=lambda k: tuple(map(int, k.split("-")))))
 
     def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:
         """Per question: the original where the ensemble agrees, else the experts' spans (by offsets)."""
-        from backend.spans.engine import predicted_from_value
-        from backend.spans.gold_spans import item_gold
-        from backend.spans.value import decode_spans, encode_spans
-
         return encode_spans(item_gold(decode_spans(original), predicted_from_value(prediction),
                                       decode_spans(resolution)))
 
     def flipped(self, spec: "TaskSpec", result: Any, threshold: float) -> str | None:
         """The prediction with its confident corrections applied (a flagged "not an entity" span removed)."""
-        from backend.spans.engine import predicted_from_value
-        from backend.spans.value import encode_spans
-
         if result.prediction is None:
             return None
         kept = [p.span for p in predicted_from_value(result.prediction)
@@ -194,13 +155,9 @@ class SpanFamily(TaskFamily):
 
     def export(self, spec: "TaskSpec", value: str) -> Any:
         """Spans as JSON objects with code-point offsets."""
-        from backend.spans.value import decode_spans
-
         return [s.to_dict() for s in decode_spans(value)]
 
     def show_answer(self, spec: "TaskSpec", value: str) -> str:
-        from backend.spans.value import decode_spans
-
         spans = decode_spans(value)
         return "; ".join(f"«{s.text}» {s.label}" for s in spans) or "no entity"
 

@@ -17,6 +17,7 @@ from backend.labelstudio.projectspec import spec_from_label_config
 from backend.task.family import family_names
 from backend.task.option_orders import with_option_orders
 from backend.task.spec import TaskSpec, load_spec
+from dataclasses import replace
 
 
 def split_labels(values: Sequence[str] | None) -> list[str]:
@@ -83,6 +84,4 @@ def _resolve(*, task: str | None, labels: Sequence[str] | None, fields: str | No
 def _with_id_field(spec: TaskSpec, id_field: str | None) -> TaskSpec:
     if not id_field:
         return spec
-    from dataclasses import replace
-
     return replace(spec, id_field=id_field)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from backend.task.generic import MAX_CLASSES
 from backend.task.family import register_family
-from backend.task.rating import RatingFamily
+from backend.families.rating import RatingFamily
 
 __all__ = ["NumberFamily", "number_labels"]
 

@@ -5,7 +5,7 @@ and second object of ``toName``), plus ``tie`` where the project allows one. LLM
 (the first response, or the letter A) far more often than chance; so every judge is asked twice, once
 with the left response shown first (order ``ab``) and once with the right one first (``ba``), each order
 lettering its options "A. Response 1 is better", "B. Response 2 is better"; the letters map back to
-``left``/``right`` through each order's own label order, and :func:`backend.task.orders.merge_orders`
+``left``/``right`` through each order's own label order, and :func:`backend.families.orders.merge_orders`
 averages each member over both orders before the ensemble decides. A judge's *flip* (its top label
 changes with the order) is its position bias, kept per order in :attr:`ItemResult.questions`.
 
@@ -19,7 +19,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from backend.task.family import Question, questions_params, register_family
-from backend.task.single import NominalFamily, _region_dict
+from backend.families.single import NominalFamily, _region_dict
+from backend.task.generic import generic_spec
+from backend.task.spec import PromptText
+from backend.scoring.ensemble import VerdictRule
+from backend.families.orders import merge_orders
 
 if TYPE_CHECKING:
     from backend.task.dataset import Item
@@ -67,9 +71,6 @@ class PairwiseFamily(NominalFamily):
         return tuple(Question(order, self._order_spec(spec, order)) for order in ORDERS)
 
     def _order_spec(self, spec: "TaskSpec", order: str) -> "TaskSpec":
-        from backend.task.generic import generic_spec
-        from backend.task.spec import PromptText
-
         left, right = pair_fields(spec)
         text = spec.prompt or PromptText()
         first, second = (left, right) if order == "ab" else (right, left)
@@ -102,9 +103,6 @@ class PairwiseFamily(NominalFamily):
 
     def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"], *,
                  rules: Sequence[Any] = ()) -> "ItemResult":
-        from backend.scoring.ensemble import VerdictRule
-        from backend.task.orders import merge_orders
-
         first = rules[0] if rules else None
         rule = VerdictRule(spec, threshold=getattr(first, "threshold", None), delta=getattr(first, "delta", None),
                            **({"quorum": first.quorum} if first is not None else {}))

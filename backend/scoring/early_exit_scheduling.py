@@ -1,8 +1,8 @@
 """How the engine sends an item's calls under ``--early-exit`` (kept out of the engine's core loop).
 
 Cache hits count first; then the smallest set of members that could meet the quorum goes out at once;
-after that, only as many as :func:`~backend.costs.early_exit.more_needed` proves any settling needs,
-until :func:`~backend.costs.early_exit.settled` says the rest cannot change the flag or prediction.
+after that, only as many as :func:`~backend.scoring.early_exit.more_needed` proves any settling needs,
+until :func:`~backend.scoring.early_exit.settled` says the rest cannot change the flag or prediction.
 Members never sent stay ``lazy``: the item is marked ``stopped_early``.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from typing import Any
 
-from backend.costs.early_exit import first_wave, more_needed, settled
+from backend.scoring.early_exit import first_wave, more_needed, settled
 from backend.scoring.ensemble import model_of
 
 
