@@ -9,7 +9,7 @@ Run (the real model is opt-in: its path in ``LABEL_AUDIT_QWEN_GGUF``)::
 Everything goes through the tool's own path: the spec comes from a Label Studio label config
 (``<Header>`` question, ``<Choices>`` with code aliases and hints: :func:`spec_from_label_config`), each
 member list is scored by :func:`backend.scoring.question_engine.make_engine` (the option orders of
-:mod:`backend.task.option_orders`, the contextual calibration of :mod:`backend.scoring.calibration`, the
+:mod:`backend.task.option_orders`, the contextual calibration of :mod:`backend.scoring.contextual_calibration`, the
 ensemble's verdict and flag rule) with the call cache, so a re-run costs nothing (a calibrated run reuses
 the items' calls and adds two content-free calls per member x order).
 
@@ -51,7 +51,7 @@ from backend.confident.fitting import is_confident, prepare_members  # noqa: E40
 from backend.task.dataset import Item  # noqa: E402
 from backend.labelstudio.projectspec import spec_from_label_config  # noqa: E402
 from backend.scoring.cache import CallCache  # noqa: E402
-from backend.scoring.calibration import MODES, check_mode, with_calibration  # noqa: E402
+from backend.scoring.contextual_calibration import MODES, check_mode, with_calibration  # noqa: E402
 from backend.scoring.engine_config import EngineConfig  # noqa: E402
 from backend.scoring.ensemble import argmax  # noqa: E402
 from backend.scoring.members import MemberSpec, build_members, parse_member_arg  # noqa: E402

@@ -34,7 +34,7 @@ QUORUM_MODELS = True  # and every model through at least one of its prompts
 # twice the calls; a confident-learning member would also be asked once per order. Preferences (pairwise)
 # are always asked in both orders: there the average measurably helps (backend.families.pairwise).
 OPTION_ORDERS = 1
-# A single-choice judge's answers divided by its answer to a content-free item (backend.scoring.calibration,
+# A single-choice judge's answers divided by its answer to a content-free item (backend.scoring.contextual_calibration,
 # Zhao et al. 2021): "none" or "content-free". LABEL_AUDIT_CALIBRATION changes it. Opt-in: on 60 real-judge
 # items it raised the ensemble's accuracy (0.62 -> 0.67 in one order, 0.75 -> 0.78 in two) but not its
 # planted-error ranking (AP 0.77 -> 0.75, 1.00 -> 0.92) nor its flags (docs/judges.md).

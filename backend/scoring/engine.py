@@ -36,7 +36,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from backend.scoring.confident_template import KIND as CONFIDENT_KIND
 from backend.scoring.cache import CallCache, call_key
-from backend.scoring.calibration import calibrate, calibration_of, content_free_prior
+from backend.scoring.contextual_calibration import calibrate, calibration_of, content_free_prior
 from backend.task.dataset import Item, ItemError
 from backend.scoring.early_exit_scheduling import EarlyExitScheduling
 from backend.scoring.engine_calls import CallOutcome, CallRunner
@@ -183,7 +183,7 @@ class Engine(EarlyExitScheduling):
     @property
     def priors(self) -> dict[str, dict[str, float]]:
         """Per member id, the content-free prior its answers are divided by (empty until :meth:`score`; empty
-        when the spec is not calibrated, :mod:`backend.scoring.calibration`)."""
+        when the spec is not calibrated, :mod:`backend.scoring.contextual_calibration`)."""
         return dict(self._priors or {})
 
     # -- internals ---------------------------------------------------------------------------------

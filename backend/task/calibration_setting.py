@@ -1,7 +1,7 @@
 """The calibration mode of a task: which one, carried in the spec, and read from the setting.
 
 It sits in the task layer (beside :mod:`backend.task.option_orders`) so that building a spec needs nothing of
-the scoring engine; the arithmetic and the content-free calls are :mod:`backend.scoring.calibration`.
+the scoring engine; the arithmetic and the content-free calls are :mod:`backend.scoring.contextual_calibration`.
 """
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ def generic_spec(
     many cyclic orders of the lettered options a single-choice family asks the question
     (:mod:`backend.task.option_orders`; default ``$LABEL_AUDIT_OPTION_ORDERS``, else
     :data:`backend.common.defaults.OPTION_ORDERS`). ``calibration``: whether each judge's answers are divided by
-    its answer to a content-free item (:mod:`backend.scoring.calibration`; default ``$LABEL_AUDIT_CALIBRATION``,
+    its answer to a content-free item (:mod:`backend.scoring.contextual_calibration`; default ``$LABEL_AUDIT_CALIBRATION``,
     else :data:`backend.common.defaults.CALIBRATION`).
     """
     labels = tuple(str(lab) for lab in labels)

@@ -1,4 +1,4 @@
-"""Contextual calibration (backend.scoring.calibration): each judge's answers divided by its content-free prior.
+"""Contextual calibration (backend.scoring.contextual_calibration): each judge's answers divided by its content-free prior.
 
 The arithmetic (p / p_cf, renormalised; uniform prior = no change; an answer equal to the prior = uniform);
 the engine asks every member the content-free items once per option order, through the cache; a pure
@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from backend.scoring.cache import CallCache
-from backend.scoring.calibration import (CONTENT_FREE, FLOOR, calibrate, calibration_of, content_free_items,
+from backend.scoring.contextual_calibration import (CONTENT_FREE, FLOOR, calibrate, calibration_of, content_free_items,
                                          mean_distribution, resolve_calibration, with_calibration)
 from backend.scoring.engine import Engine
 from backend.scoring.members import MemberSpec, build_members, ensemble_fingerprint
