@@ -53,6 +53,9 @@ class ConfidentProvider:
     takes_base_url = False
     #: Its classifier reads the item's text inputs only: left out of image questions (``no_vision``).
     accepts_images = False
+    #: Its classifier answers by class, never by letter: a question asked in several option orders asks it
+    #: once (the first order), not once per order with the same answer (``Question.reorders``).
+    reads_order = False
 
     def __init__(self, model: str, *, folds: int = defaults.CONFIDENT_FOLDS,
                  min_per_class: int = defaults.CONFIDENT_MIN_PER_CLASS, seed: int = defaults.CONFIDENT_SEED):

@@ -46,6 +46,15 @@ def make_engine(spec: TaskSpec, members: Sequence[Member], *, cache: Any, config
     return QuestionEngine(spec, members, questions, cache=cache, config=config, budget=budget, secrets=secrets)
 
 
+def _members_asked(question: Question, members: Sequence[Member]) -> Sequence[Member]:
+    """The members asked ``question``: a repeat of the first question in another option order leaves out
+    those whose answer does not depend on the order (all of them when none does)."""
+    if not question.reorders:
+        return members
+    reading = [m for m in members if getattr(m.provider, "reads_order", True)]
+    return reading or members
+
+
 def _score_asked(engine: Engine, asked: Sequence[Item], *, conditional: bool) -> list[ItemResult]:
     """``engine``'s verdicts on ``asked``, in order; a conditional question skips items without an original.
 
@@ -111,8 +120,8 @@ class QuestionEngine(ChunkedScoring):
         self.cache = cache
         self.config = config or EngineConfig()
         self.questions = tuple(questions)
-        self.engines = [Engine(q.spec, members, cache=cache, config=self.config, budget=budget, secrets=secrets)
-                        for q in self.questions]
+        self.engines = [Engine(q.spec, _members_asked(q, self.members), cache=cache, config=self.config,
+                               budget=budget, secrets=secrets) for q in self.questions]
         self.threshold = self.engines[0].threshold
         self.rules = tuple(engine.rule for engine in self.engines)
         self.stats = EngineStats()

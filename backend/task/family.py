@@ -81,6 +81,10 @@ class Question:
     #: Asked only of items whose original answer to it exists (a control shown under a condition, or a
     #: question that means nothing without an original); the others get a ``not_shown`` result, no call.
     conditional: bool = False
+    #: The first question again, its options in another order (:mod:`backend.task.option_orders`): a member
+    #: whose answer does not depend on the order (its provider's ``reads_order`` is False, as the
+    #: confident-learning member's) answers the first order only instead of repeating the same answer.
+    reorders: bool = False
 
 
 class TaskFamily:

@@ -97,4 +97,5 @@ def order_questions(spec: TaskSpec) -> tuple["Question", ...]:
     n = orders_of(spec)
     if n == 1:
         return (Question("", spec),)
-    return tuple(Question(order_key(s), rotated_spec(spec, s)) for s in shifts(len(spec.labels), n))
+    return tuple(Question(order_key(s), rotated_spec(spec, s), reorders=k > 0)
+                 for k, s in enumerate(shifts(len(spec.labels), n)))

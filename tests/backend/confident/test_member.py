@@ -15,6 +15,7 @@ from backend.commands.score import run_scoring
 from backend.confident.fitting import prepare_members
 from backend.demo.tickets import LABELS, ticket_records
 from backend.scoring.engine import EngineConfig
+from backend.task.dataset import Item
 from backend.task.generic import generic_spec
 from backend.scoring.members import MemberSpec, build_members, members_from_config
 from backend.config.settings import Settings
@@ -90,3 +91,35 @@ def test_chosen_from_the_environment_and_members_files_with_options(tmp_path):
         members_from_config(file, SPEC)
     with pytest.raises(ValueError, match="unknown confident-learning classifier"):
         build_members([MemberSpec(provider="cleanlab", model="bert")], SPEC)
+
+
+def test_asked_in_the_first_option_order_only_beside_a_judge_asked_in_every_order(tmp_path):
+    """Its classifier answers by class, not by letter: a second order would repeat its answer (and its fit)."""
+    from backend.families.orders import position_flips
+    from backend.scoring.question_engine import make_engine
+    from backend.task.option_orders import with_option_orders
+    from tests.support.position_judge import LetterBiasedJudge
+
+    records = ticket_records(n=90, error_rate=0.1, seed=3)
+    items = [Item(id=str(r["id"]), original=r["label"], fields={"text": r["text"]}) for r in records]
+    spec = with_option_orders(SPEC, 2)
+    judge = LetterBiasedJudge(share=0.5)
+    members = [*build_members([CLEANLAB], spec),
+               *build_members([MemberSpec(provider=judge.name, model=judge.model, prompts=("generic-question",))],
+                              spec, provider_factory=lambda e: judge)]
+    members = prepare_members(members, items, spec, delimit=True).members
+    cache = CallCache(f"sqlite:///{tmp_path / 'cache.sqlite'}")
+    engine = make_engine(spec, members, cache=cache)
+    results = list(engine.score(items))
+    cleanlab_id, judge_id = members[0].id, members[1].id
+    for result in results:
+        first, second = result.questions
+        assert [m.member_id for m in first.members] == [cleanlab_id, judge_id]
+        assert [m.member_id for m in second.members] == [judge_id]  # the classifier is not asked again
+        merged = {m.member_id: m for m in result.members}
+        assert merged[cleanlab_id].probs == first.members[0].probs  # its one answer, not halved or averaged
+        assert set(position_flips(result, spec.labels)) == {judge_id}
+    assert members[0].provider.fits == 1
+    assert len(judge.prompts) == 2 * len(items)  # the judge still answers both orders
+    assert engine.stats.llm_calls == 3 * len(items)  # 90 classifier answers + 2 x 90 judge calls
+    cache.close()
