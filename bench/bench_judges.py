@@ -195,7 +195,33 @@ def summarise(results: list, spec, true: list[str], given: list[str], n_orders: 
     ens["flag_precision"] = float(wrong[flagged].mean()) if flagged.any() else None
     ens["flag_recall"] = float(wrong[flagged].sum() / wrong.sum()) if wrong.any() else None
     ens["calls_per_item"] = n_orders * len(member_ids)
+    ens["flag_sweep"] = flag_sweep([r.probs for r in results], given, wrong, labels)
     out["ensemble"] = ens
+    return out
+
+
+#: Thresholds of the two flag rules the sweep compares (the default rule is "top > 0.5 and not the label").
+TOP_THRESHOLDS = (0.3, 0.35, 0.4, 0.45, 0.5)
+GIVEN_THRESHOLDS = (0.1, 0.15, 0.2, 0.25, 0.3)
+
+
+def flag_sweep(probs: Sequence[dict[str, float] | None], given: Sequence[str], wrong: np.ndarray,
+               labels: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Precision and recall of planted errors under other flag rules, from the same ensemble distributions.
+
+    ``top>t``: the ensemble's top label is not the given one and its probability exceeds ``t`` (the tool's
+    rule, ``t`` = 0.5 by default); ``given<t``: the given label's probability is below ``t``. No call is
+    made: this only reads how far the default threshold is from the ranking the AUROC/AP describe.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for name, thresholds, rule in (
+            ("top>", TOP_THRESHOLDS, lambda p, g, t: argmax(p, labels) != g and p[argmax(p, labels)] > t),
+            ("given<", GIVEN_THRESHOLDS, lambda p, g, t: p.get(g, 0.0) < t)):
+        for t in thresholds:
+            flagged = np.array([p is not None and bool(rule(p, g, t)) for p, g in zip(probs, given)])
+            out[f"{name}{t}"] = {"flagged": int(flagged.sum()),
+                                 "precision": float(wrong[flagged].mean()) if flagged.any() else None,
+                                 "recall": float(wrong[flagged].sum() / wrong.sum()) if wrong.any() else None}
     return out
 
 
@@ -220,6 +246,8 @@ def print_table(title: str, figures: dict[str, Any]) -> None:
     e = figures["ensemble"]
     print(f"  flag rule: {e['flagged']} flagged, precision {_f(e['flag_precision'])}, recall {_f(e['flag_recall'])}; "
           f"{e['calls_per_item']} calls per item ({figures['orders']} order(s))")
+    print("  other flag rules (flagged, precision/recall): " + "; ".join(
+        f"{rule} {v['flagged']} {_f(v['precision'])}/{_f(v['recall'])}" for rule, v in e["flag_sweep"].items()))
 
 
 def default_members() -> list[str]:
