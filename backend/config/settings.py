@@ -220,8 +220,9 @@ class Settings:
 
     def secrets(self) -> tuple[str, ...]:
         """Every configured secret value, for redaction of logs and stored errors."""
-        found = [self.label_studio_token, self.auth_password, self.review_token, *self.provider_keys]
-        return tuple(s for s in found if s)
+        found = [self.label_studio_token, self.auth_password, self.review_token, *self.provider_keys,
+                 *(value for _name, value in self.api_keys)]
+        return tuple(dict.fromkeys(s for s in found if s))
 
     def provider_settings(self) -> ProviderSettings:
         """What the providers take from the settings: the API keys by variable name, the models folder."""
