@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from backend.scoring.cache import CallCache  # noqa: E402
 from backend.confident.fitting import is_confident, prepare_members  # noqa: E402
+from backend.config.settings import Settings  # noqa: E402
 from backend.task.dataset import Item  # noqa: E402
 from backend.scoring.engine import Engine, EngineConfig  # noqa: E402
 from backend.task.generic import generic_spec  # noqa: E402
@@ -150,11 +151,13 @@ def main() -> None:
     if not args.data.is_file():
         sys.exit(f"no ChaosNLI file at {args.data} (expected ../shared beside the checkout); pass --data")
     rows = load_chaosnli(args.data)
-    spec = generic_spec(labels=list(CLASSES), fields=["premise", "hypothesis"], name="chaosnli", guidelines=GUIDELINES)
+    entries = tuple(parse_member_arg(m) for m in args.member or ["cleanlab:tfidf-logreg", "local:smollm2"])
+    settings = Settings.from_env(members=entries)  # the option orders, calibration, keys and folders of this process
+    spec = generic_spec(labels=list(CLASSES), fields=["premise", "hypothesis"], name="chaosnli", guidelines=GUIDELINES,
+                        option_orders=settings.option_orders, calibration=settings.calibration)
     (ROOT / ".label-audit").mkdir(exist_ok=True)
     cache = CallCache(args.cache_url)
-    members = build_members([parse_member_arg(m) for m in args.member or ["cleanlab:tfidf-logreg", "local:smollm2"]],
-                            spec)
+    members = build_members(entries, spec, providers=settings.provider_settings(), prompts_root=settings.prompts_dir)
     confident = [m for m in members if is_confident(m)]
     llm = [m for m in members if not is_confident(m)]
     subset = np.sort(np.random.default_rng(args.seed).choice(len(rows), size=min(args.llm_items, len(rows)), replace=False))

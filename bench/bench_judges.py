@@ -48,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from backend.confident.fitting import is_confident, prepare_members  # noqa: E402
+from backend.config.settings import Settings  # noqa: E402
 from backend.task.dataset import Item  # noqa: E402
 from backend.labelstudio.projectspec import spec_from_label_config  # noqa: E402
 from backend.scoring.cache import CallCache  # noqa: E402
@@ -165,7 +166,8 @@ def judge_figures(probs: Sequence[dict[str, float] | None], true: Sequence[str],
 def run(spec, entries: Sequence[MemberSpec], items: list[Item], cache: CallCache) -> tuple[list, dict]:
     """The tool's own scoring of ``items`` (members built, confident ones fitted, the family's engine), and the
     content-free priors of a calibrated spec (per order, per member id)."""
-    members = build_members(entries, spec)
+    settings = Settings.from_env(members=tuple(entries))  # their API keys and the models folder, from this process
+    members = build_members(entries, spec, providers=settings.provider_settings(), prompts_root=settings.prompts_dir)
     if any(is_confident(m) for m in members):
         members = prepare_members(members, items, spec, delimit=True).members
     engine = make_engine(spec, members, cache=cache, config=EngineConfig(concurrency=1))
@@ -282,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     try:
         for data_set in args.data_set or ["question-types", "chaosnli"]:
             config, guidelines, rows = load_rows(data_set, n_items=args.items, chaosnli=args.chaosnli)
-            base = spec_from_label_config(config, guidelines=guidelines)
+            base = spec_from_label_config(config, guidelines=guidelines, **Settings.from_env().spec_options())
             true = [r["true"] for r in rows]
             given = plant(true, base.labels, rate=PLANTED_RATE, seed=args.seed)
             items = [Item(id=r["id"], original=g, fields=r["fields"]) for r, g in zip(rows, given)]

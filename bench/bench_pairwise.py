@@ -33,6 +33,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from backend.config.settings import Settings  # noqa: E402
 from backend.task.dataset import Item  # noqa: E402
 from backend.labelstudio.projectspec import spec_from_label_config  # noqa: E402
 from backend.scoring.cache import CallCache  # noqa: E402
@@ -75,9 +76,10 @@ def _acc(preds: list[str], truth: list[str]) -> float:
 
 
 def run(members_args: list[str], prompts: tuple[str, ...], pairs: list[dict], cache: CallCache) -> dict:
-    spec = spec_from_label_config(CONFIG)
     entries = [MemberSpec(**{**parse_member_arg(m).__dict__, "prompts": prompts}) for m in members_args]
-    team = build_members(entries, spec)
+    settings = Settings.from_env(members=tuple(entries))  # what the backend would derive and build with here
+    spec = spec_from_label_config(CONFIG, **settings.spec_options())
+    team = build_members(entries, spec, providers=settings.provider_settings(), prompts_root=settings.prompts_dir)
     items = [Item(p["id"], p["original"], {"text": p["text"], "a": p["a"], "b": p["b"]}) for p in pairs]
     engine = make_engine(spec, team, cache=cache, config=EngineConfig(concurrency=1))
     started = time.perf_counter()

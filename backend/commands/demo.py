@@ -68,8 +68,9 @@ def demo(
         write_tickets(tickets)
         Console().print(f"wrote 150 tickets (15 planted label errors) to {tickets}")
         return
-    try:
-        require_judge(judge)  # a named judge must be installed: nothing starts and nothing downloads otherwise
+    try:  # the demo's judge whatever LABEL_AUDIT_MEMBERS says (the note is about it); the rest from settings
+        settings = context.run_settings(member=[judge_member(judge)])
+        require_judge(judge, folder=settings.models_dir)  # installed, or nothing starts and nothing downloads
     except (ValueError, OSError) as exc:
         _fail(str(exc))
     if labelstudio or stop:
@@ -78,9 +79,9 @@ def demo(
         return
     console = Console()
     spec = load_spec("factual-consistency")
-    try:  # the demo's judge whatever LABEL_AUDIT_MEMBERS says (the note is about it); the rest from settings
-        settings = context.run_settings(member=[judge_member(judge)])
-        members = build_members(settings.members, spec)
+    try:
+        members = build_members(settings.members, spec, providers=settings.provider_settings(),
+                                prompts_root=settings.prompts_dir)
     except (ValueError, OSError) as exc:
         _fail(str(exc))
     with resources.as_file(resources.files("backend").joinpath("data", DEMO_SAMPLE)) as sample:
@@ -124,9 +125,10 @@ def demo_confident(console: Console, *, settings, cache: Optional[str], no_cache
 
     console.print("\n[bold]Part 2: confident learning on 150 support tickets with 15 planted label errors[/bold]")
     spec = generic_spec(labels=list(LABELS), fields=["text"], name="support-tickets",
-                        guidelines="Which support queue does the customer's message belong to?")
+                        guidelines="Which support queue does the customer's message belong to?",
+                        option_orders=settings.option_orders, calibration=settings.calibration)
     entries = [MemberSpec(provider="cleanlab", model="tfidf-logreg")]
-    members = build_members(entries, spec)
+    members = build_members(entries, spec, providers=settings.provider_settings(), prompts_root=settings.prompts_dir)
     store = None if no_cache else CallCache(cache or settings.store_url)
     with tempfile.TemporaryDirectory() as folder:
         sample = write_tickets(Path(folder) / "tickets.jsonl")

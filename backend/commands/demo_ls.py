@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 from backend.labelstudio.error_lines import client_errors, describe_error
 from backend.demo.judge import judge_member, judge_note
+from backend.config.settings import Settings
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.scoring.members import entry_templates, parse_member_arg
 
@@ -63,8 +64,9 @@ def _judge_note(judge: str) -> str:
     """The named judge's cost on the sample project: its items x the prompts the worker asks of each."""
     # heavy via backend.demo (label_studio_sdk's client ~1.1 s, rq/redis); not loaded by label-audit --help
     from backend.demo import project
-    spec = spec_from_label_config(project.LABEL_CONFIG)
-    prompts = len(entry_templates(parse_member_arg(judge_member(judge)), spec))
+    settings = Settings.from_env()  # the worker's, less the members the demo sets (it passes this environment on)
+    spec = spec_from_label_config(project.LABEL_CONFIG, **settings.spec_options())
+    prompts = len(entry_templates(parse_member_arg(judge_member(judge)), spec, prompts_root=settings.prompts_dir))
     return judge_note(judge, items=len(project.sample_tasks()), prompts=prompts)
 
 

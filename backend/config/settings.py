@@ -8,8 +8,11 @@ program take views of the result — :meth:`Settings.engine_config` for the scor
 through ``overrides`` (``Settings.from_env(threshold=0.7)``).
 
 Secrets (the Label Studio token, the backend's password, provider keys) are fields with
-``repr=False`` and are listed by :meth:`Settings.secrets` for redaction; providers look their API keys
-up with :func:`backend.common.environment.env_value` by the variable name a member names (``options.api_key_env``).
+``repr=False`` and are listed by :meth:`Settings.secrets` for redaction. The API keys are resolved here too,
+by variable name (each provider's default variables and every ``options.api_key_env`` a member names), and
+reach the providers through :meth:`Settings.provider_settings`; the values a task spec is derived with
+(option orders, calibration, the named negative class) through :meth:`Settings.spec_options`, the prompt
+templates' folder as :attr:`Settings.prompts_dir`. No module below the edges reads the environment.
 """
 
 from __future__ import annotations
@@ -21,7 +24,10 @@ from typing import Any, Mapping
 from backend.common import defaults
 from backend.common.environment import environment, parse_bool
 from backend.scoring.ensemble import Quorum
+from backend.providers.provider_settings import ProviderSettings
 from backend.providers.registry import default_key_variables
+from backend.task.calibration_setting import CALIBRATION_ENV, check_mode
+from backend.task.option_orders import OPTION_ORDERS_ENV, resolve_orders
 from backend.scoring.members import MemberSpec, exclude_members, member_specs_from_config, parse_member_arg
 from backend.scoring.engine_config import EngineConfig
 
@@ -62,6 +68,12 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     if raw not in {"1", "true", "yes", "on", "0", "false", "no", "off"}:
         raise ValueError(f"{name} must be true or false, got {raw!r}")
     return parse_bool(raw)
+
+
+def _orders(env: Mapping[str, str]) -> int:
+    """``LABEL_AUDIT_OPTION_ORDERS``: an integer >= 1 (ValueError naming the variable), unset the default."""
+    raw = (env.get(OPTION_ORDERS_ENV) or "").strip()
+    return resolve_orders(raw or defaults.OPTION_ORDERS)
 
 
 def _members(env: Mapping[str, str]) -> tuple[MemberSpec, ...]:
@@ -112,6 +124,15 @@ class Settings:
     review_url: str | None = None  # the shared review instance (LABEL_AUDIT_REVIEW_URL)
     review_token: str | None = field(default=None, repr=False)  # its token (LABEL_AUDIT_REVIEW_API_KEY)
     expert_instances: str | None = None  # the expert -> own instance map file (LABEL_AUDIT_EXPERT_INSTANCES)
+    # Resolved API keys, (variable name, value) for every key variable set: each provider's defaults and the
+    # variables members name (options.api_key_env). Providers get them, never the environment.
+    api_keys: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    models_dir: Path = Path(defaults.MODELS_DIR)  # named local judges (LABEL_AUDIT_MODELS_DIR)
+    prompts_dir: Path | None = None  # the prompt templates' folder (LABEL_AUDIT_PROMPTS); None: the shipped one
+    # What a task spec is derived with (see spec_options): they enter its model version.
+    option_orders: int = defaults.OPTION_ORDERS  # LABEL_AUDIT_OPTION_ORDERS, --option-orders
+    calibration: str = defaults.CALIBRATION  # LABEL_AUDIT_CALIBRATION
+    negative_label: str | None = None  # the "nothing here" class, where a project's labels hold it (LABEL_AUDIT_NEGATIVE_LABEL)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":
@@ -129,6 +150,7 @@ class Settings:
         key_names = set(PROVIDER_KEY_VARIABLES) | {
             str(m.options["api_key_env"]) for m in members if m.options and m.options.get("api_key_env")
         }
+        api_keys = tuple((n, env[n]) for n in sorted(key_names) if env.get(n))
         values: dict[str, Any] = {
             "members": members,
             "exclude_members": left_out,
@@ -157,10 +179,16 @@ class Settings:
             "max_item_chars": _number(env, "LABEL_AUDIT_MAX_ITEM_CHARS", int, defaults.MAX_ITEM_CHARS),
             "image_hosts": tuple(h.strip() for h in (env.get("LABEL_AUDIT_IMAGE_HOSTS") or "").split(",") if h.strip()),
             "image_max_bytes": _number(env, "LABEL_AUDIT_IMAGE_MAX_BYTES", int, defaults.IMAGE_MAX_BYTES),
-            "provider_keys": tuple(env[n] for n in sorted(key_names) if env.get(n)),
+            "provider_keys": tuple(value for _name, value in api_keys),
+            "api_keys": api_keys,
             "review_url": env.get("LABEL_AUDIT_REVIEW_URL") or None,
             "review_token": env.get("LABEL_AUDIT_REVIEW_API_KEY") or None,
             "expert_instances": env.get("LABEL_AUDIT_EXPERT_INSTANCES") or None,
+            "models_dir": Path(env.get("LABEL_AUDIT_MODELS_DIR") or defaults.MODELS_DIR).expanduser(),
+            "prompts_dir": Path(env["LABEL_AUDIT_PROMPTS"]) if env.get("LABEL_AUDIT_PROMPTS") else None,
+            "option_orders": _orders(env),
+            "calibration": check_mode(env.get(CALIBRATION_ENV) or defaults.CALIBRATION),
+            "negative_label": env.get("LABEL_AUDIT_NEGATIVE_LABEL") or None,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
@@ -173,6 +201,8 @@ class Settings:
             raise ValueError(f"LABEL_AUDIT_IMPORT_WAIT must be within [0, 3600] seconds, got {self.import_wait}")
         if self.image_max_bytes < 1:
             raise ValueError(f"LABEL_AUDIT_IMAGE_MAX_BYTES must be positive, got {self.image_max_bytes}")
+        resolve_orders(self.option_orders)  # ValueError below 1
+        check_mode(self.calibration)
         if (self.auth_user is None) != (self.auth_password is None):
             raise ValueError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
 
@@ -190,8 +220,19 @@ class Settings:
 
     def secrets(self) -> tuple[str, ...]:
         """Every configured secret value, for redaction of logs and stored errors."""
-        found = [self.label_studio_token, self.auth_password, self.review_token, *self.provider_keys]
-        return tuple(s for s in found if s)
+        found = [self.label_studio_token, self.auth_password, self.review_token, *self.provider_keys,
+                 *(value for _name, value in self.api_keys)]
+        return tuple(dict.fromkeys(s for s in found if s))
+
+    def provider_settings(self) -> ProviderSettings:
+        """What the providers take from the settings: the API keys by variable name, the models folder."""
+        return ProviderSettings(keys=dict(self.api_keys), models_dir=self.models_dir)
+
+    def spec_options(self) -> dict[str, Any]:
+        """The keyword arguments a task spec is derived with (:func:`backend.labelstudio.projectspec.spec_from_label_config`,
+        :func:`backend.commands.task_options.resolve_task`): the same settings give the same spec and model version."""
+        return {"named_negative": self.negative_label, "option_orders": self.option_orders,
+                "calibration": self.calibration}
 
     def quorum(self) -> Quorum:
         """How many members must answer before a verdict counts (the engine's and the summary's)."""

@@ -9,6 +9,8 @@ time each call really took.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from backend.common import defaults
 from backend.providers.named_models import installed_path, named_model
 
@@ -19,8 +21,9 @@ def judge_member(judge: str | None) -> str:
     return f"local:{judge}" if judge else defaults.MEMBER
 
 
-def require_judge(judge: str | None) -> None:
-    """Refuse a named judge that is unknown or not installed, before any service starts or any call is made.
+def require_judge(judge: str | None, *, folder: Path | None = None) -> None:
+    """Refuse a named judge that is unknown or not installed (in ``folder``, the settings' models folder; None:
+    the default), before any service starts or any call is made.
 
     Raises
     ------
@@ -30,7 +33,7 @@ def require_judge(judge: str | None) -> None:
         Not installed; the message gives the install command (nothing is downloaded at run time).
     """
     if judge:
-        installed_path(judge)
+        installed_path(judge, folder=folder)
 
 
 def time_estimate(judge: str, *, items: int, prompts: int) -> str:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from backend.task.family import Question, TaskFamily, questions_params, register_family
 from backend.families.single import choice_values, choices_result
-from backend.task.generic import generic_spec
+from backend.task.generic import derived_options, generic_spec
 from backend.task.spec import PromptText
 from backend.scoring.results import ErrorInfo, ItemResult
 
@@ -148,7 +148,7 @@ class MultiLabelFamily(TaskFamily):
             labels=[YES, NO], fields=dict(spec.fields), family="binary", name=f"{spec.name}{QUESTION_SEP}{label}",
             guidelines=text.guidelines, shown=[f'Yes, "{shown}" applies', f'No, "{shown}" does not apply'],
             hints=[hint, ""], titles=dict(text.titles), question=question, negative_label=NO,
-            label_field=spec.label_field, id_field=spec.id_field,
+            label_field=spec.label_field, id_field=spec.id_field, **derived_options(spec),
         )
 
     def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"], *,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from backend.task.family import Question, questions_params, register_family
 from backend.families.single import NominalFamily, _region_dict
-from backend.task.generic import generic_spec
+from backend.task.generic import derived_options, generic_spec
 from backend.task.spec import PromptText
 from backend.scoring.ensemble import VerdictRule
 from backend.families.orders import merge_orders
@@ -85,6 +85,7 @@ class PairwiseFamily(NominalFamily):
         return generic_spec(labels=labels, fields=fields, family="nominal", name=f"{spec.name}#{order}",
                             guidelines=text.guidelines, shown=shown, titles=titles, question=question,
                             label_field=spec.label_field, id_field=spec.id_field,
+                            option_orders=derived_options(spec)["option_orders"],
                             calibration="none")  # both orders already cancel the position lean
 
     def question_item(self, spec: "TaskSpec", question: Question, item: "Item") -> "Item":

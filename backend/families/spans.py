@@ -16,6 +16,7 @@ from backend.task.family import Question, TaskFamily, register_family
 from backend.spans.value import decode_spans, encode_spans
 from backend.spans.original import original_spans
 from backend.spans.specs import boundary_spec, type_spec
+from backend.task.generic import derived_options
 from backend.spans.engine import SpanEngine, predicted_from_value
 from backend.spans.lsresult import read_spans_unchecked, span_region
 from backend.spans.assemble import prediction_result
@@ -87,8 +88,9 @@ class SpanFamily(TaskFamily):
     def questions(self, spec: "TaskSpec") -> tuple[Question, ...]:
         """The two question specs (type/missed, boundary); which questions an item gets depends on it."""
         guidelines = spec.prompt.guidelines if spec.prompt else ""
-        return (Question("type", type_spec(span_control_of(spec), guidelines=guidelines, name=spec.name)),
-                Question("boundary", boundary_spec(guidelines=guidelines, name=spec.name)))
+        options = derived_options(spec)  # the settings the span spec was derived with
+        return (Question("type", type_spec(span_control_of(spec), guidelines=guidelines, name=spec.name, **options)),
+                Question("boundary", boundary_spec(guidelines=guidelines, name=spec.name, **options)))
 
     def make_engine(self, spec: "TaskSpec", members: Sequence[Any], **options: Any) -> Any:
         return SpanEngine(spec, members, **options)

@@ -24,7 +24,7 @@ exist in a project; :func:`version_key` makes them one version for every reader.
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Sequence
 
 from backend.scoring.members import MemberSpec, entry_templates
@@ -65,12 +65,13 @@ def _model_label(entry: MemberSpec) -> str:
     return f"{entry.provider} {model}" if entry.provider == "cleanlab" else model
 
 
-def judges_text(entries: Sequence[MemberSpec], spec: TaskSpec) -> str:
-    """``"smollm2 ×4 prompts + gpt-4o-mini ×2 prompts"``: each model entry with its number of prompts."""
+def judges_text(entries: Sequence[MemberSpec], spec: TaskSpec, *, prompts_root: Path | None = None) -> str:
+    """``"smollm2 ×4 prompts + gpt-4o-mini ×2 prompts"``: each model entry with its number of prompts
+    (those under ``prompts_root``, the settings' ``prompts_dir``; None: the shipped folder)."""
     parts = []
     for entry in entries:
         try:
-            n = len(entry_templates(entry, spec))
+            n = len(entry_templates(entry, spec, prompts_root=prompts_root))
         except (ValueError, OSError):
             n = len(entry.prompts or ())
         label = _model_label(entry)
@@ -84,7 +85,8 @@ def rule_text(spec: TaskSpec, *, threshold: float, delta: int | None) -> str:
 
 
 def readable_version(key: str, entries: Sequence[MemberSpec], spec: TaskSpec, *, threshold: float | None,
-                     delta: int | None) -> str:
+                     delta: int | None, prompts_root: Path | None = None) -> str:
     """The ``model_version`` written to Label Studio for the run keyed ``key``: judges · rule · key."""
     cut = resolve_threshold(spec, threshold)
-    return SEPARATOR.join((judges_text(entries, spec), rule_text(spec, threshold=cut, delta=delta), key))
+    return SEPARATOR.join((judges_text(entries, spec, prompts_root=prompts_root),
+                           rule_text(spec, threshold=cut, delta=delta), key))

@@ -24,18 +24,15 @@ from backend.labelstudio.labelconfig import (
     find_choice_control,
     find_inputs,
 )
-from backend.common.environment import env_value
 from backend.labelstudio.controls_config import AUDITED_TAGS, ConfigControl, SkippedControl, list_controls, select_controls
 from backend.labelstudio.scale_spec import scale_spec
 from backend.spans.config import has_span_labels, span_spec
 from backend.task.family import get_family
-from backend.task.calibration_setting import CALIBRATION_ENV
-from backend.task.option_orders import OPTION_ORDERS_ENV
+from backend.task.calibration_setting import resolve_calibration
+from backend.task.option_orders import resolve_orders
 from backend.task.spec import BUILTIN_SPECS, ChoiceBinding, ControlSpec, TaskSpec, load_spec
 
 
-#: Names the "nothing here" class of projects whose labels are words (strict aggregation, probes).
-NEGATIVE_ENV = "LABEL_AUDIT_NEGATIVE_LABEL"
 #: Marks the project's labelling guidelines carried along with its label config (see ``attach_guidelines``).
 GUIDELINES_MARK = "label-audit-guidelines:"
 
@@ -119,6 +116,9 @@ def spec_from_label_config(
     guidelines: str | None = None,
     family: str | None = None,
     negative_label: str | None = None,
+    named_negative: str | None = None,
+    option_orders: int | None = None,
+    calibration: str | None = None,
 ) -> TaskSpec:
     """Derive the task spec from a project's label config (and its labelling guidelines).
 
@@ -144,17 +144,22 @@ def spec_from_label_config(
         Labelling guidelines (HTML or text); default: those attached to ``xml``.
     family, negative_label : str, optional
         Override the inferred family of a one-control project (two labels binary, all numeric ordinal,
-        else nominal) and name the "nothing here" class (default ``$LABEL_AUDIT_NEGATIVE_LABEL`` when it
-        is one of the labels, so the backend, review and report agree on it).
+        else nominal) and name the "nothing here" class (default ``named_negative`` when it is one of the
+        labels).
+    named_negative, option_orders, calibration : optional
+        The settings a spec is derived with (``Settings.spec_options()``, resolved at an edge from
+        ``LABEL_AUDIT_NEGATIVE_LABEL``, ``LABEL_AUDIT_OPTION_ORDERS``, ``LABEL_AUDIT_CALIBRATION``), so the
+        backend, its workers, the review and the report derive the same spec and model version; None: the
+        defaults of :mod:`backend.common.defaults` (no named negative class).
 
     Raises
     ------
     ValueError
         With the reason, for a config this tool cannot audit.
     """
-    # Every environment value the derivation reads is part of the cache key, so a changed setting is a new spec.
-    return _spec_once(xml, label_field, name, control, guidelines, family, negative_label, env_value(NEGATIVE_ENV),
-                      env_value(OPTION_ORDERS_ENV), env_value(CALIBRATION_ENV))
+    # Every setting the derivation reads is part of the cache key, so a changed setting is a new spec.
+    return _spec_once(xml, label_field, name, control, guidelines, family, negative_label, named_negative or None,
+                      resolve_orders(option_orders), resolve_calibration(calibration))
 
 
 #: Configs whose spec this process has derived (a spec is immutable; the worker, the importer, the review and
@@ -165,15 +170,15 @@ SPEC_CACHE_SIZE = 64
 @lru_cache(maxsize=SPEC_CACHE_SIZE)
 def _spec_once(xml: str, label_field: str | None, name: str | None, control: str | None, guidelines: str | None,
                family: str | None, negative_label: str | None, named_negative: str | None,
-               option_orders: str | None, calibration: str | None = None) -> TaskSpec:
-    """:func:`spec_from_label_config`, parsed once per process and distinct arguments (``named_negative`` and
-    ``option_orders`` and ``calibration`` are the environment's values, read by the caller so that they key the cache)."""
+               option_orders: int, calibration: str) -> TaskSpec:
+    """:func:`spec_from_label_config`, parsed once per process and distinct arguments (the settings included)."""
     xml, attached = split_guidelines(xml)
     root = _parse(xml)
     guide = guidelines if guidelines is not None else attached or ""
     audited, skipped = list_controls(root)
     if not audited and has_span_labels(xml):  # NER: spans family
-        return span_spec(xml, guidelines=guide, control=control, name=name, label_field=label_field or "label")
+        return span_spec(xml, guidelines=guide, control=control, name=name, label_field=label_field or "label",
+                         option_orders=option_orders, calibration=calibration)
     chosen = select_controls(audited, control)
     if not chosen:
         raise ValueError(_nothing_to_audit(root, skipped))
@@ -188,7 +193,8 @@ def _spec_once(xml: str, label_field: str | None, name: str | None, control: str
     image_data = {obj.field for obj in inputs if obj.is_image}
     if image_data & {obj.field for obj in inputs if not obj.is_image}:
         raise ValueError(f"field {sorted(image_data)[0]!r} is shown both as an image and as text: give each its own field")
-    context = _Context(root=root, inputs=inputs, name=name, label_field=label_field, guidelines=guide)
+    context = _Context(root=root, inputs=inputs, name=name, label_field=label_field, guidelines=guide,
+                       option_orders=option_orders, calibration=calibration)
     if len(chosen) == 1:
         return _control_spec(context, chosen[0], family=family, negative_label=negative_label,
                              named_negative=named_negative)
@@ -222,6 +228,8 @@ class _Context:
     name: str | None
     label_field: str
     guidelines: str
+    option_orders: int
+    calibration: str
 
 
 def _control_spec(ctx: _Context, ctrl: ConfigControl, *, family: str | None, negative_label: str | None,
@@ -231,7 +239,8 @@ def _control_spec(ctx: _Context, ctrl: ConfigControl, *, family: str | None, neg
         return _choices_spec(ctx, find_choice_control(ctx.root, control=ctrl.name), family=family,
                              negative_label=negative_label, named_negative=named_negative)
     return scale_spec(ctrl, ctx.inputs, name=_spec_name(ctx.name), guidelines=ctx.guidelines,
-                      label_field=ctx.label_field, titles=_headers(ctx.root, ctx.inputs, ctrl.name)[0])
+                      label_field=ctx.label_field, titles=_headers(ctx.root, ctx.inputs, ctrl.name)[0],
+                      option_orders=ctx.option_orders, calibration=ctx.calibration)
 
 
 def _controls_spec(ctx: _Context, chosen: list[ConfigControl], *, negative_label: str | None,
@@ -284,9 +293,7 @@ def _choices_spec(ctx: _Context, choices: ChoiceControl, *, family: str | None, 
         else _builtin_for(ctx.name, data_fields, labels)
     if builtin is not None:
         return _builtin_spec(builtin, labels, ctx.label_field, binding, family=family, negative_label=negative_label)
-    return _generic_from_config(ctx.root, choices, ctx.inputs, name=ctx.name, label_field=ctx.label_field,
-                                binding=binding, guidelines=ctx.guidelines, family=family,
-                                negative_label=negative_label)
+    return _generic_from_config(ctx, choices, binding=binding, family=family, negative_label=negative_label)
 
 
 def _builtin_spec(builtin: TaskSpec, labels: list[str], label_field: str, binding: ChoiceBinding, *,
@@ -303,9 +310,9 @@ def _builtin_spec(builtin: TaskSpec, labels: list[str], label_field: str, bindin
     )
 
 
-def _generic_from_config(root: ET.Element, choices: ChoiceControl, inputs: list[InputObject], *, name: str | None,
-                         label_field: str, binding: ChoiceBinding, guidelines: str, family: str | None,
+def _generic_from_config(ctx: _Context, choices: ChoiceControl, *, binding: ChoiceBinding, family: str | None,
                          negative_label: str | None) -> TaskSpec:
+    root, inputs, name = ctx.root, ctx.inputs, ctx.name
     titles, question = _headers(root, inputs, choices.name)
     labels = list(choices.labels)
     hints = _choice_hints(root, choices)
@@ -318,8 +325,9 @@ def _generic_from_config(root: ET.Element, choices: ChoiceControl, inputs: list[
     if negative_label is None and all(is_number(lab) for lab in labels) and len(labels) >= 2:
         negative_label = min(labels, key=float)
     return generic_spec(
-        labels=labels, fields=data_fields, family=family, name=str(spec_name), guidelines=guidelines,
+        labels=labels, fields=data_fields, family=family, name=str(spec_name), guidelines=ctx.guidelines,
         shown=shown, hints=hints, titles=titles, question=question, negative_label=negative_label or "",
-        label_field=label_field, binding=replace(binding, labels=tuple(labels), shown=tuple(shown)),
+        label_field=ctx.label_field, binding=replace(binding, labels=tuple(labels), shown=tuple(shown)),
         image_fields=tuple(dict.fromkeys(obj.field for obj in inputs if obj.is_image)),
+        option_orders=ctx.option_orders, calibration=ctx.calibration,
     )

@@ -16,6 +16,7 @@ from backend.labelstudio.controls_config import ConfigControl
 from backend.labelstudio.labelconfig import InputObject
 from backend.families.number import number_labels
 from backend.families.pairwise import LEFT, PAIR_KEY, RIGHT
+from backend.task.option_orders import EXTRA_KEY as ORDERS_KEY
 from backend.task.spec import ChoiceBinding, TaskSpec
 
 __all__ = ["scale_spec"]
@@ -25,12 +26,16 @@ DEFAULT_MAX_RATING = 5
 
 
 def scale_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str, guidelines: str, label_field: str,
-               titles: Mapping[str, str]) -> TaskSpec:
-    """The control's spec (family ``rating``, ``number`` or ``pairwise``); ValueError with the reason."""
+               titles: Mapping[str, str], option_orders: int | None = None, calibration: str | None = None) -> TaskSpec:
+    """The control's spec (family ``rating``, ``number`` or ``pairwise``); ValueError with the reason.
+
+    ``option_orders`` and ``calibration``: the settings' (:func:`backend.task.generic.generic_spec`; None: the defaults).
+    """
     fields = list(dict.fromkeys(obj.field for obj in inputs))
     images = tuple(dict.fromkeys(obj.field for obj in inputs if obj.is_image))
     if ctrl.tag == "Pairwise":
-        return _pairwise(ctrl, inputs, name=name, guidelines=guidelines, label_field=label_field, titles=titles)
+        return _pairwise(ctrl, inputs, name=name, guidelines=guidelines, label_field=label_field, titles=titles,
+                         option_orders=option_orders)
     if ctrl.tag == "Rating":
         top = ctrl.get("maxRating") or str(DEFAULT_MAX_RATING)
         if not top.isdigit() or not 2 <= int(top) <= 26:
@@ -46,12 +51,15 @@ def scale_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str,
     binding = ChoiceBinding(from_name=ctrl.name, to_name=ctrl.to_name, labels=labels, shown=tuple(shown), kind=kind)
     return generic_spec(labels=labels, fields=fields, family=family, name=name, guidelines=guidelines, shown=shown,
                         titles=titles, question=question, negative_label=labels[0], label_field=label_field,
-                        binding=binding, image_fields=images)
+                        binding=binding, image_fields=images, option_orders=option_orders, calibration=calibration)
 
 
 def _pairwise(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str, guidelines: str, label_field: str,
-              titles: Mapping[str, str]) -> TaskSpec:
-    """A preference between the two objects of ``toName`` (left, right); the other inputs are context."""
+              titles: Mapping[str, str], option_orders: int | None) -> TaskSpec:
+    """A preference between the two objects of ``toName`` (left, right); the other inputs are context.
+
+    The spec keeps its option orders for its two order questions (:mod:`backend.families.pairwise`), which
+    are never calibrated (both orders already cancel the position lean)."""
     by_name = {obj.name: obj for obj in inputs}
     pair = [n.strip() for n in ctrl.to_name.split(",") if n.strip()]
     if len(pair) != 2 or any(n not in by_name for n in pair):
@@ -68,5 +76,5 @@ def _pairwise(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str, 
                             shown=("the left response", "the right response"), kind="pairwise")
     spec = generic_spec(labels=labels, fields=fields, family="nominal", name=name, guidelines=guidelines,
                         titles=titles, question=ctrl.title or "Which response is better?", label_field=label_field,
-                        binding=binding)
-    return replace(spec, family="pairwise", extra={PAIR_KEY: (left, right)})
+                        binding=binding, option_orders=option_orders)
+    return replace(spec, family="pairwise", extra={ORDERS_KEY: spec.extra[ORDERS_KEY], PAIR_KEY: (left, right)})

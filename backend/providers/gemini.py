@@ -65,6 +65,8 @@ class GeminiProvider:
     api_key_env : str, optional
         Environment variable holding this endpoint's key. Unset: ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY``,
         sent only to Google's own endpoint; any other ``base_url`` then gets no real key.
+    api_keys : mapping
+        The key variables' values by name, resolved at an edge and passed by the registry.
     logprobs : int
         Top candidates requested per token (0-20); 0 asks for the chosen token's logprob only.
     max_output_tokens : int
@@ -92,6 +94,7 @@ class GeminiProvider:
         temperature: float = 0.0,
         thinking_budget: int | None = None,
         system: str | None = None,
+        api_keys: Mapping[str, str] | None = None,
     ):
         check_api_options(model, top_k=("logprobs", logprobs), max_tokens=("max_output_tokens", max_output_tokens),
                           temperature=temperature)
@@ -102,7 +105,7 @@ class GeminiProvider:
         self.temperature = temperature
         self.thinking_budget = thinking_budget
         self.system = system
-        key = resolve_api_key(api_key_env, default_env=default_key_variables(self.name),
+        key = resolve_api_key(api_key_env, keys=api_keys or {}, default_env=default_key_variables(self.name),
                               official_host=OFFICIAL_HOST, base_url=base_url, provider="gemini")
         self._secrets = (key,)
         http = types.HttpOptions(base_url=base_url, retry_options=types.HttpRetryOptions(attempts=1))

@@ -56,9 +56,10 @@ MODEL_ALIASES: dict[str, tuple[str, str]] = {
 _TEMPLATE_SYSTEM = re.compile(r"<\|im_start\|>system(?:\n|\\n)([^'\"{}+]+?)<\|im_end\|>")
 
 
-def resolve_model_path(model: str) -> Path:
+def resolve_model_path(model: str, *, models_dir: Path | None = None) -> Path:
     """The GGUF file for ``model``: an alias from ``MODEL_ALIASES``, a named model
-    (:mod:`backend.providers.named_models`, installed by an opt-in step) or a path ending in ``.gguf``.
+    (:mod:`backend.providers.named_models`, installed by an opt-in step into ``models_dir``, the settings'
+    folder; None: the default) or a path ending in ``.gguf``.
 
     Raises
     ------
@@ -68,7 +69,7 @@ def resolve_model_path(model: str) -> Path:
         The alias's package or the named model is not installed, or the file does not exist.
     """
     if model in NAMED_MODELS:
-        return installed_path(model)
+        return installed_path(model, folder=models_dir)
     if model in MODEL_ALIASES:
         dist_name, rel_path = MODEL_ALIASES[model]
         try:
@@ -191,6 +192,8 @@ class LocalGGUFProvider:
     system : str or None
         System message; None means the default of the model's own chat template (SmolLM2's adds
         one: keeping it raised the class-token mass from 0.81 to 0.89 here), ``""`` means none.
+    models_dir : Path or None
+        Where a named model is installed (the settings' folder, passed by the registry); None: the default.
     """
 
     name = "local"
@@ -208,13 +211,14 @@ class LocalGGUFProvider:
         prefix_reuse: bool = True,
         prompt_format: str = "chatml-prefill",
         system: str | None = None,
+        models_dir: Path | None = None,
     ):
         if n_ctx < 16 or n_threads < 1 or n_batch < 1:
             raise ValueError("n_ctx must be >= 16, n_threads and n_batch >= 1")
         if prompt_format not in PROMPT_FORMATS:
             raise ValueError(f"prompt_format must be one of {PROMPT_FORMATS}, got {prompt_format!r}")
         self.model = str(model_path)
-        self.path = resolve_model_path(self.model)
+        self.path = resolve_model_path(self.model, models_dir=models_dir)
         self.n_ctx = n_ctx
         self.n_batch = n_batch
         self.prefix_reuse = bool(prefix_reuse)

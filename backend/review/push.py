@@ -225,7 +225,8 @@ def push_review(
     unless ``include_ambiguous`` (:func:`backend.review.triage_route.route_suspects`).
     """
     experts = check_push_options(experts, order=order, budget=budget)
-    source = load_audited_source(client, ledger, project_id, label_field=label_field)
+    source = load_audited_source(client, ledger, project_id, label_field=label_field,
+                                 spec_options=settings.spec_options() if settings is not None else None)
     report = PushReport(source_project=project_id)
 
     version = ledger.latest_version(source.key)

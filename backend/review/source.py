@@ -8,7 +8,7 @@ metadata cannot leak into a review task.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from label_studio_sdk import LabelStudio
 
@@ -128,30 +128,35 @@ class SourceProject:
 
 
 def load_source(
-    client: LabelStudio, project_id: int, *, label_field: str | None = None, control: str | None = None
+    client: LabelStudio, project_id: int, *, label_field: str | None = None, control: str | None = None,
+    spec_options: Mapping[str, Any] | None = None,
 ) -> SourceProject:
-    """Read the source project's label config and derive its spec (ValueError when unusable)."""
+    """Read the source project's label config and derive its spec (ValueError when unusable).
+
+    ``spec_options``: the settings the spec is derived with (``Settings.spec_options()`` of the command: the
+    named negative class, option orders, calibration); None: the defaults.
+    """
     project = client.projects.get(id=project_id)
     config = project.label_config
     if not config:
         raise ValueError(f"project {project_id} has no label config")
-    spec = spec_from_label_config(config, label_field=label_field, control=control)
+    spec = spec_from_label_config(config, label_field=label_field, control=control, **dict(spec_options or {}))
     return SourceProject(project_id=project_id, label_config=config, spec=spec, label_field=spec.label_field,
                          guidelines=str(getattr(project, "expert_instruction", None) or ""))
 
 
-def load_audited_source(client: LabelStudio, ledger: Any, project_id: int, *,
-                        label_field: str | None = None) -> SourceProject:
+def load_audited_source(client: LabelStudio, ledger: Any, project_id: int, *, label_field: str | None = None,
+                        spec_options: Mapping[str, Any] | None = None) -> SourceProject:
     """The source project as it was audited: its config read now, the label field and control(s) the ledger
     stored with it (``label_field`` given here wins), so every reader derives the spec the verdicts were made with.
 
     A project audited on one control of several before the ledger stored the control (its control is
     unknown, its verdicts are one control's labels) is refused with what to do, instead of being read as
-    a project of every control.
+    a project of every control. ``spec_options``: as :func:`load_source`'s.
     """
     stored = ledger.project(str(project_id)) or {}
     source = load_source(client, project_id, label_field=label_field or stored.get("label_field"),
-                         control=stored.get("control"))
+                         control=stored.get("control"), spec_options=spec_options)
     if getattr(source.spec, "controls", ()) and not stored.get("control"):
         version = ledger.latest_version(source.key)
         first = next(iter(ledger.iter_results(source.key, version, page=1)), None) if version else None

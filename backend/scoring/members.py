@@ -15,7 +15,9 @@ members-file entry): :func:`exclude_members` records the prompt on its model ent
 model version comes from, the judges named in Label Studio — leaves it out alike.
 
 Providers are built by ``backend.providers.registry.make_provider`` (one provider per model entry,
-shared by that model's prompts).
+shared by that model's prompts), with the API keys and models folder the caller's settings resolved
+(``Settings.provider_settings()``); the prompt templates come from the settings' ``prompts_dir`` when the
+caller passes it (``prompts_root``), else the shipped folder.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import yaml
 from backend.scoring.confident_template import KIND as CONFIDENT_KIND, feature_template
 from backend.scoring.prompting import PromptTemplate, spec_params, templates_for_spec
 from backend.providers.base import Provider
+from backend.providers.provider_settings import ProviderSettings
 from backend.task.spec import TaskSpec
 
 from backend.common.defaults import MEMBER as DEFAULT_MEMBER
@@ -118,8 +121,9 @@ def parse_member_arg(arg: str) -> MemberSpec:
     return MemberSpec(provider=match["kind"].lower(), model=match["model"], base_url=match["url"])
 
 
-def _make_provider(entry: MemberSpec) -> Provider:
-    return make_provider(entry.provider, entry.model, base_url=entry.base_url, options=dict(entry.options or {}))
+def _make_provider(entry: MemberSpec, settings: ProviderSettings | None = None) -> Provider:
+    return make_provider(entry.provider, entry.model, base_url=entry.base_url, options=dict(entry.options or {}),
+                         settings=settings)
 
 
 def _chosen_templates(entry: MemberSpec, templates: Sequence[PromptTemplate], spec: TaskSpec) -> list[PromptTemplate]:
@@ -168,20 +172,23 @@ def exclude_members(entries: Sequence[MemberSpec], names: Sequence[str]) -> tupl
                  for i, e in enumerate(entries))
 
 
-def entry_templates(entry: MemberSpec, spec: TaskSpec) -> list[PromptTemplate]:
+def entry_templates(entry: MemberSpec, spec: TaskSpec, *, prompts_root: Path | None = None) -> list[PromptTemplate]:
     """The prompts a model entry judges ``spec`` with (ValueError on an unknown prompt id)."""
-    return _chosen_templates(entry, templates_for_spec(spec), spec)
+    return _chosen_templates(entry, templates_for_spec(spec, root=prompts_root), spec)
 
 
-def build_members(entries: Iterable[MemberSpec], spec: TaskSpec, *, provider_factory=None) -> list[Member]:
+def build_members(entries: Iterable[MemberSpec], spec: TaskSpec, *, provider_factory=None,
+                  providers: ProviderSettings | None = None, prompts_root: Path | None = None) -> list[Member]:
     """Members for model entries x their prompts, in entry order then template order.
 
-    ``provider_factory(entry) -> Provider`` replaces the registry (tests use it). Raises ValueError on an
-    unknown prompt id, an empty ensemble, or two members with the same id.
+    ``providers``: the API keys and models folder the providers are built with (``Settings.provider_settings()``;
+    None: no key, the default folder). ``prompts_root``: the templates' folder (``Settings.prompts_dir``; None:
+    the shipped one). ``provider_factory(entry) -> Provider`` replaces the registry (tests use it). Raises
+    ValueError on an unknown prompt id, an empty ensemble, or two members with the same id.
     """
-    factory = provider_factory or _make_provider
+    factory = provider_factory or (lambda entry: _make_provider(entry, providers))
     entries = list(entries)
-    templates = templates_for_spec(spec)
+    templates = templates_for_spec(spec, root=prompts_root)
     members: list[Member] = []
     for entry in entries:
         chosen = _chosen_templates(entry, templates, spec)
@@ -282,15 +289,16 @@ def ensemble_fingerprint(members: Sequence[Member], spec: TaskSpec) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
 
 
-def spec_fingerprint(entries: Sequence[MemberSpec], spec: TaskSpec) -> str:
+def spec_fingerprint(entries: Sequence[MemberSpec], spec: TaskSpec, *, prompts_root: Path | None = None) -> str:
     """The ensemble's fingerprint from its configuration alone: no provider is built or even imported.
 
     Hashes each member id with its entry's public endpoint and options, plus the task and prompt
     parameters. The web backend reports it as the model version before any model is loaded or any key
     is looked up (Label Studio gives /setup 3 s). Provider defaults are not part of it: a release that
     changes what a provider answers by default changes the call cache key, not this version.
+    ``prompts_root``: the templates' folder (``Settings.prompts_dir``; None: the shipped one).
     """
-    templates = templates_for_spec(spec)
+    templates = templates_for_spec(spec, root=prompts_root)
     rows = []
     for entry in entries:
         chosen = _chosen_templates(entry, templates, spec)

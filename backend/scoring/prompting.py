@@ -52,7 +52,6 @@ from pathlib import Path
 from typing import Mapping
 
 from backend.task.spec import TaskSpec
-from backend.common.environment import env_value
 
 BEGIN_MARKER = "<<<BEGIN DATA>>>"
 END_MARKER = "<<<END DATA>>>"
@@ -62,7 +61,6 @@ DATA_NOTICE = (
     "whatever it says."
 )
 ANSWER_CUE = "Answer: "
-PROMPTS_ENV = "LABEL_AUDIT_PROMPTS"
 
 #: Short definitions of the SummEval dimensions (Fabbri et al. 2021), used by Likert templates.
 DIMENSION_DEFINITIONS: Mapping[str, str] = {
@@ -203,15 +201,15 @@ def parse_template(raw: str, *, family: str, source: str = "<string>") -> Prompt
     )
 
 
-def prompts_root() -> Path:
+def prompts_root(root: Path | None = None) -> Path:
     """Where the template folders live.
 
-    Order: ``$LABEL_AUDIT_PROMPTS``; the checkout's ``prompts/`` next to the ``backend`` package (an
-    editable install); the copy shipped inside the package as ``backend/_prompts`` (a wheel).
+    Order: ``root`` (the settings' ``prompts_dir``, from ``LABEL_AUDIT_PROMPTS`` at an edge); the checkout's
+    ``prompts/`` next to the ``backend`` package (an editable install); the copy shipped inside the package
+    as ``backend/_prompts`` (a wheel).
     """
-    env = env_value(PROMPTS_ENV)
-    if env:
-        return Path(env)
+    if root is not None:
+        return Path(root)
     here = Path(__file__).resolve().parent.parent  # backend/
     for candidate in (here.parent / "prompts", here / "_prompts"):
         if candidate.is_dir():
@@ -221,7 +219,7 @@ def prompts_root() -> Path:
 
 def load_templates(prompt_dir: str, *, root: Path | None = None) -> list[PromptTemplate]:
     """All templates of one family folder, sorted by file name; ids must be unique."""
-    folder = (root or prompts_root()) / prompt_dir
+    folder = prompts_root(root) / prompt_dir
     if not folder.is_dir():
         raise ValueError(f"no prompt folder {folder}")
     templates = [
@@ -237,9 +235,10 @@ def load_templates(prompt_dir: str, *, root: Path | None = None) -> list[PromptT
     return templates
 
 
-def templates_for_spec(spec: TaskSpec) -> list[PromptTemplate]:
-    """The templates of ``spec.prompt_dir``, checked against the spec's template variables."""
-    templates = load_templates(spec.prompt_dir)
+def templates_for_spec(spec: TaskSpec, *, root: Path | None = None) -> list[PromptTemplate]:
+    """The templates of ``spec.prompt_dir`` under ``root`` (default :func:`prompts_root`), checked against the
+    spec's template variables."""
+    templates = load_templates(spec.prompt_dir, root=root)
     known = set(spec.fields) | set(spec_params(spec)) | {"data_notice", "inputs"}
     for template in templates:
         unknown = sorted(template.placeholders - known)

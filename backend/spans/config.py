@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from backend.spans.model import NOT_AN_ENTITY
+from backend.task.calibration_setting import EXTRA_KEY as CALIBRATION_KEY, resolve_calibration
 from backend.task.generic import GENERIC_PROMPT_DIR, guidelines_text
+from backend.task.option_orders import EXTRA_KEY as ORDERS_KEY, resolve_orders
 from backend.task.spec import ChoiceBinding, PromptText, TaskSpec
 
 
@@ -107,8 +109,11 @@ def review_span_config(xml: str, *, control: str | None = None, answer_fields: S
 
 
 def span_spec(xml: str, *, guidelines: str = "", control: str | None = None, name: str | None = None,
-              label_field: str = "label") -> Any:
-    """The task spec of a span project: family ``spans``, its entity types then "not an entity"."""
+              label_field: str = "label", option_orders: int | None = None, calibration: str | None = None) -> Any:
+    """The task spec of a span project: family ``spans``, its entity types then "not an entity".
+
+    ``option_orders`` and ``calibration`` (the settings', None: the defaults) are carried for its questions
+    (:func:`backend.task.generic.derived_options`)."""
     ctrl = span_control(xml, control=control)
     return TaskSpec(
         name=name if name and name != "auto" else "spans", family="spans", prompt_dir=GENERIC_PROMPT_DIR,
@@ -116,6 +121,7 @@ def span_spec(xml: str, *, guidelines: str = "", control: str | None = None, nam
         negative_label=NOT_AN_ENTITY,
         binding=ChoiceBinding(from_name=ctrl.name, to_name=ctrl.to_name, labels=ctrl.labels, shown=ctrl.shown),
         prompt=PromptText(guidelines=guidelines_text(guidelines), shown=ctrl.shown, hints=ctrl.hints),
+        extra={ORDERS_KEY: resolve_orders(option_orders), CALIBRATION_KEY: resolve_calibration(calibration)},
     )
 
 

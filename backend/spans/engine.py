@@ -21,6 +21,7 @@ from backend.spans.model import Span
 from backend.spans.value import checked_spans, decode_rows, encode_spans
 from backend.scoring.question_engine import ChunkedScoring
 from backend.spans.config import span_control_of
+from backend.task.generic import derived_options
 
 CHUNK = 8
 #: The ledger and review stores keep a label value in a 255-character column (PostgreSQL enforces it).
@@ -82,7 +83,7 @@ class SpanEngine(ChunkedScoring):
         engines: list[Engine] = []
         verdicts = {v.id: v for v in audit_spans(span_items, control=self.control, members=self.members,
                                                  cache=self.cache, config=self.config, guidelines=self.guidelines,
-                                                 engines_out=engines)}
+                                                 engines_out=engines, spec_options=derived_options(self.spec))}
         for engine in engines:
             for name in _CALL_COUNTS:
                 setattr(self.stats, name, getattr(self.stats, name) + getattr(engine.stats, name))

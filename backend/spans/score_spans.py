@@ -12,7 +12,7 @@ A bad item (no text) is recorded with its error and the rest proceeds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from backend.scoring.engine import Engine
 from backend.scoring.results import ErrorInfo, ItemResult
@@ -69,12 +69,16 @@ def item_questions(item: SpanItem, proposals: Sequence[Span]) -> list[SpanQuesti
 
 def audit_spans(items: Iterable[SpanItem], *, control: SpanControl, members: Sequence[Any], cache: Any = None,
                 config: Any = None, guidelines: str = "", propose_step: bool = True,
-                engines_out: list | None = None) -> Iterator[SpanVerdict]:
+                engines_out: list | None = None, spec_options: Mapping[str, Any] | None = None) -> Iterator[SpanVerdict]:
     """Judge ``items`` (see the module docstring); ``members`` are built for :func:`type_spec`.
 
-    ``engines_out``, when given, receives the two question engines (their call counts).
+    ``engines_out``, when given, receives the two question engines (their call counts). ``spec_options``: the
+    option orders and calibration the questions are asked with (the span spec's,
+    :func:`backend.task.generic.derived_options`; None: the defaults).
     """
-    tspec, bspec = type_spec(control, guidelines=guidelines), boundary_spec(guidelines=guidelines)
+    options = dict(spec_options or {})
+    tspec = type_spec(control, guidelines=guidelines, **options)
+    bspec = boundary_spec(guidelines=guidelines, **options)
     engines = {"type": Engine(tspec, members, cache=cache, config=config),
                "boundary": Engine(bspec, members, cache=cache, config=config)}
     if engines_out is not None:

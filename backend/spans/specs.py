@@ -22,23 +22,26 @@ BOUNDARY_QUESTION = ("The same entity is marked «like this» with two different
 NOT_AN_ENTITY_HINT = "the span does not name an entity of any listed type"
 
 
-def type_spec(control: SpanControl, *, guidelines: str = "", name: str = "spans") -> TaskSpec:
-    """The spec of ``type`` and ``missed`` questions: entity types + "not an entity"."""
+def type_spec(control: SpanControl, *, guidelines: str = "", name: str = "spans", option_orders: int | None = None,
+              calibration: str | None = None) -> TaskSpec:
+    """The spec of ``type`` and ``missed`` questions: entity types + "not an entity" (``option_orders`` and
+    ``calibration``: the span spec's own, :func:`backend.task.generic.derived_options`; None: the defaults)."""
     return generic_spec(
         labels=(*control.labels, NOT_AN_ENTITY), fields=["text", "span"], family="nominal", name=f"{name}-type",
         guidelines=guidelines, shown=(*control.shown, NOT_AN_ENTITY), hints=(*control.hints, NOT_AN_ENTITY_HINT),
         titles={"text": "Text (the span is marked «»)", "span": "Span"}, question=TYPE_QUESTION,
-        negative_label=NOT_AN_ENTITY,
+        negative_label=NOT_AN_ENTITY, option_orders=option_orders, calibration=calibration,
     )
 
 
-def boundary_spec(*, guidelines: str = "", name: str = "spans") -> TaskSpec:
+def boundary_spec(*, guidelines: str = "", name: str = "spans", option_orders: int | None = None,
+                  calibration: str | None = None) -> TaskSpec:
     """The spec of ``boundary`` questions: the two extents, in text order."""
     return generic_spec(
         labels=EXTENT_OPTIONS, fields=["entity_type", "extent_1", "extent_2"], family="nominal",
         name=f"{name}-boundary", guidelines=guidelines,
         titles={"entity_type": "Entity type", "extent_1": "Extent 1", "extent_2": "Extent 2"},
-        question=BOUNDARY_QUESTION,
+        question=BOUNDARY_QUESTION, option_orders=option_orders, calibration=calibration,
     )
 
 

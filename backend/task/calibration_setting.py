@@ -1,4 +1,7 @@
-"""The calibration mode of a task: which one, carried in the spec, and read from the setting.
+"""The calibration mode of a task: which one, carried in the spec, and checked from the setting.
+
+The setting (``LABEL_AUDIT_CALIBRATION``) is read by :class:`backend.config.settings.Settings` at an edge and
+passed down to the spec's derivation; a spec derived without it gets the default.
 
 It sits in the task layer (beside :mod:`backend.task.option_orders`) so that building a spec needs nothing of
 the scoring engine; the arithmetic and the content-free calls are :mod:`backend.scoring.contextual_calibration`.
@@ -9,7 +12,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from backend.common.defaults import CALIBRATION
-from backend.common.environment import env_value
 from backend.task.spec import TaskSpec
 
 __all__ = ["CALIBRATION_ENV", "EXTRA_KEY", "MODES", "calibration_of", "check_mode", "resolve_calibration",
@@ -33,11 +35,8 @@ def check_mode(value: object) -> str:
 
 
 def resolve_calibration(value: str | None = None) -> str:
-    """The calibration mode: ``value``, else ``$LABEL_AUDIT_CALIBRATION``, else the default."""
-    if value is None:
-        raw = env_value(CALIBRATION_ENV)
-        value = raw if raw not in (None, "") else CALIBRATION
-    return check_mode(value)
+    """The calibration mode: ``value`` (the settings' ``calibration``, resolved at an edge), else the default."""
+    return check_mode(CALIBRATION if value is None else value)
 
 
 def calibration_of(spec: TaskSpec) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 import re
 from html.parser import HTMLParser
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from backend.common.labels import is_number
 from backend.task.family import get_family
@@ -126,10 +126,11 @@ def generic_spec(
     ``shown``/``hints`` are what annotators see for each label and its description; ``titles`` name the
     inputs (a ``<Header>`` text); ``question`` is the task's own question, if any. ``option_orders``: in how
     many cyclic orders of the lettered options a single-choice family asks the question
-    (:mod:`backend.task.option_orders`; default ``$LABEL_AUDIT_OPTION_ORDERS``, else
-    :data:`backend.common.defaults.OPTION_ORDERS`). ``calibration``: whether each judge's answers are divided by
-    its answer to a content-free item (:mod:`backend.scoring.contextual_calibration`; default ``$LABEL_AUDIT_CALIBRATION``,
-    else :data:`backend.common.defaults.CALIBRATION`).
+    (:mod:`backend.task.option_orders`). ``calibration``: whether each judge's answers are divided by its answer
+    to a content-free item (:mod:`backend.scoring.contextual_calibration`). Both are settings the caller passes
+    (``Settings.spec_options()``, resolved at an edge); None is the default of :mod:`backend.common.defaults`.
+    The spec carries both (also a set-valued one, whose yes/no questions are derived with them:
+    :func:`derived_options`).
     """
     labels = tuple(str(lab) for lab in labels)
     family = family or infer_family(labels)
@@ -154,9 +155,14 @@ def generic_spec(
         name=name, family=family, prompt_dir=GENERIC_PROMPT_DIR, fields=fmap, labels=labels,
         id_field=id_field, label_field=label_field, negative_label=negative_label, answer_tokens=tokens,
         binding=binding, prompt=prompt, image_fields=tuple(image_fields),
-        extra={EXTRA_KEY: resolve_orders(option_orders), CALIBRATION_KEY: resolve_calibration(calibration)}
-        if tokens else {},
+        extra={EXTRA_KEY: resolve_orders(option_orders), CALIBRATION_KEY: resolve_calibration(calibration)},
     )
+
+
+def derived_options(spec: TaskSpec) -> dict[str, Any]:
+    """The option orders and calibration ``spec`` was derived with, as :func:`generic_spec` keywords: the question
+    specs a family builds from it (multi-label, pairwise, spans) are asked with the same settings."""
+    return {"option_orders": spec.extra.get(EXTRA_KEY), "calibration": spec.extra.get(CALIBRATION_KEY)}
 
 
 def infer_family(labels: Sequence[str]) -> str:

@@ -11,8 +11,10 @@ orders and decides with the ensemble's rule.
 
 With ``N = k`` a preference that depends on the position alone cancels exactly (every label sits in every
 position once); fewer orders cancel it in part at a fraction of the calls (``bench/bench_judges.py``
-measures both). The number of orders travels in the spec (``TaskSpec.extra["option_orders"]``) and in
-the generic prompt parameters, so the model version changes when it changes.
+measures both). The number of orders is a setting (``LABEL_AUDIT_OPTION_ORDERS``, read by
+:class:`backend.config.settings.Settings` at an edge and passed down to the spec's derivation); it travels in
+the spec (``TaskSpec.extra["option_orders"]``) and in the generic prompt parameters, so the model version
+changes when it changes.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from typing import TYPE_CHECKING
 
 from backend.common.defaults import OPTION_ORDERS
 from backend.task.spec import TaskSpec
-from backend.common.environment import env_value
 from backend.task.family import Question
 
 if TYPE_CHECKING:
@@ -62,11 +63,10 @@ def orders_of(spec: TaskSpec) -> int:
     return check_orders(int(spec.extra.get(EXTRA_KEY, 1)))
 
 
-def resolve_orders(value: int | str | None) -> int:
-    """The number of orders: ``value``, else ``$LABEL_AUDIT_OPTION_ORDERS``, else the default."""
+def resolve_orders(value: int | str | None = None) -> int:
+    """The number of orders: ``value`` (the settings' ``option_orders``, resolved at an edge), else the default."""
     if value is None:
-        raw = env_value(OPTION_ORDERS_ENV)
-        value = raw if raw not in (None, "") else OPTION_ORDERS
+        value = OPTION_ORDERS
     try:
         return check_orders(int(value))
     except (TypeError, ValueError):

@@ -29,8 +29,9 @@ class EnsembleConfig:
     ``batch_size``, ``threshold``...; members-file dicts are accepted) replace those fields of it, or of
     the default settings, as tests and benchmarks build one. The fields read are ``spec_name``,
     ``members``, ``label_field``, ``control``, ``threshold``, ``delta`` (None: the task spec's own flag
-    rule, see :func:`backend.scoring.ensemble.flag_rule`), ``batch_size`` (tasks per RQ job) and
-    ``max_item_chars``.
+    rule, see :func:`backend.scoring.ensemble.flag_rule`), ``batch_size`` (tasks per RQ job),
+    ``max_item_chars``, what a spec is derived with (``Settings.spec_options()``: option orders, calibration,
+    the named negative class), the prompts folder, and the providers' keys and models folder.
     """
 
     __slots__ = ("settings",)
@@ -93,7 +94,8 @@ class EnsembleConfig:
         task is queued (:mod:`backend.images.vision`).
         """
         spec = spec_from_label_config(
-            label_config, label_field=self.label_field, name=self.spec_name, control=self.control
+            label_config, label_field=self.label_field, name=self.spec_name, control=self.control,
+            **self.settings.spec_options(),
         )
         check_entries_see(spec, self.members)
         return spec
@@ -103,14 +105,15 @@ class EnsembleConfig:
 
     def build(self, spec: TaskSpec) -> list[Member]:
         """The ensemble's members for a spec (providers load their models lazily)."""
-        return build_members(self.members, spec)
+        return build_members(self.members, spec, providers=self.settings.provider_settings(),
+                             prompts_root=self.settings.prompts_dir)
 
     def model_version(self, spec: TaskSpec) -> str:
         """``label-audit-<fingerprint>``: changes exactly when a re-score could change; builds no provider."""
-        return MODEL_VERSION_PREFIX + spec_fingerprint(self.members, spec)
+        return MODEL_VERSION_PREFIX + spec_fingerprint(self.members, spec, prompts_root=self.settings.prompts_dir)
 
     def ls_version(self, spec: TaskSpec) -> str:
         """The ``model_version`` written to Label Studio: judges and rule, then :meth:`model_version` (the key
         every reader maps it back to, :func:`backend.labelstudio.modelname.version_key`)."""
         return readable_version(self.model_version(spec), self.members, spec, threshold=self.threshold,
-                                delta=self.delta)
+                                delta=self.delta, prompts_root=self.settings.prompts_dir)

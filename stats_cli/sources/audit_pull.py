@@ -168,7 +168,7 @@ def pull_audit(
     stats = stats if stats is not None else PullStats()
     settings = settings if settings is not None else Settings()
     ledger = Ledger(db_url or settings.store_url)
-    source = load_audited_source(client, ledger, int(project))
+    source = load_audited_source(client, ledger, int(project), spec_options=settings.spec_options())
     tasks = pull_tasks(client, project, cache=cache, progress=progress, min_annotations=2, stats=stats)
     items = ledger.results(source.key, model_version=model_version)
     if not items:

@@ -29,17 +29,6 @@ EDGE = (
 #: demo's backend and worker): a pass-through, never a setting read.
 CHILD_ENVIRONMENT = {"backend/demo/services.py": 2, "backend/labelstudio/local.py": 1}
 
-#: Readers not moved to the settings yet, each with its count: they derive a task spec or build a provider
-#: deep below every caller. The list only shrinks: a count that grows, or a module missing here, fails.
-NOT_YET = {
-    "backend/providers/named_models.py": 1,  # LABEL_AUDIT_MODELS_DIR
-    "backend/providers/openai_compat.py": 1,  # a member's API key, by the variable name it names
-    "backend/task/option_orders.py": 1,  # LABEL_AUDIT_OPTION_ORDERS for a generic spec
-    "backend/task/calibration_setting.py": 1,  # LABEL_AUDIT_CALIBRATION for a generic spec (same path as option orders)
-    "backend/scoring/prompting.py": 1,  # LABEL_AUDIT_PROMPTS (the prompt templates' folder)
-    "backend/labelstudio/projectspec.py": 3,  # LABEL_AUDIT_NEGATIVE_LABEL, LABEL_AUDIT_OPTION_ORDERS, LABEL_AUDIT_CALIBRATION
-}
-
 READERS = {"env_value", "getenv"}  # by name, also as ``module.name``
 SNAPSHOT = "environment"  # backend.common.environment.environment(), called by name (not a method of that name)
 
@@ -87,16 +76,15 @@ def test_settings_are_resolved_only_at_the_edges():
 
 def test_no_module_below_the_edges_reads_the_environment():
     _resolves, reads = scan(_modules())
-    allowed = {**CHILD_ENVIRONMENT, **NOT_YET}
-    new = {rel: n for rel, n in reads.items() if n > allowed.get(rel, 0)}
+    new = {rel: n for rel, n in reads.items() if n > CHILD_ENVIRONMENT.get(rel, 0)}
     assert new == {}, "read the value from the settings the caller passes (resolved at an edge)"
 
 
-def test_the_list_of_readers_not_moved_yet_only_shrinks():
+def test_the_pass_through_list_is_exact():
+    """A child-environment pass-through that goes (or shrinks) is dropped here too, so the list never hides a read."""
     _resolves, reads = scan(_modules())
-    allowed = {**CHILD_ENVIRONMENT, **NOT_YET}
-    stale = {rel: (n, reads.get(rel, 0)) for rel, n in allowed.items() if reads.get(rel, 0) < n}
-    assert stale == {}, "a reader moved to the settings: lower its count (or drop it) in this test"
+    stale = {rel: (n, reads.get(rel, 0)) for rel, n in CHILD_ENVIRONMENT.items() if reads.get(rel, 0) < n}
+    assert stale == {}, "a pass-through went: lower its count (or drop it) in this test"
 
 
 def test_the_scan_finds_what_it_looks_for():

@@ -27,6 +27,7 @@ from backend.providers.image_part import ImagePart
 from backend.scoring.members import MemberSpec, build_members
 from backend.providers.gemini import GeminiProvider
 from backend.providers.openai_compat import OpenAIProvider
+from backend.providers.provider_settings import ProviderSettings
 from backend.providers.sampling import SamplingProvider
 from backend.scoring.question_engine import make_engine
 from backend.task.spec import load_spec
@@ -38,11 +39,13 @@ def picture(width: int, height: int) -> ImagePart:
     return ImagePart("grounding", "image/png", buf.getvalue(), width, height)
 
 
+#: The keys a run's settings would resolve (never sent: nothing is called here).
+KEYS = {"OPENAI_API_KEY": "sk-test-never-sent-0123456789", "GEMINI_API_KEY": "AIzaTestNeverSent0123456789"}
+
+
 @pytest.fixture()
-def keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-sent-0123456789")
-    monkeypatch.setenv("GEMINI_API_KEY", "AIzaTestNeverSent0123456789")
-    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+def keys() -> ProviderSettings:
+    return ProviderSettings(keys=KEYS)
 
 
 @pytest.mark.parametrize(("size", "detail", "tokens"), [
@@ -77,17 +80,17 @@ def test_gemini_counts_258_per_small_image_else_per_768px_tile() -> None:
 
 def test_each_provider_gets_its_own_rule_or_a_stated_reason(keys) -> None:
     one = (picture(1024, 1024),)
-    assert image_tokens(OpenAIProvider("gpt-4o"), one).tokens == 765
-    assert image_tokens(OpenAIProvider("gpt-4o-2024-11-20"), one).tokens == 765
-    assert image_tokens(OpenAIProvider("gpt-4o-mini"), one).tokens == 2833 + 4 * 5667
-    assert image_tokens(OpenAIProvider("gpt-4.1-mini"), one).tokens == 1659  # ceil(1024 * 1.62)
-    assert image_tokens(SamplingProvider(OpenAIProvider("gpt-4o"), n=3), one).tokens == 765
-    assert image_tokens(GeminiProvider("gemini-2.0-flash"), one).tokens == 1032
-    local = image_tokens(OpenAIProvider("llava", base_url="http://127.0.0.1:9/v1"), one)
+    assert image_tokens(OpenAIProvider("gpt-4o", api_keys=KEYS), one).tokens == 765
+    assert image_tokens(OpenAIProvider("gpt-4o-2024-11-20", api_keys=KEYS), one).tokens == 765
+    assert image_tokens(OpenAIProvider("gpt-4o-mini", api_keys=KEYS), one).tokens == 2833 + 4 * 5667
+    assert image_tokens(OpenAIProvider("gpt-4.1-mini", api_keys=KEYS), one).tokens == 1659  # ceil(1024 * 1.62)
+    assert image_tokens(SamplingProvider(OpenAIProvider("gpt-4o", api_keys=KEYS), n=3), one).tokens == 765
+    assert image_tokens(GeminiProvider("gemini-2.0-flash", api_keys=KEYS), one).tokens == 1032
+    local = image_tokens(OpenAIProvider("llava", api_keys=KEYS, base_url="http://127.0.0.1:9/v1"), one)
     assert local.tokens is None and local.basis == "this server documents no image billing"
-    assert image_tokens(OpenAIProvider("some-future-model"), one).tokens is None
-    assert image_tokens(GeminiProvider("gemini-3-pro"), one).tokens is None
-    unknown = image_tokens(OpenAIProvider("gpt-4o"), (ImagePart("grounding", "image/png", b"x"),))
+    assert image_tokens(OpenAIProvider("some-future-model", api_keys=KEYS), one).tokens is None
+    assert image_tokens(GeminiProvider("gemini-3-pro", api_keys=KEYS), one).tokens is None
+    unknown = image_tokens(OpenAIProvider("gpt-4o", api_keys=KEYS), (ImagePart("grounding", "image/png", b"x"),))
     assert unknown.tokens is None and "size is unknown" in unknown.basis
 
 
@@ -100,7 +103,7 @@ def test_dry_run_adds_image_tokens_says_when_it_cannot_and_skips_judges_that_can
         MemberSpec("openai", "text-only", base_url="http://127.0.0.1:9/v1", prompts=("fc-grounding-generated",),
                    options={"vision": False}),
     ]
-    members = build_members(entries, spec)
+    members = build_members(entries, spec, providers=keys)
     items = [
         Item("pic", "1", {"grounding": "[attached image 1]", "generated_text": "A black square."},
              images=(picture(1024, 1024),)),

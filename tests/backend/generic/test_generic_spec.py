@@ -137,9 +137,11 @@ def test_unsupported_projects_are_refused_in_one_line_with_the_reason(xml, reaso
     assert "\n" not in str(info.value)
 
 
-def test_a_negative_class_can_be_named_for_word_labels(monkeypatch):
+def test_a_negative_class_can_be_named_for_word_labels():
+    from backend.config.settings import Settings
+
     assert spec_from_label_config(SPAM).negative_label == ""
-    monkeypatch.setenv("LABEL_AUDIT_NEGATIVE_LABEL", "ham")
-    assert spec_from_label_config(SPAM).negative_label == "ham"
-    assert spec_from_label_config(SENTIMENT).negative_label == ""  # not one of this project's labels
-    assert spec_from_label_config(SPAM, negative_label="spam").negative_label == "spam"
+    named = Settings.from_env({"LABEL_AUDIT_NEGATIVE_LABEL": "ham"}).spec_options()
+    assert spec_from_label_config(SPAM, **named).negative_label == "ham"
+    assert spec_from_label_config(SENTIMENT, **named).negative_label == ""  # not one of this project's labels
+    assert spec_from_label_config(SPAM, negative_label="spam", **named).negative_label == "spam"

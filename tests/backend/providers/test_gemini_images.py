@@ -32,7 +32,8 @@ def replay(monkeypatch: pytest.MonkeyPatch):
 
 
 def provider(replay: ReplayServer) -> GeminiProvider:
-    return GeminiProvider("gemini-2.0-flash", base_url=replay.url, api_key_env="GEMINI_API_KEY")
+    return GeminiProvider("gemini-2.0-flash", base_url=replay.url, api_key_env="GEMINI_API_KEY",
+                          api_keys={"GEMINI_API_KEY": FAKE_KEY})
 
 
 def picture(fmt: str, size: tuple[int, int]) -> ImagePart:

@@ -26,15 +26,16 @@ FAKE_KEY = "sk-test-recorded-0123456789abcdefDONOTLEAK"
 
 
 @pytest.fixture()
-def replay(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+def replay():
     with ReplayServer() as server:
         yield server
 
 
 def provider(replay: ReplayServer, **kwargs) -> OpenAIProvider:
-    # the replay server stands in for OpenAI's endpoint: name the key for it, as a member would
-    return OpenAIProvider("gpt-4o-mini", base_url=f"{replay.url}/v1", **{"api_key_env": "OPENAI_API_KEY", **kwargs})
+    # the replay server stands in for OpenAI's endpoint: name the key for it, as a member would (its value is
+    # what the settings resolved and the registry passes)
+    return OpenAIProvider("gpt-4o-mini", base_url=f"{replay.url}/v1", **{
+        "api_key_env": "OPENAI_API_KEY", "api_keys": {"OPENAI_API_KEY": FAKE_KEY}, **kwargs})
 
 
 def test_top_logprobs_give_normalised_probs_and_the_request_follows_the_method(replay: ReplayServer) -> None:
@@ -158,7 +159,6 @@ def test_sampling_counts_labels_in_recorded_choices(replay: ReplayServer) -> Non
     assert "logprobs" not in req.body
 
 
-def test_missing_key_without_base_url_is_a_value_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+def test_missing_key_without_base_url_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="OPENAI_API_KEY"):
         OpenAIProvider("gpt-4o-mini")

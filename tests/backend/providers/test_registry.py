@@ -21,9 +21,11 @@ def test_openai_kind_with_options_and_base_url(monkeypatch: pytest.MonkeyPatch) 
     assert prov.cache_params()["base_url"] == "http://127.0.0.1:9/v1"
 
 
-def test_gemini_kind(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GEMINI_API_KEY", "AIzaRegistryTestKey000000000000")
-    prov = make_provider("gemini", "gemini-2.0-flash", options={"logprobs": 3})
+def test_gemini_kind() -> None:
+    from backend.providers.provider_settings import ProviderSettings
+
+    keys = ProviderSettings(keys={"GEMINI_API_KEY": "AIzaRegistryTestKey000000000000"})
+    prov = make_provider("gemini", "gemini-2.0-flash", options={"logprobs": 3}, settings=keys)
     assert isinstance(prov, GeminiProvider) and prov.logprobs == 3
 
 

@@ -64,17 +64,20 @@ def test_the_prior_is_the_mean_of_the_content_free_answers():
     assert [dict(it.fields) for it in items] == [{"p": text, "h": text} for text in CONTENT_FREE]
 
 
-def test_the_mode_comes_from_the_option_else_the_environment_else_the_default(monkeypatch):
+def test_the_mode_comes_from_the_option_else_the_settings_else_the_default(monkeypatch):
     from backend.common import defaults
+    from backend.config.settings import Settings
 
-    monkeypatch.delenv("LABEL_AUDIT_CALIBRATION", raising=False)
+    monkeypatch.setenv("LABEL_AUDIT_CALIBRATION", "content-free")  # read at an edge only: below it the default
     assert resolve_calibration() == defaults.CALIBRATION
-    monkeypatch.setenv("LABEL_AUDIT_CALIBRATION", "content-free")
-    assert calibration_of(generic_spec(labels=LABELS, fields=["text"])) == "content-free"
+    assert calibration_of(generic_spec(labels=LABELS, fields=["text"])) == defaults.CALIBRATION
+    mode = Settings.from_env().calibration
+    assert calibration_of(generic_spec(labels=LABELS, fields=["text"], calibration=mode)) == "content-free"
     assert calibration_of(generic_spec(labels=LABELS, fields=["text"], calibration="off")) == "none"
-    monkeypatch.setenv("LABEL_AUDIT_CALIBRATION", "sometimes")
     with pytest.raises(ValueError, match="LABEL_AUDIT_CALIBRATION"):
-        generic_spec(labels=LABELS, fields=["text"])
+        Settings.from_env({"LABEL_AUDIT_CALIBRATION": "sometimes"})
+    with pytest.raises(ValueError, match="LABEL_AUDIT_CALIBRATION"):
+        generic_spec(labels=LABELS, fields=["text"], calibration="sometimes")
     binary = generic_spec(labels=["yes", "no"], fields=["text"], calibration="none")
     assert calibration_of(with_calibration(binary, "content-free")) == "content-free"
     multi = generic_spec(labels=LABELS, fields=["text"], family="multilabel", calibration="content-free")

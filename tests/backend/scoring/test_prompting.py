@@ -115,15 +115,8 @@ def test_duplicate_ids_and_unknown_placeholders(tmp_path):
     (fam / "b.txt").write_text("id: other\nversion: 1\n---\n{nonsense}\nAnswer: ")
     spec = spec_from_mapping({"name": "t", "family": "binary", "labels": [0, 1], "prompt_dir": "fam",
                               "fields": {"grounding": "g", "generated_text": "h"}})
-    import backend.scoring.prompting as prompting
-
-    original = prompting.prompts_root
-    prompting.prompts_root = lambda: tmp_path
-    try:
-        with pytest.raises(ValueError, match="nonsense"):
-            templates_for_spec(spec)
-    finally:
-        prompting.prompts_root = original
+    with pytest.raises(ValueError, match="nonsense"):
+        templates_for_spec(spec, root=tmp_path)
 
 
 def test_likert_dimension_param():
@@ -138,10 +131,15 @@ def test_likert_dimension_param():
         spec_params(spec_from_mapping({**spec.to_dict(), "dimension": "humour"}))
 
 
-def test_prompts_root_env_override(tmp_path, monkeypatch):
+def test_prompts_root_comes_from_the_settings(tmp_path, monkeypatch):
+    from backend.config.settings import Settings
+
     (tmp_path / "factual_consistency").mkdir()
     (tmp_path / "factual_consistency" / "one.txt").write_text(
         "id: only\nversion: 3\n---\n{grounding} / {generated_text}\nAnswer: "
     )
-    monkeypatch.setenv("LABEL_AUDIT_PROMPTS", str(tmp_path))
-    assert [t.key for t in templates_for_spec(load_spec("factual-consistency"))] == ["only@v3"]
+    spec = load_spec("factual-consistency")
+    monkeypatch.setenv("LABEL_AUDIT_PROMPTS", str(tmp_path))  # read at an edge only: below it the shipped folder
+    assert "only@v3" not in [t.key for t in templates_for_spec(spec)]
+    root = Settings.from_env().prompts_dir
+    assert root == tmp_path and [t.key for t in templates_for_spec(spec, root=root)] == ["only@v3"]

@@ -41,11 +41,13 @@ def test_configured_secrets_from_settings_are_redacted(monkeypatch: pytest.Monke
     assert CONFIGURED not in cleaned and "pass-word-secret-42" not in cleaned
 
 
-def test_provider_error_from_a_real_server_is_redacted_before_the_cut(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MY_SERVER_KEY", CONFIGURED)
+def test_provider_error_from_a_real_server_is_redacted_before_the_cut() -> None:
+    from backend.providers.provider_settings import ProviderSettings
+
     body = {"error": {"message": "z" * 260 + f" you sent {CONFIGURED} via https://h/x?api_key=qs-secret-1"}}
     with Listener(status=400, body=body) as listener:
-        provider = make_provider("openai", "m", base_url=f"{listener.url}/v1", options={"api_key_env": "MY_SERVER_KEY"})
+        provider = make_provider("openai", "m", base_url=f"{listener.url}/v1", options={"api_key_env": "MY_SERVER_KEY"},
+                                 settings=ProviderSettings(keys={"MY_SERVER_KEY": CONFIGURED}))
         with pytest.raises(ProviderError) as failed:
             provider.classify("Answer: ", ["0", "1"], timeout=10)
     message = str(failed.value)

@@ -134,15 +134,20 @@ def test_ordered_grades_and_label_token_specs_are_asked_once():
     assert rotated.answer_tokens == ("C", "A", "B") and len(order_questions(rotated)) == 1
 
 
-def test_the_setting_comes_from_the_option_else_the_environment_else_the_default(monkeypatch):
+def test_the_setting_comes_from_the_option_else_the_settings_else_the_default(monkeypatch):
     from backend.common import defaults
     from backend.commands.task_options import resolve_task
+    from backend.config.settings import Settings
 
     assert len(order_questions(generic_spec(labels=LABELS, fields=["text"]))) == defaults.OPTION_ORDERS
-    monkeypatch.setenv("LABEL_AUDIT_OPTION_ORDERS", "3")
-    assert len(order_questions(resolve_task(labels=LABELS, fields="text"))) == 3
-    assert len(order_questions(resolve_task(labels=LABELS, fields="text", option_orders=1))) == 1
+    monkeypatch.setenv("LABEL_AUDIT_OPTION_ORDERS", "3")  # read at an edge only: below it the default stays
+    assert len(order_questions(generic_spec(labels=LABELS, fields=["text"]))) == defaults.OPTION_ORDERS
+    settings = Settings.from_env()
+    assert len(order_questions(resolve_task(labels=LABELS, fields="text", **settings.spec_options()))) == 3
+    option = Settings.from_env(option_orders=1)  # --option-orders over the environment
+    assert len(order_questions(resolve_task(labels=LABELS, fields="text", **option.spec_options()))) == 1
     assert len(order_questions(resolve_task(task="likert", option_orders=3))) == 1  # its own prompts: asked as is
-    monkeypatch.setenv("LABEL_AUDIT_OPTION_ORDERS", "0")
     with pytest.raises(ValueError, match="LABEL_AUDIT_OPTION_ORDERS"):
-        generic_spec(labels=LABELS, fields=["text"])
+        Settings.from_env({"LABEL_AUDIT_OPTION_ORDERS": "0"})
+    with pytest.raises(ValueError, match="LABEL_AUDIT_OPTION_ORDERS"):
+        generic_spec(labels=LABELS, fields=["text"], option_orders=0)
