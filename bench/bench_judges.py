@@ -196,7 +196,8 @@ def summarise(results: list, spec, true: list[str], given: list[str], n_orders: 
     ens["flagged"] = int(flagged.sum())
     ens["flag_precision"] = float(wrong[flagged].mean()) if flagged.any() else None
     ens["flag_recall"] = float(wrong[flagged].sum() / wrong.sum()) if wrong.any() else None
-    ens["calls_per_item"] = n_orders * len(member_ids)
+    ens["calls_per_item"] = float(np.mean([sum(len(q.members) for q in r.questions) if r.questions else len(r.members)
+                                           for r in results]))  # a confident-learning member: first order only
     ens["flag_sweep"] = flag_sweep([r.probs for r in results], given, wrong, labels)
     out["ensemble"] = ens
     return out
@@ -247,7 +248,7 @@ def print_table(title: str, figures: dict[str, Any]) -> None:
               f"{_f(f.get('position_flip_rate')):>5} {_f(f.get('seconds_per_call')):>6}  {letters}")
     e = figures["ensemble"]
     print(f"  flag rule: {e['flagged']} flagged, precision {_f(e['flag_precision'])}, recall {_f(e['flag_recall'])}; "
-          f"{e['calls_per_item']} calls per item ({figures['orders']} order(s))")
+          f"{e['calls_per_item']:g} calls per item ({figures['orders']} order(s))")
     print("  other flag rules (flagged, precision/recall): " + "; ".join(
         f"{rule} {v['flagged']} {_f(v['precision'])}/{_f(v['recall'])}" for rule, v in e["flag_sweep"].items()))
 

@@ -51,6 +51,11 @@ def test_the_bench_runs_through_the_tools_path_on_four_items(smollm2_path, tmp_p
             assert figures["answered"] == 4
             assert 0.0 <= figures["accuracy"] <= 1.0 and 0.25 <= figures["modal_share"] <= 1.0
             assert set(figures["accuracy_by_letter"]) <= set("ABCDEF")
+    for run in runs:  # the sweep's "top > 0.5" is the tool's own flag rule, read again from the same distributions
+        sweep = run["ensemble"]["flag_sweep"]
+        assert sweep["top>0.5"]["flagged"] == run["ensemble"]["flagged"]
+        assert [sweep[f"given<{t}"]["flagged"] for t in bench.GIVEN_THRESHOLDS] == sorted(
+            sweep[f"given<{t}"]["flagged"] for t in bench.GIVEN_THRESHOLDS)  # a higher bar flags no fewer
     assert runs[2]["members"]["local:smollm2/generic-question@v1"]["position_flip_rate"] is not None
     cache = CallCache(cache_url)
     stored = cache.count()
