@@ -17,6 +17,7 @@ from backend.demo.judge import judge_member, judge_note
 from backend.config.settings import Settings
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.scoring.members import entry_templates, parse_member_arg
+from backend.task.option_orders import orders_of
 
 from backend.commands.local_paths import local_home, local_label_studio_bin
 from backend.common import defaults
@@ -67,7 +68,7 @@ def _judge_note(judge: str) -> str:
     settings = Settings.from_env()  # the worker's, less the members the demo sets (it passes this environment on)
     spec = spec_from_label_config(project.LABEL_CONFIG, **settings.spec_options())
     prompts = len(entry_templates(parse_member_arg(judge_member(judge)), spec, prompts_root=settings.prompts_dir))
-    return judge_note(judge, items=len(project.sample_tasks()), prompts=prompts)
+    return judge_note(judge, items=len(project.sample_tasks()), prompts=prompts, orders=orders_of(spec))
 
 
 def _fail(message: str, demo_home) -> None:

@@ -28,12 +28,13 @@ QUORUM_MODELS = True  # and every model through at least one of its prompts
 # A single-choice question with lettered options is asked in this many cyclic orders of its options and each
 # member averaged over them (backend.task.option_orders): a letter or position preference of the judge
 # cancels in part (exactly when it equals the number of options), at this many calls per member and item.
-# Measured by bench/bench_judges.py. LABEL_AUDIT_OPTION_ORDERS changes it. Default 1 (asked once) until the
-# benchmark shows a gain: on 24 real-judge items 2 orders evened the classes (predicted / true 0.00-2.00 ->
-# 0.25-1.75) but moved planted-error AUROC 0.89 -> 0.80 and AP 0.37 -> 0.59 on 2 errors (inconclusive), at
-# twice the calls; a confident-learning member would also be asked once per order. Preferences (pairwise)
-# are always asked in both orders: there the average measurably helps (backend.families.pairwise).
-OPTION_ORDERS = 1
+# Measured by bench/bench_judges.py (docs/judges.md). LABEL_AUDIT_OPTION_ORDERS changes it. Default 2: on
+# 120 real-judge items (6 classes, 12 planted errors) two orders raised the ensemble's accuracy 0.66 -> 0.80,
+# planted-error AUROC 0.97 -> 1.00 and AP 0.84 -> 1.00, evened the classes (predicted / true 0.30-1.75 ->
+# 0.60-1.45) and the flag rule (precision / recall 0.40 / 0.33 -> 0.88 / 0.58), at twice the judges' calls
+# (a confident-learning member answers the first order only). Two labels: every rotation, exact cancelling.
+# Preferences (pairwise) are always asked in both orders (backend.families.pairwise).
+OPTION_ORDERS = 2
 # A single-choice judge's answers divided by its answer to a content-free item (backend.scoring.contextual_calibration,
 # Zhao et al. 2021): "none" or "content-free". LABEL_AUDIT_CALIBRATION changes it. Opt-in: on 60 real-judge
 # items it raised the ensemble's accuracy (0.62 -> 0.67 in one order, 0.75 -> 0.78 in two) but not its

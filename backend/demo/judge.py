@@ -36,17 +36,18 @@ def require_judge(judge: str | None, *, folder: Path | None = None) -> None:
         installed_path(judge, folder=folder)
 
 
-def time_estimate(judge: str, *, items: int, prompts: int) -> str:
-    """``items x prompts x seconds per call``, in words, with what the seconds rest on."""
+def time_estimate(judge: str, *, items: int, prompts: int, orders: int = 1) -> str:
+    """``items x prompts (x option orders) x seconds per call``, in words, with what the seconds rest on."""
     model = named_model(judge)
-    calls = items * prompts
+    calls = items * prompts * orders
     minutes = calls * model.seconds_per_call / 60
-    return (f"Time: {items} items x {prompts} prompts = {calls} calls x about {model.seconds_per_call:g} s per call "
+    asked = f"{prompts} prompts" + (f" x {orders} option orders" if orders > 1 else "")
+    return (f"Time: {items} items x {asked} = {calls} calls x about {model.seconds_per_call:g} s per call "
             f"= about {minutes:.0f} min on 2 free CPU cores, more on busy ones ({model.measured_on}).")
 
 
-def judge_note(judge: str, *, items: int, prompts: int) -> str:
+def judge_note(judge: str, *, items: int, prompts: int, orders: int = 1) -> str:
     """What the demo says about a named judge before the run (in place of the embedded judge's caveat): its cost."""
     model = named_model(judge)
     return (f"The judge is local:{judge}: {model.upstream} ({model.size / 1e9:.2f} GB, {model.licence} weights), "
-            f"run in-process on the CPU. {time_estimate(judge, items=items, prompts=prompts)}")
+            f"run in-process on the CPU. {time_estimate(judge, items=items, prompts=prompts, orders=orders)}")

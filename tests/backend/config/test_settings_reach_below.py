@@ -19,6 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from backend.cli import app
+from backend.common import defaults
 from backend.config.settings import Settings
 from backend.providers.named_models import NAMED_MODELS
 from backend.task.calibration_setting import calibration_of
@@ -81,14 +82,15 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> Callable[..., EnsembleConfig]:
 
 
 def test_option_orders_reach_the_spec_of_score_and_of_a_worker(tmp_path, files, worker) -> None:
-    assert calls_per_member(score(tmp_path, files, {}, "--dry-run")) == {len(ITEMS)}
-    assert calls_per_member(score(tmp_path, files, {"LABEL_AUDIT_OPTION_ORDERS": "2"}, "--dry-run")) == {2 * len(ITEMS)}
-    assert calls_per_member(score(tmp_path, files, {"LABEL_AUDIT_OPTION_ORDERS": "2"}, "--dry-run",
-                                  "--option-orders", "1")) == {len(ITEMS)}  # the option over the environment
+    assert defaults.OPTION_ORDERS == 2  # the default asks twice; the environment's 1 asks once
+    assert calls_per_member(score(tmp_path, files, {}, "--dry-run")) == {2 * len(ITEMS)}
+    assert calls_per_member(score(tmp_path, files, {"LABEL_AUDIT_OPTION_ORDERS": "1"}, "--dry-run")) == {len(ITEMS)}
+    assert calls_per_member(score(tmp_path, files, {"LABEL_AUDIT_OPTION_ORDERS": "1"}, "--dry-run",
+                                  "--option-orders", "2")) == {2 * len(ITEMS)}  # the option over the environment
     plain = worker().spec(CONFIG)
-    config = worker(LABEL_AUDIT_OPTION_ORDERS="2")
+    config = worker(LABEL_AUDIT_OPTION_ORDERS="1")
     spec = config.spec(CONFIG)
-    assert orders_of(plain) == 1 and orders_of(spec) == 2
+    assert orders_of(plain) == 2 and orders_of(spec) == 1
     assert config.model_version(spec) != config.model_version(plain)
     web = EnsembleConfig(Settings.from_env())  # the web backend, resolving the same environment
     assert web.spec(CONFIG) == spec and web.model_version(web.spec(CONFIG)) == config.model_version(spec)

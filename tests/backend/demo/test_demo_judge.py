@@ -40,6 +40,8 @@ def test_the_estimate_is_items_times_prompts_times_the_measured_seconds() -> Non
     assert time_estimate(NAME, items=48, prompts=4) != text
     note = judge_note(NAME, items=24, prompts=4)
     assert note.startswith(f"The judge is local:{NAME}") and model.licence in note and text in note
+    twice = time_estimate(NAME, items=24, prompts=4, orders=2)  # a lettered task asked in two option orders
+    assert "24 items x 4 prompts x 2 option orders = 192 calls" in twice
 
 
 def test_the_member_is_the_named_judge_or_the_embedded_default() -> None:
