@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+from scipy.stats import binomtest
 
 from backend.common import defaults
 from backend.review.calibration import not_enough
@@ -173,19 +174,32 @@ def observations(evidence: Sequence[ItemEvidence], *, pool_annotators: bool = Fa
     return out
 
 
+#: Significance a learnt error cut's precision must reach against the reviewed items' error rate.
+SEPARATION_P = 0.05
+
+
 def thresholds_from_verdicts(p_wrong: Sequence[float], wrong: Sequence[bool], *, base: Thresholds | None = None) -> Thresholds:
     """The error cut of best F1 on the reviewed items; ``base`` (the defaults) when the verdicts are too few."""
     base = base or Thresholds()
     if not_enough(list(wrong)) is not None:
         return base
     scores, truth = np.asarray(p_wrong, dtype=float), np.asarray(wrong, dtype=bool)
+    cuts = np.unique(scores)
     best, best_f1 = base.error_cut, -1.0
-    for cut in np.unique(scores):
+    for cut in cuts:
         said = scores >= cut
         tp = float((said & truth).sum())
         f1 = 2 * tp / (said.sum() + truth.sum()) if said.sum() + truth.sum() else 0.0
         if f1 > best_f1:
             best, best_f1 = float(cut), f1
+    said = scores >= best
+    # The cut must pick out errors better than chance on these verdicts (one-sided binomial test of its
+    # precision against the reviewed items' error rate); a posterior that does not separate them gives a
+    # best-F1 cut near 0, which would call every suspect a likely error.
+    if best <= cuts[0] or binomtest(int((said & truth).sum()), int(said.sum()), float(truth.mean()),
+                                    alternative="greater").pvalue >= SEPARATION_P:
+        return replace(base, source=f"defaults (the {len(truth)} verdicts do not separate errors: "
+                                    "no cut beats their error rate)")
     return replace(base, error_cut=min(max(best, 0.0), 1.0), source=f"verdicts (n={len(truth)})")
 
 

@@ -85,6 +85,16 @@ def test_thresholds_come_from_verdicts_only_when_there_are_enough():
         Thresholds(error_cut=1.5)
 
 
+def test_verdicts_that_the_posterior_does_not_separate_keep_the_defaults():
+    """A score that ranks the reviewed errors no better than the rest: the best-F1 cut would call every
+    suspect a likely error (seen on ChaosNLI with judges at chance), so the defaults stay, and say why."""
+    wrong = [k % 4 == 0 for k in range(40)]
+    scores = [0.5 if w else 0.5 + 0.01 * (k % 5) for k, w in enumerate(wrong)]  # the errors score lowest
+    kept = thresholds_from_verdicts(scores, wrong)
+    assert kept.error_cut == Thresholds().error_cut
+    assert kept.source == "defaults (the 40 verdicts do not separate errors: no cut beats their error rate)"
+
+
 def test_triage_items_reads_ledger_rows_and_skips_errored_ones():
     rows = []
     for k in range(40):
