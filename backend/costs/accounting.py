@@ -7,7 +7,9 @@ own (``usage``: OpenAI ``prompt_tokens``/``completion_tokens``, Gemini ``prompt_
 
 A family that asks several questions per item (multi-label, spans) records one member row per question
 (``member#question``); those rows count for their member x prompt, so the per-member ``cached`` counts add
-up to the run's ``cache_hits``.
+up to the run's ``cache_hits``. A question asked in several option orders (single choice, preferences)
+records each member's average over the orders, and keeps each order's answers in ``ItemResult.questions``:
+those are the calls (:func:`answered_calls`).
 """
 
 from __future__ import annotations
@@ -112,6 +114,18 @@ def _basis(priced: bool, prices: PriceTable | None, account: MemberAccount) -> s
     return f"provider-reported tokens x prices as of {prices.as_of or 'an undated price file'}"
 
 
+def answered_calls(result: ItemResult) -> list[Any]:
+    """The member answers behind ``result``, one per provider call (or cache hit).
+
+    An item asked in several option orders keeps each order's answers in ``result.questions`` and their
+    average in ``result.members``: counting the average would count one call where there were several. A
+    family whose questions carry no members (multi-label, spans) has one row per question in ``members``.
+    """
+    if result.questions and any(q.members for q in result.questions):
+        return [m for q in result.questions for m in answered_calls(q)]
+    return list(result.members)
+
+
 class Accountant:
     """Adds up members' usage over the results of a run, in any order."""
 
@@ -122,7 +136,7 @@ class Accountant:
     def add(self, result: ItemResult) -> None:
         """Count one item's member answers; a family's per-question rows count for their member x prompt."""
         seen = set()
-        for member in result.members:
+        for member in answered_calls(result):
             member_id = base_member_id(member.member_id)
             self.members.setdefault(member_id, MemberAccount(member_id)).add(member)
             seen.add(member_id)
