@@ -17,6 +17,7 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
+from backend.costs.accounting import answered_calls
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.projectspec import attach_guidelines
 from backend.labelstudio.taskshape import job_task
@@ -178,8 +179,9 @@ def audited_controls(label_config: str, spec: Any, *, control: str | None) -> di
 
 
 def _calls(result: ItemResult) -> int:
-    """The ledger does not know the calls themselves: a member answer that was not cached counts as one."""
-    return sum(1 for m in result.members if not m.cached and m.error is None)
+    """The ledger does not know the calls themselves: a member answer that was not cached counts as one
+    (each option order's answer, not their average: :func:`backend.costs.accounting.answered_calls`)."""
+    return sum(1 for m in answered_calls(result) if not m.cached and m.error is None)
 
 
 def stats_from_results(results: list[ItemResult]) -> EngineStats:

@@ -45,3 +45,18 @@ def test_each_order_of_each_member_is_counted_once_and_a_rerun_counts_cache_hits
             assert usage["calls"] == 0
             assert all(r["cached"] == n_orders * len(ITEMS) for r in rows.values())
     cache.close()
+
+
+def test_a_worker_summary_read_back_from_stored_results_counts_the_same_calls(tmp_path):
+    """The ledger stores each order's answers inside the result (JSON round trip): the worker's summary,
+    rebuilt from stored results, counts the calls the engine made."""
+    from backend.scoring.results import ItemResult
+    from backend.worker.project_audit import stats_from_results
+
+    spec = generic_spec(labels=LABELS, fields=["text"], option_orders=2)
+    judge = LetterBiasedJudge(share=0.3)
+    members = build_members([MemberSpec(provider=judge.name, model=judge.model, prompts=("generic-question",))],
+                            spec, provider_factory=lambda e: judge)
+    engine = make_engine(spec, members, cache=None)
+    stored = [ItemResult.from_json(r.to_json()) for r in engine.score(ITEMS)]
+    assert stats_from_results(stored).llm_calls == engine.stats.llm_calls == 2 * len(ITEMS)
