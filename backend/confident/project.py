@@ -57,7 +57,12 @@ def prepare_for_project(members: Sequence[Member], *, connect: Callable[[], Any]
 
 
 def share_fits(engine: Any, items: Sequence[Item], cache: CallCache) -> None:
-    """Let the first fit of this project version serve every other job (through the call cache)."""
+    """Let the first fit of this project version serve every other job (through the call cache).
+
+    A question asked in several option orders has one engine per order; the confident-learning member
+    answers the first (``Question.reorders``), so its answers are stored under that engine's keys.
+    """
+    asked = engine.engines[0] if hasattr(engine, "engines") else engine
     for member in engine.members:
         if is_confident(member):
-            member.provider.on_fit = cache_priming_hook(engine, member, items, cache)
+            member.provider.on_fit = cache_priming_hook(asked, member, items, cache)

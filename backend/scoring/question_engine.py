@@ -46,13 +46,18 @@ def make_engine(spec: TaskSpec, members: Sequence[Member], *, cache: Any, config
     return QuestionEngine(spec, members, questions, cache=cache, config=config, budget=budget, secrets=secrets)
 
 
+def _reads_order(member: Member) -> bool:
+    """Whether ``member``'s answer can depend on the options' order (a confident-learning member's cannot)."""
+    return bool(getattr(member.provider, "reads_order", True))
+
+
 def _members_asked(question: Question, members: Sequence[Member]) -> Sequence[Member]:
     """The members asked ``question``: a repeat of the first question in another option order leaves out
-    those whose answer does not depend on the order (all of them when none does)."""
+    those whose answer does not depend on the order (when none does, the question is not asked at all:
+    :attr:`QuestionEngine.repeats`; its engine keeps every member only to state the rule)."""
     if not question.reorders:
         return members
-    reading = [m for m in members if getattr(m.provider, "reads_order", True)]
-    return reading or members
+    return [m for m in members if _reads_order(m)] or members
 
 
 def _score_asked(engine: Engine, asked: Sequence[Item], *, conditional: bool) -> list[ItemResult]:
@@ -122,6 +127,9 @@ class QuestionEngine(ChunkedScoring):
         self.questions = tuple(questions)
         self.engines = [Engine(q.spec, _members_asked(q, self.members), cache=cache, config=self.config,
                                budget=budget, secrets=secrets) for q in self.questions]
+        #: Per question: a repeat in another order that no member's answer depends on, so the first order's
+        #: verdicts stand for it (without their members: merging counts each answer once, no second call).
+        self.repeats = tuple(q.reorders and not any(_reads_order(m) for m in self.members) for q in self.questions)
         self.threshold = self.engines[0].threshold
         self.rules = tuple(engine.rule for engine in self.engines)
         self.stats = EngineStats()
@@ -130,7 +138,10 @@ class QuestionEngine(ChunkedScoring):
         family = self.spec.task_family
         judged = [e for e in entries if isinstance(e, Item)]
         per_question: list[list[ItemResult]] = []
-        for question, engine in zip(self.questions, self.engines):
+        for question, engine, repeat in zip(self.questions, self.engines, self.repeats):
+            if repeat and per_question:
+                per_question.append([replace(r, members=()) for r in per_question[0]])
+                continue
             asked = [replace(family.question_item(self.spec, question, it),
                              original=family.question_original(self.spec, question, it.original)) for it in judged]
             per_question.append(_score_asked(engine, asked, conditional=question.conditional))

@@ -123,3 +123,26 @@ def test_asked_in_the_first_option_order_only_beside_a_judge_asked_in_every_orde
     assert len(judge.prompts) == 2 * len(items)  # the judge still answers both orders
     assert engine.stats.llm_calls == 3 * len(items)  # 90 classifier answers + 2 x 90 judge calls
     cache.close()
+
+
+def test_alone_in_several_option_orders_it_is_asked_once_and_fitted_once(tmp_path):
+    """No member reads the letters: the other orders are not asked at all (a worker job asking them again
+    missed the primed cache and refitted per job)."""
+    from backend.scoring.question_engine import make_engine
+    from backend.task.option_orders import with_option_orders
+
+    records = ticket_records(n=90, error_rate=0.1, seed=3)
+    items = [Item(id=str(r["id"]), original=r["label"], fields={"text": r["text"]}) for r in records]
+    spec = with_option_orders(SPEC, 2)
+    members = prepare_members(build_members([CLEANLAB], spec), items, spec, delimit=True).members
+    cache = CallCache(f"sqlite:///{tmp_path / 'cache.sqlite'}")
+    once = list(make_engine(SPEC, prepare_members(build_members([CLEANLAB], SPEC), items, SPEC,
+                                                   delimit=True).members, cache=None).score(items))
+    engine = make_engine(spec, members, cache=cache)
+    results = list(engine.score(items))
+    assert engine.stats.llm_calls == len(items) and members[0].provider.fits == 1
+    for result, alone in zip(results, once):
+        assert len(result.members) == 1 and [len(q.members) for q in result.questions] == [1, 0]
+        assert result.members[0].probs == pytest.approx(alone.members[0].probs)
+        assert result.prediction == alone.prediction and result.flagged == alone.flagged
+    cache.close()

@@ -2,7 +2,8 @@
 
 A job holds one batch, the member learns from the whole project: the first job fits once (on every
 labelled task of the project) and stores every task's answer in the call cache; the other jobs find
-theirs there. Observable from the ledger: only the fitting job's items have answers that were not cached.
+theirs there. Observable from the ledger: only items of the fitting job have answers that were not cached.
+The tickets are asked in two option orders (the default): the member answers the first only.
 The tickets' planted errors are the only wrong labels, so the flags' precision is measured too.
 """
 
@@ -46,7 +47,10 @@ def test_worker_fits_once_per_project_version_and_finds_planted_errors(label_stu
     results = Ledger(env["DATABASE_URL"]).results(str(project), model_version=summary["model_version"])
     answers = [m for r in results for m in r.members]
     assert {m.member_id for m in answers} == {"cleanlab:tfidf-logreg/features@v1"}
-    assert sum(not m.cached for m in answers) == BATCH  # one job fitted; the other four read the cache
+    fresh = sorted(int(r.id) for r in results if any(not m.cached for m in r.members))
+    # One job fitted (its items answered as they came, the rest of its batch may already read the answers
+    # the fit stored); the other four jobs read the cache. Tasks are batched in id order.
+    assert fresh and fresh[-1] - fresh[0] < BATCH
     flagged = [r for r in results if r.flagged]
     hits = sum(bool(r.data.get("planted")) for r in flagged)
     assert hits >= 12 and hits / len(flagged) >= 0.7  # 15 planted among 150; chance precision 0.1
