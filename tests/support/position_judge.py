@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from backend.providers.base import ClassDistribution
+from backend.scoring.members import MemberSpec, build_members
 
 
 class LetterBiasedJudge:
@@ -36,3 +37,9 @@ class LetterBiasedJudge:
     def cache_params(self) -> Mapping[str, Any]:
         inner = dict(self.inner.cache_params()) if self.inner is not None else {}
         return {"kind": "letter-biased", "letter": self.letter, "share": self.share, "inner": inner}
+
+
+def team(spec: Any, provider: Any, *, prompts: Sequence[str] | None = None) -> list:
+    """``provider`` as the ensemble's one member, with every prompt of ``spec`` (or ``prompts``)."""
+    entry = MemberSpec(provider=provider.name, model=provider.model, prompts=tuple(prompts) if prompts else None)
+    return build_members([entry], spec, provider_factory=lambda e: provider)

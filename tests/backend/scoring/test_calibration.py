@@ -15,12 +15,12 @@ from backend.scoring.cache import CallCache
 from backend.scoring.contextual_calibration import (CONTENT_FREE, FLOOR, calibrate, calibration_of, content_free_items,
                                          mean_distribution, resolve_calibration, with_calibration)
 from backend.scoring.engine import Engine
-from backend.scoring.members import MemberSpec, build_members, ensemble_fingerprint
+from backend.scoring.members import ensemble_fingerprint
 from backend.task.dataset import Item
 from backend.task.generic import generic_spec
 from backend.task.option_orders import order_questions
 from backend.scoring.question_engine import make_engine
-from tests.support.position_judge import LetterBiasedJudge
+from tests.support.position_judge import LetterBiasedJudge, team
 
 LABELS = ["sport", "politics", "science"]
 SHOWN = ["Sport news", "Politics news", "Science news"]
@@ -32,11 +32,6 @@ ITEMS = [Item(id=f"i{k}", original=LABELS[k % 3], fields={"text": text}) for k, 
 def spec_with(n_orders: int, mode: str):
     return generic_spec(labels=LABELS, fields=["text"], shown=SHOWN, question="Which section does this go in?",
                         option_orders=n_orders, calibration=mode)
-
-
-def team(spec, provider, *, prompts=None):
-    entry = MemberSpec(provider=provider.name, model=provider.model, prompts=prompts)
-    return build_members([entry], spec, provider_factory=lambda e: provider)
 
 
 @pytest.fixture()

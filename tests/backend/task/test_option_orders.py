@@ -16,10 +16,10 @@ from backend.task.dataset import Item
 from backend.task.generic import generic_spec
 from backend.scoring.cache import CallCache
 from backend.scoring.engine import Engine, EngineConfig
-from backend.scoring.members import MemberSpec, build_members, ensemble_fingerprint, parse_member_arg, spec_fingerprint
+from backend.scoring.members import ensemble_fingerprint, parse_member_arg, spec_fingerprint
 from backend.task.option_orders import order_questions, resolve_orders, rotated_spec, shifts, with_option_orders
 from backend.scoring.question_engine import QuestionEngine, make_engine
-from tests.support.position_judge import LetterBiasedJudge
+from tests.support.position_judge import LetterBiasedJudge, team
 
 LABELS = ["sport", "politics", "science"]
 SHOWN = ["Sport news", "Politics news", "Science news"]
@@ -31,11 +31,6 @@ ITEMS = [Item(id=f"i{k}", original=LABELS[k % 3], fields={"text": text}) for k, 
 def spec_with(n_orders: int):
     return generic_spec(labels=LABELS, fields=["text"], shown=SHOWN, question="Which section does this go in?",
                         option_orders=n_orders)
-
-
-def team(spec, provider, *, prompts=None):
-    entry = MemberSpec(provider=provider.name, model=provider.model, prompts=prompts)
-    return build_members([entry], spec, provider_factory=lambda e: provider)
 
 
 @pytest.fixture()
