@@ -18,7 +18,10 @@ subset (labels spelt entailment/neutral/contradiction; each member is one more s
 the figures are also given on that subset). Flagged = the ensemble's top label differs from the
 old label (today's routing: every flagged item goes to the experts).
 
-Usage: ``python bench/bench_triage.py --data <chaosNLI_snli.jsonl> [--json out.json]``.
+``--rte FILE`` adds Snow et al.'s RTE crowd (named workers, expert gold, no text: annotators only; see
+``bench/triage_rte.py``) with 3 and 5 workers per item, the truth model pooled and per worker.
+
+Usage: ``python bench/bench_triage.py --data <chaosNLI_snli.jsonl> [--rte <rte.standardized.tsv>] [--json out.json]``.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from sklearn.metrics import average_precision_score
 
 from backend.confident.classifier import out_of_fold_probs
 from backend.review.triage import AMBIGUOUS, GUIDELINE_GAP, LIKELY_ERROR, ItemEvidence, triage
+from triage_rte import evaluate_rte, load_rte, rte_table  # beside this file (bench/ is on the path when run)
 
 LABELS = ["e", "n", "c"]
 LONG = {"entailment": "e", "neutral": "n", "contradiction": "c"}
@@ -178,6 +182,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--judges", type=Path, default=None, help="label-audit score --out file on a subset")
     parser.add_argument("--anchored", type=float, default=0.1, help="share of items given expert gold (control sample)")
+    parser.add_argument("--rte", type=Path, default=None, help="Snow et al. 2008 rte.standardized.tsv (named workers)")
     args = parser.parse_args()
     rows = load(args.data)
     errors = {r["id"] for r in rows if r["top_share"] >= 0.8 and r["old"] != r["top"]}
@@ -200,6 +205,13 @@ def main() -> None:
             results[key] = evaluate(data, err, amb, pool=pool, anchored=share, seed=args.seed)
     for name, out in results.items():
         print(table(name, out))
+    if args.rte:
+        for k in (3, 5):
+            rte_rows = load_rte(args.rte, k=k)
+            for pool, share in ((True, 0.0), (False, 0.0), (False, args.anchored)):
+                key = f"rte k={k}/{'pooled' if pool else 'workers'}/anchored={share}"
+                results[key] = evaluate_rte(rte_rows, pool=pool, anchored=share, seed=args.seed)
+                print(rte_table(key, results[key]))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 
