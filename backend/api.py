@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
     from backend.labelstudio.client import connect, ensure_user, iter_tasks, organization_id  # noqa: F401
     from backend.labelstudio.error_lines import client_errors, describe_error  # noqa: F401
     from backend.labelstudio.taskshape import as_dict, field, live_annotations  # noqa: F401
-    from backend.labelstudio.tasks import crowd_labels  # noqa: F401
+    from backend.labelstudio.tasks import crowd_by_item, crowd_labels  # noqa: F401
     from backend.labelstudio.gold_marks import GOLD_USER_EMAIL, is_gold_annotation, mark_gold  # noqa: F401
     from backend.labelstudio.instances import source_url  # noqa: F401
     from backend.labelstudio.expert_instances import review_clients  # noqa: F401

@@ -69,6 +69,20 @@ def crowd_labels(task: Mapping[str, Any], spec: TaskSpec) -> list[CrowdLabel]:
     return out
 
 
+def crowd_by_item(labels: Iterable[CrowdLabel]) -> dict[str, dict[str, str]]:
+    """Item id -> annotator -> label: the shape the truth model reads (unparsed labels left out).
+
+    An annotation with no annotator keeps its own key (``annotation <id>``) so two anonymous answers stay
+    two labels. The report (from Label Studio) and ``review push`` (from the ledger) both go through here,
+    so one item gets one triage whichever command shows it.
+    """
+    out: dict[str, dict[str, str]] = {}
+    for lab in labels:
+        if lab.label is not None:
+            out.setdefault(str(lab.task_id), {})[lab.annotator or f"annotation {lab.annotation_id}"] = lab.label
+    return out
+
+
 def task_to_item(task: Mapping[str, Any], spec: TaskSpec, *, label_field: str | None = None,
                  max_chars: int = defaults.MAX_ITEM_CHARS) -> tuple[Item, list[CrowdLabel]]:
     """Convert one LS task; raise ValueError (a ``RecordError``) saying what is wrong with it.

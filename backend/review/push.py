@@ -33,6 +33,7 @@ from backend.labelstudio.client import (
 from backend.labelstudio.expert_instances import ReviewClients, as_review_clients
 from backend.labelstudio.expertview import Guidelines, check_guidelines
 from backend.labelstudio.labelconfig import expert_name
+from backend.labelstudio.tasks import crowd_by_item
 from backend.scoring.results import ItemResult
 from backend.review.images import ReviewImages, prepare_or_pass
 from backend.review.sample_push import SampleRequest, draw_for_push, review_order
@@ -275,8 +276,9 @@ def _choose_new_items(client: LabelStudio, store: ReviewStore, ledger: Any, sour
     have = {i.task_id for i in existing}
     candidates = [r for r in ledger.flagged(source.key, threshold=threshold) if str(r.id) not in have]
     candidates = [r for r in candidates if r.prediction is not None]
+    crowd = crowd_by_item(lab for labs in ledger.crowd_labels(source.key).values() for lab in labs)
     candidates, report.triage = route_suspects(ledger.results(source.key), candidates, labels=source.spec.labels,
-                                               outcomes=store.gold_labels(source.key),
+                                               outcomes=store.gold_labels(source.key), crowd=crowd,
                                                include_ambiguous=include_ambiguous)
     room = None if budget is None else max(budget - len(existing), 0)
     if next_n is not None:

@@ -9,7 +9,7 @@ benchmarks so far, docs/triage.md, the triage routes no better than sending ever
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from backend.review.triage import AMBIGUOUS, GUIDELINE_GAP, LIKELY_ERROR, triage_items
 
@@ -20,13 +20,17 @@ MIN_SOURCES = 3
 
 
 def route_suspects(results: Sequence[Any], candidates: Sequence[Any], *, labels: Sequence[str],
-                   outcomes: Sequence[Any] = (), include_ambiguous: bool = True) -> tuple[list[Any], dict[str, Any]]:
+                   outcomes: Sequence[Any] = (), crowd: Mapping[str, Mapping[str, str]] | None = None,
+                   include_ambiguous: bool = True) -> tuple[list[Any], dict[str, Any]]:
     """The suspects ``review push`` sends, and the triage it reports (``candidates`` keep their order).
 
     Likely errors go to the blind review as before; ambiguous and guideline-gap items are held back for
     the lead (listed in the returned block under ``held``) unless ``include_ambiguous``. ``results`` are
     every ledger row of the project (the truth model needs the clear items too), ``outcomes`` the stored
     review outcomes (:class:`backend.review.outcome.ReviewOutcome`); the experts' settled ones anchor it.
+    ``crowd`` is item -> annotator -> label, the original annotations the ledger keeps
+    (:func:`backend.labelstudio.tasks.crowd_by_item`): the report's triage reads the same, so a suspect
+    gets one class in both.
     Not triaged, every candidate sent as before: tasks asked as several questions (``ItemResult.questions``),
     projects with fewer than :data:`MIN_SOURCES` sources (the original label and one judge: the latent-class
     model is not identified), and suspects with no member distribution (nothing but their own label).
@@ -34,7 +38,7 @@ def route_suspects(results: Sequence[Any], candidates: Sequence[Any], *, labels:
     if any(getattr(r, "questions", ()) for r in results) or not candidates:
         return list(candidates), {}
     anchors = {str(o.task_id): o.gold for o in outcomes if o.status.by_experts and o.gold is not None}
-    result = triage_items(results, labels=labels, anchors=anchors)
+    result = triage_items(results, labels=labels, crowd=crowd, anchors=anchors)
     if len(result.sources) < MIN_SOURCES:
         return list(candidates), {"not_applied": f"{len(result.sources)} source(s) of labels; Dawid–Skene needs at "
                                                  f"least {MIN_SOURCES} to be identified: every suspect is sent",

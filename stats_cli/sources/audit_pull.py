@@ -16,7 +16,7 @@ from typing import Any, Iterator
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from backend.api import crowd_labels
+from backend.api import crowd_by_item, crowd_labels
 from backend.api import Settings, review_clients
 from backend.api import Ledger
 from backend.api import refresh_review as refresh_review_outcomes
@@ -124,12 +124,7 @@ def _fetch(client: Any, project: int, ids: list[str], *, whole: bool) -> Iterato
 
 def source_crowd(tasks: list[dict[str, Any]], spec: TaskSpec) -> dict[str, dict[str, str]]:
     """Item id -> annotator -> label from the source annotations (gold annotations left out, as the worker does)."""
-    out: dict[str, dict[str, str]] = {}
-    for task in tasks:
-        for lab in crowd_labels(task, spec):
-            if lab.label is not None:
-                out.setdefault(lab.task_id, {})[lab.annotator or f"annotation {lab.annotation_id}"] = lab.label
-    return out
+    return crowd_by_item(lab for task in tasks for lab in crowd_labels(task, spec))
 
 
 def pull_audit(

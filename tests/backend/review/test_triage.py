@@ -153,3 +153,41 @@ def test_push_routing_is_not_applied_with_too_few_sources_or_no_distributions():
     sent, block = route_suspects(rows, rows, labels=LABELS)
     assert sent == rows and block["held"] == []
     assert "not applied" in held_lines(block)[0]
+
+
+def test_push_routing_reads_the_original_annotators_as_the_report_does(tmp_path):
+    """The push's triage takes the crowd the ledger keeps: a suspect whose annotators split is held back
+    as ambiguous, as the report's section (which reads the same crowd) calls it."""
+    from backend.labelstudio.tasks import crowd_by_item
+    from backend.ledger import Ledger
+    from backend.ledger.store import CrowdLabel
+    from backend.review.triage_route import route_suspects
+
+    rows = []
+    for k in range(45):
+        lab = LABELS[k % 3]
+        if k < 3:  # flagged, both judges confident the label is wrong
+            members = (MemberResult("judge:x", probs={"neu": 0.97, "pos": 0.03}),
+                       MemberResult("judge:y", probs={"neu": 0.95, "pos": 0.05}))
+            rows.append(ItemResult(id=str(k), original="pos", prediction="neu", confidence=0.96,
+                                   probs={"neu": 0.96}, flagged=True, members=members))
+        else:
+            members = (MemberResult("judge:x", probs={lab: 0.9, LABELS[(k + 1) % 3]: 0.1}),
+                       MemberResult("judge:y", probs={lab: 0.9, LABELS[(k + 2) % 3]: 0.1}))
+            rows.append(ItemResult(id=str(k), original=lab, prediction=lab, confidence=0.9, probs={lab: 0.9},
+                                   flagged=False, members=members))
+    ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.sqlite'}")
+    split = ["pos", "pos", "neu", "neu", "neg"]  # item 0: 2 of 5 gave the original label (p_d 0.4)
+    ledger.record_crowd("p", [CrowdLabel("0", f"a{j}", lab, f"annotator {j}") for j, lab in enumerate(split)]
+                        + [CrowdLabel("1", "b0", None, "annotator 0")])  # an unparsed label is left out
+    crowd = crowd_by_item(lab for labs in ledger.crowd_labels("p").values() for lab in labs)
+    assert crowd == {"0": {f"annotator {j}": lab for j, lab in enumerate(split)}}
+    candidates = [r for r in rows if r.flagged]
+    blind_sent, _ = route_suspects(rows, candidates, labels=LABELS, include_ambiguous=False)
+    sent, block = route_suspects(rows, candidates, labels=LABELS, crowd=crowd, include_ambiguous=False)
+    assert "0" in {str(r.id) for r in blind_sent}  # without the crowd nothing says the annotators split
+    held = {t["item"]: t for t in block["held"]}
+    assert "0" not in {str(r.id) for r in sent} and held["0"]["class"] == AMBIGUOUS
+    assert any("annotators split" in reason for reason in held["0"]["reasons"])
+    report_view = triage_items(rows, labels=LABELS, crowd=crowd)
+    assert {t.item: t.klass for t in report_view.items}["0"] == held["0"]["class"]
