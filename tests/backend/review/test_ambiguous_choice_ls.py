@@ -4,6 +4,9 @@ through the API come back as the reserved token, the outcomes follow, and sync-g
 from __future__ import annotations
 
 import pytest
+from typer.testing import CliRunner
+
+from backend.cli import app
 
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.taskshape import as_dict
@@ -51,6 +54,20 @@ def test_refused_for_a_multi_label_project_before_anything_is_sent(label_studio,
         push_review(ls.client, store, ledger, project_id=project, experts=[unique_email("m")], ambiguous_choice=True)
     assert store.items(str(project)) == [] and store.projects(str(project)) == []
     assert {p.id for p in ls.client.projects.list()} == before
+
+
+def test_the_cli_refuses_it_in_one_line_with_exit_code_2(label_studio, record_verdicts, tmp_path):
+    ls = label_studio
+    project, _ids, _ledger, store = scored(ls, record_verdicts, MULTI)
+    env = {"LABEL_STUDIO_URL": ls.url, "LABEL_STUDIO_API_KEY": ls.token, "LABEL_AUDIT_REVIEW_URL": None,
+           "LABEL_AUDIT_REVIEW_API_KEY": None, "LABEL_AUDIT_EXPERT_INSTANCES": None,
+           "DATABASE_URL": f"sqlite:///{tmp_path / 'audit.sqlite'}"}
+    result = CliRunner().invoke(app, ["review", "push", "--project", str(project), "--experts", unique_email("c"),
+                                      "--allow-same-instance", "--ambiguous-choice"], env=env)
+    assert result.exit_code == 2, result.output
+    assert "--ambiguous-choice needs one single-choice <Choices> control" in result.output
+    assert "Traceback" not in result.output and ls.token not in result.output
+    assert store.projects(str(project)) == []
 
 
 def test_both_rounds_offer_it_and_the_outcomes_follow(label_studio, record_verdicts):
