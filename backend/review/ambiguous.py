@@ -22,7 +22,7 @@ from backend.review.outcome import AMBIGUOUS_ANSWER
 from backend.task.spec import TaskSpec
 
 __all__ = ["AMBIGUOUS_CHOICE", "AMBIGUOUS_TEXT", "OFFERED_FAMILIES", "check_offerable", "extra_choices",
-           "read_answer"]
+           "read_answer", "shown_answer"]
 
 AMBIGUOUS_TEXT = "More than one answer may be right"
 AMBIGUOUS_HINT = "For items where the guidelines allow more than one defensible label."
