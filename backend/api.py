@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
     # The review: stores, outcome (gold), sampling design, calibration and active review.
     from backend.review.review_store import ROUND_RECONCILE, ROUND_REVIEW, ReviewStore  # noqa: F401
     from backend.review.source import SourceProject, load_audited_source, load_source  # noqa: F401
-    from backend.review.outcome import GoldStatus, ReviewOutcome, answers_after, decide_outcome  # noqa: F401
+    from backend.review.outcome import AMBIGUOUS_ANSWER, GoldStatus, ReviewOutcome, answers_after, decide_outcome  # noqa: F401
     from backend.review.gold_store import refresh_review  # noqa: F401
     from backend.review.status import project_links  # noqa: F401
     from backend.review.sample_store import SampleStore  # noqa: F401

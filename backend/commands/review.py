@@ -155,6 +155,11 @@ def push(
                                            "send only the suspects the triage calls likely errors and list the "
                                            "ambiguous ones and guideline gaps for the lead (opt-in: on the benchmarks "
                                            "so far it routes no better than sending every suspect, docs/triage.md)."),
+    ambiguous_choice: bool = typer.Option(
+        False, "--ambiguous-choice",
+        help="Offer \"More than one answer may be right\" on every item (and in round 2): for items the guidelines "
+             "allow more than one defensible label; binary or nominal single-choice projects only.",
+    ),
     url: Optional[str] = URL,
     review_url: Optional[str] = REVIEW_URL,
     expert_instances: Optional[str] = EXPERT_INSTANCES,
@@ -182,7 +187,7 @@ def push(
             s.client, s.store, s.ledger, review_client=s.review, project_id=project, experts=experts.split(","),
             threshold=threshold, budget=budget, order=order, seed=seed, label_field=label_field, sample=request,
             initial_passwords=initial_passwords, next_n=next_n, include_ambiguous=include_ambiguous,
-            settings=s.settings,
+            ambiguous_choice=ambiguous_choice, settings=s.settings,
         )
         report.warnings[:0] = accepted
     if json_out:
@@ -190,6 +195,8 @@ def push(
         return
     out = Console(soft_wrap=True)
     out.print(f"project {project}: {report.items} items under review ({report.added} added now)")
+    if report.ambiguous_choice:
+        out.print('  every item offers "More than one answer may be right" (round 2 too)')
     if sample is not None:
         drawn = "drawn now" if report.sample_drawn else "drawn before, kept"
         out.print(f"  random sample ({design}, {drawn}): {report.sampled} control items added now")
@@ -276,6 +283,9 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
     if status.round1:
         out.print("round 1: " + ", ".join(f"{k} {v}" for k, v in status.round1.items()))
     out.print("gold labels: " + (", ".join(f"{k} {v}" for k, v in sorted(status.gold.items())) or "none yet"))
+    if status.gold.get("experts_ambiguous"):
+        out.print(f"  experts_ambiguous: {status.gold['experts_ambiguous']} item(s) the experts agree more than one "
+                  "answer may be right: no gold label, for the lead (a guideline rule, or keep the original)")
     if status.design is not None:
         out.print(f"control sample ({status.design}): " + ", ".join(
             f"{p.stratum} settled {p.settled}/{p.drawn} drawn of {p.population}" for p in status.sample))

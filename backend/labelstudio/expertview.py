@@ -42,6 +42,20 @@ TASK_REFERENCE = re.compile(
 
 
 @dataclass(frozen=True)
+class ExtraChoice:
+    """A static choice the review adds after the project's own (the same on every item, so it tells nothing
+    about one): what the expert sees (``shown``, with a ``hint``) and the reserved value stored (``alias``)."""
+
+    alias: str
+    shown: str
+    hint: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.alias or not self.shown:
+            raise ValueError("an extra choice needs a stored alias and a shown text")
+
+
+@dataclass(frozen=True)
 class Guidelines:
     """The guidelines to show (``html`` is "" when there are none or they were refused) and why not."""
 
@@ -176,8 +190,10 @@ def _shown_attrs(obj) -> dict[str, str]:
 
 
 def append_choices(view: ET.Element, choices: ChoiceControl, *, to_name: str, meanings: Mapping[str, str],
-                   required: bool = True) -> ET.Element:
-    """The expert's ``<Choices>``: each choice shows its meaning and stores the bare label, none selected.
+                   required: bool = True, extra: Sequence[ExtraChoice] = ()) -> ET.Element:
+    """The expert's ``<Choices>``: each choice shows its meaning and stores the bare label, none selected;
+    then the ``extra`` choices (single-choice only: ValueError on a multi-select control or an alias that is
+    one of the project's labels).
 
     Multi-label keeps the project's multi-select control; "no label applies" is an answer there, so it is
     never required (nor is a control shown only under a condition: hidden, it could not be answered).
@@ -193,6 +209,13 @@ def append_choices(view: ET.Element, choices: ChoiceControl, *, to_name: str, me
             attrs["value"] = f"{shown}{MEANING_SEP}{meanings[label]}"
             attrs["hint"] = meanings[label]
         ET.SubElement(ctrl, "Choice", attrs)
+    if extra and choices.multiple:
+        raise ValueError("an extra choice needs a single-choice control")
+    for choice in extra:
+        if choice.alias in choices.labels:
+            raise ValueError(f"the project has a label {choice.alias!r}, reserved for the review's own choice")
+        ET.SubElement(ctrl, "Choice", {"value": choice.shown, "alias": choice.alias,
+                                       **({"hint": choice.hint} if choice.hint else {})})
     return ctrl
 
 
@@ -237,11 +260,13 @@ def expert_label_config(
     answer_fields: Sequence[str] = (),
     answers_title: str = "Round 1 answers",
     choices_title: str | None = None,
+    extra_choices: Sequence[ExtraChoice] = (),
 ) -> str:
     """The review config: each input under its static title, then the choices with their meanings.
 
     ``answer_fields`` adds text blocks under ``answers_title`` before the choices (round 2: the
-    experts' round-1 answers); ``choices_title`` replaces the headers found after the last input.
+    experts' round-1 answers); ``choices_title`` replaces the headers found after the last input;
+    ``extra_choices`` follow the project's choices (:class:`ExtraChoice`).
     Extra controls, dynamic headers and ``selected`` choices of the source are dropped.
     """
     root = parse_label_config(source_xml)
@@ -257,5 +282,5 @@ def expert_label_config(
     for title in [choices_title] if choices_title else (trailing or [CHOICES_TITLE]):
         ET.SubElement(view, "Header", {"value": title, "size": "5"})
     to_name = choices.to_name if choices.to_name in {o.name for o in inputs} else inputs[-1].name
-    append_choices(view, choices, to_name=to_name, meanings=meanings)
+    append_choices(view, choices, to_name=to_name, meanings=meanings, extra=extra_choices)
     return ET.tostring(view, encoding="unicode").replace(" />", "/>")

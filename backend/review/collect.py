@@ -17,6 +17,7 @@ from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.expert_instances import ReviewClients, as_review_clients
 from backend.labelstudio.tasks import annotation_results
 from backend.labelstudio.taskshape import field
+from backend.review.ambiguous import read_answer
 from backend.review.source import REF_FIELD, SourceProject
 from backend.review.review_store import ROUND_REVIEW, Answer, IgnoredAnswer, ReviewProject, ReviewStore
 
@@ -56,7 +57,7 @@ def _project_answers(
         for ann_id, user_id, result in counted:
             expert = project.expert if project.round == ROUND_REVIEW else emails[int(user_id)]
             out.append(Answer(assignment.ref, assignment.task_id, project.round, expert, int(ann_id or 0),
-                              source.spec.task_family.read_result(source.spec, result)))
+                              read_answer(source.spec, result)))
     return out, ignored
 
 

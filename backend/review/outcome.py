@@ -10,6 +10,11 @@ A *sampled* item (a control drawn by a sampling design, reviewed whatever the en
 by the experts even where the ensemble agrees with the original: that is what makes the sample measure
 the error rate among unflagged items.
 
+An expert of a review pushed with ``--ambiguous-choice`` may answer :data:`AMBIGUOUS_ANSWER` ("more than one
+answer may be right"): when every round-1 expert gave it, or round 2 agrees on it, the item is
+``EXPERTS_AMBIGUOUS``: reviewed, no gold label (nothing to correct, nothing for ``sync-gold`` to write). One
+expert giving it and another a label is a split like any other, settled in round 2.
+
 A family whose item has several parts applies the rule per part (:meth:`TaskFamily.gold`,
 :meth:`TaskFamily.reconciled`): multi-label keeps the original of each label the ensemble agrees with and
 the experts' answer on the others, and after round 2 takes the round-1 answer on the labels every expert
@@ -26,7 +31,11 @@ from backend.scoring.ensemble import disagrees
 from backend.scoring.results import ItemResult
 from backend.task.spec import TaskSpec
 
-__all__ = ["GoldStatus", "ReviewOutcome", "consensus", "decide_outcome", "answers_after", "experts_split"]
+__all__ = ["AMBIGUOUS_ANSWER", "GoldStatus", "ReviewOutcome", "consensus", "decide_outcome", "answers_after", "experts_split"]
+
+#: The stored answer of the review's opt-in "More than one answer may be right" choice (the alias of that
+#: ``<Choice>``): reserved, never a project's label (a project label equal to it is refused at push).
+AMBIGUOUS_ANSWER = "label-audit:more-than-one"
 
 
 class GoldStatus(str, Enum):
@@ -36,6 +45,7 @@ class GoldStatus(str, Enum):
     EXPERTS_AGREE = "experts_agree"  # every round-1 expert gave the same answer
     RECONCILED = "reconciled"  # the round-2 answers agree
     SPLIT_UNRESOLVED = "split_unresolved"  # the experts still disagree after reconciliation
+    EXPERTS_AMBIGUOUS = "experts_ambiguous"  # the experts agree more than one answer may be right: no gold
     PENDING = "pending"  # sent to review, not settled yet
     NOT_REVIEWED = "not_reviewed"  # needs the experts, never sent to them
     NOT_SCORED = "not_scored"  # no ensemble verdict (an error, or not scored yet)
@@ -186,9 +196,13 @@ def decide_outcome(
         agreed = consensus(settled)
         if agreed is None:
             return made(None, GoldStatus.SPLIT_UNRESOLVED)
+        if agreed == AMBIGUOUS_ANSWER:
+            return made(None, GoldStatus.EXPERTS_AMBIGUOUS)
         return made(gold(agreed), GoldStatus.RECONCILED)
     if round1 and experts and all(e in round1 for e in experts):
         answers = [round1[e] for e in experts]
+        if None not in answers and set(answers) == {AMBIGUOUS_ANSWER}:
+            return made(None, GoldStatus.EXPERTS_AMBIGUOUS)
         if None not in answers and not experts_split(spec, answers, delta=delta):  # type: ignore[arg-type]
             return made(gold(family.reconciled(spec, answers, answers[0])), GoldStatus.EXPERTS_AGREE)  # type: ignore[arg-type]
     waiting = routed or sampled or bool(round1)

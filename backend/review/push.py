@@ -73,6 +73,7 @@ class PushReport:
     sample_drawn: bool = False  # the sample was drawn by this push (else it was drawn before)
     passwords: dict[str, str] = field(default_factory=dict, repr=False)  # new experts' initial passwords
     triage: dict[str, Any] = field(default_factory=dict)  # backend.review.triage_route.route_suspects: held items, gaps
+    ambiguous_choice: bool = False  # the review offers "More than one answer may be right" (backend.review.ambiguous)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -90,6 +91,7 @@ class PushReport:
             "sample_drawn": self.sample_drawn,
             "passwords": dict(self.passwords),
             "triage": dict(self.triage),
+            "ambiguous_choice": self.ambiguous_choice,
         }
 
 
@@ -137,17 +139,17 @@ def _pick_items(
 
 def _expert_project(
     client: LabelStudio, store: ReviewStore, source: SourceProject, email: str, index: int,
-    guidelines: Guidelines, instance: str | None,
+    guidelines: Guidelines, instance: str | None, ambiguous_choice: bool = False,
 ) -> ReviewProject:
     user_id = ensure_user(client, email, org_id=organization_id(client))
     project_id = create_project(
         client,
         title=f"Review {expert_name(index)} · {email}"[:TITLE_MAX],
-        label_config=source.review_config(guidelines.html),
+        label_config=source.review_config(guidelines.html, ambiguous_choice=ambiguous_choice),
         description="Label each item from its content alone.",
         **{**BLIND_SETTINGS, "expert_instruction": guidelines.html, "show_instruction": bool(guidelines.html)},
     )
-    project = ReviewProject(source.key, ROUND_REVIEW, email, index, user_id, project_id, instance)
+    project = ReviewProject(source.key, ROUND_REVIEW, email, index, user_id, project_id, instance, ambiguous_choice)
     store.add_project(project)
     return project
 
@@ -207,6 +209,7 @@ def push_review(
     initial_passwords: bool = False,
     next_n: int | None = None,
     include_ambiguous: bool = True,
+    ambiguous_choice: bool = False,
     settings: Any = None,
 ) -> PushReport:
     """Send the flagged items of ``project_id`` (highest confidence first, up to ``budget``) to the experts.
@@ -224,11 +227,15 @@ def push_review(
     learnt from the settled control sample (:mod:`backend.review.active`); ValueError while it is too small.
     Suspects the triage calls ambiguous or a guideline gap are held back for the lead (``report.triage``)
     unless ``include_ambiguous`` (:func:`backend.review.triage_route.route_suspects`).
+    ``ambiguous_choice`` offers "More than one answer may be right" on every item of every expert's project
+    (:mod:`backend.review.ambiguous`); ValueError, before anything is stored or sent, for a task that cannot
+    offer it or a review whose projects were made without it. A review made with it keeps offering it.
     """
     experts = check_push_options(experts, order=order, budget=budget)
     source = load_audited_source(client, ledger, project_id, label_field=label_field,
                                  spec_options=settings.spec_options() if settings is not None else None)
     report = PushReport(source_project=project_id)
+    report.ambiguous_choice = _ambiguous_choice(store, source, asked=ambiguous_choice)
 
     version = ledger.latest_version(source.key)
     if version is None:
@@ -265,6 +272,21 @@ def push_review(
     _fill_expert_projects(review, store, source, report, experts=experts, items=items, inputs=inputs,
                           guidelines=guidelines, order=order, seed=seed, images=images)
     return report
+
+
+def _ambiguous_choice(store: ReviewStore, source: SourceProject, *, asked: bool) -> bool:
+    """Whether this push's projects offer the ambiguous choice: asked for, or the review already offers it.
+
+    Every expert of one review must see the same choices, so a review made without it is refused the flag.
+    """
+    stored = store.ambiguous_choice(source.key)
+    if asked and stored is False:
+        raise ValueError(f"project {source.project_id}'s review projects were made without --ambiguous-choice; "
+                         "every expert of a review sees the same choices, so it cannot be added now")
+    offered = asked or bool(stored)
+    if offered:
+        source.check_ambiguous_choice()
+    return offered
 
 
 def _choose_new_items(client: LabelStudio, store: ReviewStore, ledger: Any, source: SourceProject,
@@ -340,7 +362,8 @@ def _fill_expert_projects(
     for email in experts:
         if email not in projects:
             instance, client = review.for_expert(email)
-            projects[email] = _expert_project(client, store, source, email, len(projects), guidelines, instance)
+            projects[email] = _expert_project(client, store, source, email, len(projects), guidelines, instance,
+                                              report.ambiguous_choice)
     for email in experts:
         project = projects[email]
         client = review.for_instance(project.instance)

@@ -3,7 +3,8 @@
 Each task shows the inputs and every expert's round-1 answer as "Expert A: ...", "Expert B: ..."
 (never the original label nor the ensemble's), so the experts can discuss and settle it (Nahum et
 al. App. C.2). Every expert may record their post-discussion answer; the item is resolved when the
-round-2 answers agree. Re-running adds newly found disagreements only.
+round-2 answers agree. A review whose round 1 offered "More than one answer may be right" offers it
+here too (stored with the round-1 projects, :mod:`backend.review.ambiguous`). Re-running adds newly found disagreements only.
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ def _reconcile_project(client: LabelStudio, store: ReviewStore, source: SourcePr
     project_id = create_project(
         client,
         title=("Reconciliation · " + " / ".join(expert_name(i) for i in range(n_experts)))[:TITLE_MAX],
-        label_config=source.reconcile_config(n_experts),
+        label_config=source.reconcile_config(n_experts, ambiguous_choice=bool(store.ambiguous_choice(source.key))),
         description="Items the experts labelled differently: discuss, then record the agreed label.",
         **settings,
     )

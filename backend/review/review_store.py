@@ -46,6 +46,7 @@ class ReviewProject:
     expert_user_id: int | None
     ls_project_id: int
     instance: str | None = None  # URL of the expert's own instance; None: the shared review instance
+    ambiguous_choice: bool = False  # offers "More than one answer may be right" (backend.review.ambiguous)
 
     @property
     def display_name(self) -> str:
@@ -129,7 +130,7 @@ class ReviewStore:
         rows = self._rows(schema.projects, source_project, ("round", "expert_index", "id"), round=round)
         return [
             ReviewProject(r.source_project, r.round, r.expert, r.expert_index, r.expert_user_id, r.ls_project_id,
-                          r.instance)
+                          r.instance, bool(r.ambiguous_choice))
             for r in rows
         ]
 
@@ -138,9 +139,15 @@ class ReviewStore:
             "source_project": str(project.source_project), "round": project.round, "expert": project.expert,
             "expert_index": project.expert_index, "expert_user_id": project.expert_user_id,
             "ls_project_id": project.ls_project_id, "created_at": _now(), "instance": project.instance,
+            "ambiguous_choice": project.ambiguous_choice,
         }
         with self.db_engine.begin() as conn:
             upsert(conn, schema.projects, [row], keys=("source_project", "round", "expert"))
+
+    def ambiguous_choice(self, source_project: str) -> bool | None:
+        """Whether the review's round-1 projects offer "More than one answer may be right" (None: no project yet)."""
+        found = self.projects(source_project, round=ROUND_REVIEW)
+        return any(p.ambiguous_choice for p in found) if found else None
 
     def experts(self, source_project: str) -> list[str]:
         """The round-1 experts' emails in letter order (A, B, ...)."""

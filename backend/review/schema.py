@@ -7,7 +7,7 @@ Label Studio sees the ref, never the source task id, and only this database can 
 
 from __future__ import annotations
 
-from sqlalchemy import Column, DateTime, Float, Integer, String, Table, UniqueConstraint
+from sqlalchemy import Boolean, Column, DateTime, Float, Integer, String, Table, UniqueConstraint
 
 from backend.sqlstore.tables import metadata  # one MetaData for the whole store
 
@@ -28,6 +28,9 @@ projects = Table(
     # The instance's URL when it is an expert's own (NULL: the shared review instance). Fresh instances
     # all number their first project 1, so a project id means nothing without it.
     Column("instance", String(1024)),
+    # The project offers "More than one answer may be right" (review push --ambiguous-choice; NULL: no).
+    # Kept so round 2 offers it too, and so a later push adds it to a new expert's project alike.
+    Column("ambiguous_choice", Boolean),
     UniqueConstraint("source_project", "round", "expert", name="uq_review_projects_key"),
 )
 

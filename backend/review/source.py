@@ -18,6 +18,7 @@ from backend.labelstudio.expertcontrols import expert_controls_config, review_fi
 from backend.labelstudio.expertview import expert_label_config
 from backend.labelstudio.labelconfig import expert_field, find_inputs, parse_label_config
 from backend.labelstudio.projectspec import spec_from_label_config
+from backend.review.ambiguous import check_offerable, extra_choices, shown_answer
 from backend.task.spec import TaskSpec
 
 REF_FIELD = "review_ref"  # the one non-input field of a review task: the opaque reference
@@ -82,18 +83,34 @@ class SourceProject:
             return set(split)
         return {self.control} if split else set()
 
-    def review_config(self, guidelines_html: str = "") -> str:
-        """Round 1: titled inputs and every audited control, nothing selected (``guidelines_html``: checked ones)."""
+    def check_ambiguous_choice(self) -> None:
+        """ValueError unless the review can offer "More than one answer may be right" (:mod:`backend.review.ambiguous`)."""
+        check_offerable(self.spec, single_choices=self.single_choices)
+
+    def review_config(self, guidelines_html: str = "", *, ambiguous_choice: bool = False) -> str:
+        """Round 1: titled inputs and every audited control, nothing selected (``guidelines_html``: checked ones);
+        ``ambiguous_choice`` adds "More than one answer may be right" after the choices (checked first)."""
+        if ambiguous_choice:
+            self.check_ambiguous_choice()
+            return expert_label_config(self.label_config, control=self.control, exclude_fields=(self.label_field,),
+                                       guidelines_html=guidelines_html, extra_choices=extra_choices(True))
         own = self.spec.task_family.review_config(self.spec, self.label_config)
         if own is not None:
             return own
         return expert_controls_config(self.label_config, controls=self.controls, exclude_fields=(self.label_field,),
                                       guidelines_html=guidelines_html)
 
-    def reconcile_config(self, n_experts: int) -> str:
-        """Round 2: the round-1 config plus the experts' answers ("Expert A: ..."), per control when several."""
+    def reconcile_config(self, n_experts: int, *, ambiguous_choice: bool = False) -> str:
+        """Round 2: the round-1 config plus the experts' answers ("Expert A: ..."), per control when several;
+        ``ambiguous_choice``: round 1 offered "More than one answer may be right", so round 2 does too."""
         if n_experts < 2:
             raise ValueError("reconciliation needs at least two experts")
+        if ambiguous_choice:
+            self.check_ambiguous_choice()
+            return expert_label_config(
+                self.label_config, control=self.control, exclude_fields=(self.label_field,),
+                answer_fields=[expert_field(i) for i in range(n_experts)], choices_title="Agreed label",
+                extra_choices=extra_choices(True))
         own = self.spec.task_family.review_config(self.spec, self.label_config,
                                                   answer_fields=[expert_field(i) for i in range(n_experts)])
         if own is not None:
@@ -124,6 +141,8 @@ class SourceProject:
         """What an annotator saw for a stored label (the choice's value when it has an alias)."""
         if label is None:
             return "(no answer)"
+        if shown_answer(label) is not None:
+            return str(shown_answer(label))
         return self.spec.task_family.show_answer(self.spec, label)
 
 

@@ -35,6 +35,7 @@ SOURCE_TEXT = {
     GoldStatus.RECONCILED: "experts",
     GoldStatus.PENDING: "pending review",
     GoldStatus.SPLIT_UNRESOLVED: "experts still disagree",
+    GoldStatus.EXPERTS_AMBIGUOUS: "experts: more than one answer may be right",
     GoldStatus.NOT_REVIEWED: "not reviewed",
     GoldStatus.NOT_SCORED: "no ensemble verdict",
 }

@@ -75,6 +75,11 @@ def _notes(data: AuditData, counts: dict[GoldStatus, int], result: DesignResult 
         notes.append(f"{plural(counts[GoldStatus.SPLIT_UNRESOLVED], 'item')} {are(counts[GoldStatus.SPLIT_UNRESOLVED])} "
                      "unresolved: the experts reviewed them and "
                      "still disagree after reconciliation, so they have no gold label.")
+    if counts.get(GoldStatus.EXPERTS_AMBIGUOUS):
+        n = counts[GoldStatus.EXPERTS_AMBIGUOUS]
+        notes.append(f"{plural(n, 'item')}: the experts agree more than one answer may be right (review push "
+                     "--ambiguous-choice), so they have no gold label: neither a confirmed error nor correct "
+                     "(a sampled one stays unsettled in the estimates).")
     if counts.get(GoldStatus.NOT_REVIEWED):
         notes.append(f"{plural(counts[GoldStatus.NOT_REVIEWED], 'item')} "
                      f"{'needs' if counts[GoldStatus.NOT_REVIEWED] == 1 else 'need'} the experts (the ensemble disagrees with the "
@@ -101,6 +106,8 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
              "unresolved": counts.get(GoldStatus.SPLIT_UNRESOLVED, 0),
              "random sample drawn": 0 if result is None else result.sampled,
              "random sample settled": 0 if result is None else result.settled}
+    if counts.get(GoldStatus.EXPERTS_AMBIGUOUS):  # only a review with --ambiguous-choice has them
+        sizes["more than one answer may be right"] = counts[GoldStatus.EXPERTS_AMBIGUOUS]
     if not reviewed and result is None:
         return pending(KEY, TITLE, "no expert decision is settled yet, so no label error is confirmed; no random "
                        "sample drawn (review push --sample N)", sizes=sizes)

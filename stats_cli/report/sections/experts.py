@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from backend.api import AMBIGUOUS_ANSWER
 from ..agreement import AGREEMENT_COLUMNS, expert_rounds, paradox_note, rater_agreement
 from ..inputs import AuditData
 from ..model import Section, Status, Table, pending
@@ -78,6 +79,10 @@ def _agreement_section(data: AuditData) -> Section:
                      f"{_items(len(subset))} have two expert answers, fewer than the {MIN_KAPPA_ITEMS} a κ needs.")
     if len(before) < MIN_KAPPA_ITEMS:
         notes.append(f"κ rests on {_items(len(before))} only, fewer than {MIN_KAPPA_ITEMS}: read it as a rough sign.")
+    answers = [a for group in (before, rounds.after or {}) for by in group.values() for a in by.values()]
+    if AMBIGUOUS_ANSWER in answers:
+        notes.append("\"More than one answer may be right\" (review push --ambiguous-choice) counts as one more "
+                     "category here: two experts who both pick it agree; one picking it and one a label disagree.")
     if note := paradox_note(row_before):
         notes.append(note)
     sizes = {"items with ≥2 expert answers": len(before), "experts": row_before.n_raters,
