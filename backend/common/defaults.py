@@ -85,10 +85,10 @@ HEALTH_MIN_MASS = 0.5
 EXCLUDE_MEMBERS = ""  # members left out of the ensemble (LABEL_AUDIT_EXCLUDE_MEMBERS, --exclude-member)
 
 # Triage of the flagged items (backend.review.triage) when the review has too few verdicts to learn the
-# error cut: P(original label wrong) under the truth model from which an item is a likely error; annotator
-# share p_d below which annotators split; judges' mean normalised entropy and spread (Jensen–Shannon) above
-# which they are uncertain or disagree; a label pair is a guideline gap when at least GAP_MIN_ITEMS flagged
-# items sit on it and the sources' pooled confusion between the two reaches GAP_MIN_RATE.
+# error cut: P(original label wrong) under the truth model from which an item is a likely error; the share
+# of the annotators' most given label below which they split; judges' mean normalised entropy and spread
+# (Jensen–Shannon) above which they are uncertain or disagree; a label pair is a guideline gap when at least
+# GAP_MIN_ITEMS flagged items sit on it and the sources' pooled confusion between the two reaches GAP_MIN_RATE.
 TRIAGE_ERROR_CUT = 0.7
 TRIAGE_PD_CUT = 0.6
 TRIAGE_ENTROPY_CUT = 0.6

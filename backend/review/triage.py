@@ -6,6 +6,9 @@ under ground-truth variation even an expert scores near a random labeller). The 
 the guidelines, not the labels. The figures, all from the ledger:
 
 - ``p_d``: the share of the original annotators who gave the original label (None with one annotation);
+- the annotators' agreement: the share of their most given label (None with one annotation). Annotators
+  *split* when it is low; ``p_d`` alone would also call a split the annotators who all gave another label
+  than the original (an original imported as a data field), which is the strongest sign of an error;
 - judges' mean entropy (each judge's distribution, normalised by log k): members that agree and are unsure;
 - judges' spread: the Jensen–Shannon divergence of their distributions (entropy of the mean minus the mean
   entropy, normalised by log k): members that disagree with each other;
@@ -13,8 +16,8 @@ the guidelines, not the labels. The figures, all from the ledger:
 - ``p_wrong``: 1 − the truth model's posterior of the original label (:mod:`backend.review.truth_model`,
   every annotator, judge and the ``cleanlab:`` member as sources, the experts' gold as anchors).
 
-Rule: *likely error* when ``p_wrong`` reaches the error cut, the annotators did not split (``p_d`` not
-below its cut) and the judges are not all unsure; otherwise *guideline gap* when the item sits on a label
+Rule: *likely error* when ``p_wrong`` reaches the error cut, the annotators did not split (their agreement
+not below ``pd_cut``) and the judges are not all unsure; otherwise *guideline gap* when the item sits on a label
 pair the sources keep confusing (pooled confusion rate and number of flagged items on the pair), else
 *ambiguous*. The error cut is learnt from the review's own verdicts when there are enough (the cut of
 best F1 on the reviewed items' cross-fitted posteriors: five fits, each anchored on the other folds'
@@ -90,6 +93,7 @@ class ItemTriage:
     judge_spread: float | None
     cl_p_original: float | None
     reasons: tuple[str, ...] = ()
+    annotator_agreement: float | None = None  # share of the annotators' most given label (None: fewer than 2)
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -210,6 +214,13 @@ def _p_d(ev: ItemEvidence) -> float | None:
     return labels.count(ev.original) / len(labels)
 
 
+def _agreement(ev: ItemEvidence) -> float | None:
+    labels = [lab for lab in ev.annotations.values() if lab is not None]
+    if len(labels) < 2:
+        return None
+    return max(labels.count(lab) for lab in set(labels)) / len(labels)
+
+
 def _gaps(model: TruthModel, rows: list[ItemTriage], th: Thresholds) -> tuple[GuidelineGap, ...]:
     confusion, labels = model.pooled_confusion(), model.labels
     out = []
@@ -256,7 +267,8 @@ def triage(evidence: Sequence[ItemEvidence], *, labels: Sequence[str], flagged: 
         entropy, spread = judge_figures(ev.members, model.labels)
         cl = [p for m, p in ev.members.items() if is_confident_member(m) and p]
         cl_p = None if not cl or ev.original is None else float(cl[0].get(str(ev.original), 0.0))
-        rows.append(ItemTriage(ev.item, AMBIGUOUS, ev.original, truth, p_wrong, _p_d(ev), entropy, spread, cl_p))
+        rows.append(ItemTriage(ev.item, AMBIGUOUS, ev.original, truth, p_wrong, _p_d(ev), entropy, spread, cl_p,
+                               annotator_agreement=_agreement(ev)))
     gaps = _gaps(model, rows, thresholds)
     gap_pairs = [set(g.pair) for g in gaps]
     return TriageResult(tuple(_classify(r, thresholds, gap_pairs) for r in rows), gaps,
@@ -282,10 +294,10 @@ def _cross_fitted(obs: Mapping[str, Mapping[str, Any]], anchors: Mapping[str, st
 
 def _classify(row: ItemTriage, th: Thresholds, gap_pairs: list[set[str]]) -> ItemTriage:
     reasons = []
-    split = row.p_d is not None and row.p_d < th.pd_cut
+    split = row.annotator_agreement is not None and row.annotator_agreement < th.pd_cut
     unsure = row.judge_entropy is not None and row.judge_entropy >= th.entropy_cut
     if split:
-        reasons.append(f"annotators split (p_d {row.p_d:.2f} < {th.pd_cut})")
+        reasons.append(f"annotators split (top label share {row.annotator_agreement:.2f} < {th.pd_cut})")
     if unsure:
         reasons.append(f"judges unsure (mean entropy {row.judge_entropy:.2f} >= {th.entropy_cut})")
     if row.judge_spread is not None and row.judge_spread >= th.spread_cut:

@@ -38,10 +38,11 @@ def triage_section(data: AuditData) -> Section:
         [(q.source, q.n, q.accuracy, q.low, q.high) for q in result.sources])
     suspects = Table.build(
         "Every flagged item's triage and the figures it rests on",
-        ("item", "class", "original", "truth model", "P(label wrong)", "p_d", "judges' entropy", "judges' spread",
-         "CL P(original)", "why"),
-        [(t.item, t.klass, t.original, t.truth_label, _cell(t.p_wrong), _cell(t.p_d), _cell(t.judge_entropy),
-          _cell(t.judge_spread), _cell(t.cl_p_original), "; ".join(t.reasons)) for t in result.items])
+        ("item", "class", "original", "truth model", "P(label wrong)", "p_d", "annotators' agreement",
+         "judges' entropy", "judges' spread", "CL P(original)", "why"),
+        [(t.item, t.klass, t.original, t.truth_label, _cell(t.p_wrong), _cell(t.p_d), _cell(t.annotator_agreement),
+          _cell(t.judge_entropy), _cell(t.judge_spread), _cell(t.cl_p_original), "; ".join(t.reasons))
+         for t in result.items])
     gaps = Table.build(
         "Guideline gaps: label pairs the sources keep confusing",
         ("labels", "pooled confusion rate", "flagged items on the pair", "examples"),
@@ -49,7 +50,8 @@ def triage_section(data: AuditData) -> Section:
     th = result.thresholds
     notes = [
         f"Thresholds from {th.source}: likely error when P(label wrong) >= {th.error_cut:.2f}, annotators not split "
-        f"(p_d >= {th.pd_cut}) and judges not all unsure (mean normalised entropy < {th.entropy_cut}); "
+        f"(their most given label's share >= {th.pd_cut}; p_d is the share that gave the original) and judges not "
+        f"all unsure (mean normalised entropy < {th.entropy_cut}); "
         f"a pair is a gap with >= {th.gap_min_items} flagged items on it and a pooled confusion rate >= "
         f"{th.gap_min_rate}. The defaults live in backend/common/defaults.py (TRIAGE_*); the error cut is learnt from "
         "the experts' verdicts once enough are settled (cross-fitted, never from the items under test).",

@@ -191,3 +191,20 @@ def test_push_routing_reads_the_original_annotators_as_the_report_does(tmp_path)
     assert any("annotators split" in reason for reason in held["0"]["reasons"])
     report_view = triage_items(rows, labels=LABELS, crowd=crowd)
     assert {t.item: t.klass for t in report_view.items}["0"] == held["0"]["class"]
+
+
+def test_annotators_who_all_contradict_the_original_are_not_a_split():
+    """An original imported as a data field that every annotator contradicts has p_d 0; they agree with
+    each other, so that is the strongest sign of an error, not a split; a real split still is one."""
+    rng = np.random.default_rng(1)
+    items = _clear_items(30, rng)
+    against = ItemEvidence("x", "pos", {f"a{j}": "neg" for j in range(5)},
+                           {"judge:x": {"neg": 0.9, "pos": 0.1}, "judge:y": {"neg": 0.85, "pos": 0.15}})
+    split = ItemEvidence("s", "pos", {"a0": "pos", "a1": "neg", "a2": "pos", "a3": "neg", "a4": "neu"},
+                         {"judge:x": {"neg": 0.9, "pos": 0.1}, "judge:y": {"neg": 0.85, "pos": 0.15}})
+    rows = {t.item: t for t in triage([*items, against, split], labels=LABELS, flagged=["x", "s"]).items}
+    assert rows["x"].p_d == 0.0 and rows["x"].annotator_agreement == 1.0
+    assert rows["x"].klass == LIKELY_ERROR
+    assert not any("annotators split" in r for r in rows["x"].reasons)
+    assert rows["s"].annotator_agreement == pytest.approx(0.4)
+    assert any("annotators split" in r for r in rows["s"].reasons) and rows["s"].klass != LIKELY_ERROR
