@@ -153,8 +153,8 @@ def push(
                                          "sample: --sample N, then review status)."),
     include_ambiguous: bool = typer.Option(True, "--include-ambiguous/--hold-ambiguous", help="--hold-ambiguous: "
                                            "send only the suspects the triage calls likely errors and list the "
-                                           "ambiguous ones and guideline gaps for the lead (opt-in: on the benchmarks "
-                                           "so far it routes no better than sending every suspect, docs/triage.md)."),
+                                           "ambiguous ones and guideline gaps for the lead (opt-in: it trades recall for "
+                                           "the experts' time; measured in docs/triage.md)."),
     ambiguous_choice: bool = typer.Option(
         False, "--ambiguous-choice",
         help="Offer \"More than one answer may be right\" on every item (and in round 2): for items the guidelines "
