@@ -70,6 +70,10 @@ class Thresholds:
     gap_min_items: int = defaults.TRIAGE_GAP_MIN_ITEMS
     gap_min_rate: float = defaults.TRIAGE_GAP_MIN_RATE
     source: str = "defaults"
+    #: The judges' median mean entropy over every item of the project (set by :func:`triage`, no label used):
+    #: judges are unsure on an item only above it too, so a judge that is soft on every item (a small model
+    #: averaged over option orders: median 0.97 on ChaosNLI) does not make every suspect ambiguous.
+    entropy_usual: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("error_cut", "pd_cut", "entropy_cut", "spread_cut", "gap_min_rate"):
@@ -77,6 +81,8 @@ class Thresholds:
                 raise ValueError(f"{name} must be in [0, 1]")
         if self.gap_min_items < 1:
             raise ValueError("gap_min_items must be at least 1")
+        if self.entropy_usual is not None and not 0.0 <= self.entropy_usual <= 1.0:
+            raise ValueError("entropy_usual must be in [0, 1]")
 
 
 @dataclass(frozen=True)
@@ -256,6 +262,10 @@ def triage(evidence: Sequence[ItemEvidence], *, labels: Sequence[str], flagged: 
             blind = _cross_fitted(obs, anchors, reviewed, labels)
             thresholds = thresholds_from_verdicts([1 - blind[i].get(str(by_id[i].original), 0.0) for i in reviewed],
                                                   [anchors[i] != by_id[i].original for i in reviewed])
+    if thresholds.entropy_usual is None:
+        entropies = [e for e in (judge_figures(ev.members, model.labels)[0] for ev in evidence) if e is not None]
+        if entropies:
+            thresholds = replace(thresholds, entropy_usual=float(np.median(entropies)))
     rows = []
     for item in flagged:
         ev = by_id.get(str(item))
@@ -295,11 +305,14 @@ def _cross_fitted(obs: Mapping[str, Mapping[str, Any]], anchors: Mapping[str, st
 def _classify(row: ItemTriage, th: Thresholds, gap_pairs: list[set[str]]) -> ItemTriage:
     reasons = []
     split = row.annotator_agreement is not None and row.annotator_agreement < th.pd_cut
-    unsure = row.judge_entropy is not None and row.judge_entropy >= th.entropy_cut
+    unsure = (row.judge_entropy is not None and row.judge_entropy >= th.entropy_cut
+              and (th.entropy_usual is None or row.judge_entropy > th.entropy_usual))
     if split:
         reasons.append(f"annotators split (top label share {row.annotator_agreement:.2f} < {th.pd_cut})")
     if unsure:
-        reasons.append(f"judges unsure (mean entropy {row.judge_entropy:.2f} >= {th.entropy_cut})")
+        usual = th.entropy_usual
+        above = f", above their median {usual:.2f} here" if usual is not None and usual >= th.entropy_cut else ""
+        reasons.append(f"judges unsure (mean entropy {row.judge_entropy:.2f} >= {th.entropy_cut}{above})")
     if row.judge_spread is not None and row.judge_spread >= th.spread_cut:
         reasons.append(f"judges disagree (spread {row.judge_spread:.2f} >= {th.spread_cut})")
     if row.p_wrong is None:

@@ -208,3 +208,28 @@ def test_annotators_who_all_contradict_the_original_are_not_a_split():
     assert not any("annotators split" in r for r in rows["x"].reasons)
     assert rows["s"].annotator_agreement == pytest.approx(0.4)
     assert any("annotators split" in r for r in rows["s"].reasons) and rows["s"].klass != LIKELY_ERROR
+
+
+def test_judges_soft_on_every_item_are_unsure_only_above_their_usual_entropy():
+    """A judge that is soft everywhere (entropy above the absolute cut on every item) does not make every
+    suspect ambiguous: an item counts as unsure only above the judges' median over the project."""
+    rng = np.random.default_rng(2)
+    items = []
+    for k in range(40):  # clear items: annotators agree, the judges lean to the label but stay soft
+        lab = LABELS[k % 3]
+        soft = {x: (0.45 if x == lab else 0.275) for x in LABELS}
+        items.append(ItemEvidence(f"c{k}", lab, {f"a{j}": lab for j in range(3)},
+                                  {"judge:x": soft, "judge:y": dict(soft)}))
+    lean = {"neg": 0.5, "pos": 0.25, "neu": 0.25}  # as soft as the clear items' judges
+    wrong = ItemEvidence("w", "pos", {f"a{j}": "neg" for j in range(3)}, {"judge:x": lean, "judge:y": dict(lean)})
+    even = {x: 1 / 3 for x in LABELS}  # softer than usual: truly unsure
+    lost = ItemEvidence("u", "pos", {"a0": "neg", "a1": "neg", "a2": "neg"}, {"judge:x": even, "judge:y": even})
+    result = triage([*items, wrong, lost], labels=LABELS, flagged=["w", "u"])
+    assert result.thresholds.entropy_usual is not None and result.thresholds.entropy_usual > 0.9
+    rows = {t.item: t for t in result.items}
+    assert rows["w"].judge_entropy >= result.thresholds.entropy_cut  # above the absolute cut ...
+    assert not any("judges unsure" in r for r in rows["w"].reasons)  # ... but not above the usual
+    assert rows["w"].klass == LIKELY_ERROR
+    assert any("judges unsure" in r for r in rows["u"].reasons) and rows["u"].klass != LIKELY_ERROR
+    with pytest.raises(ValueError):
+        Thresholds(entropy_usual=1.5)
