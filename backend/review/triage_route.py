@@ -4,7 +4,7 @@ Ambiguous items and guideline gaps are what should change the guidelines, not th
 to the experts as "is this label wrong?" spends their time where trained people disagree anyway. The
 push keeps its hooks to one call (:func:`route_suspects`) and one option (``--hold-ambiguous``, opt-in: it trades
 recall for the experts' time; with named annotators it cuts the items per confirmed error 2-4x, on an
-anonymous low-agreement crowd it does not, docs/triage.md).
+anonymous low-agreement crowd only with a judge that reads the task, docs/triage.md).
 """
 
 from __future__ import annotations
