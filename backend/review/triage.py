@@ -17,7 +17,8 @@ the guidelines, not the labels. The figures, all from the ledger:
   every annotator, judge and the ``cleanlab:`` member as sources, the experts' gold as anchors).
 
 Rule: *likely error* when ``p_wrong`` reaches the error cut, the annotators did not split (their agreement
-not below ``pd_cut``) and the judges are not all unsure; otherwise *guideline gap* when the item sits on a label
+not below ``pd_cut``) and the judges are not all unsure (unless the annotators are unanimous: people who
+all agree outweigh unsure judges on whether the item is clear); otherwise *guideline gap* when the item sits on a label
 pair the sources keep confusing (pooled confusion rate and number of flagged items on the pair), else
 *ambiguous*. The error cut is learnt from the review's own verdicts when there are enough (the cut of
 best F1 on the reviewed items' cross-fitted posteriors: five fits, each anchored on the other folds'
@@ -309,6 +310,10 @@ def _classify(row: ItemTriage, th: Thresholds, gap_pairs: list[set[str]]) -> Ite
               and (th.entropy_usual is None or row.judge_entropy > th.entropy_usual))
     if split:
         reasons.append(f"annotators split (top label share {row.annotator_agreement:.2f} < {th.pd_cut})")
+    unanimous = row.annotator_agreement is not None and row.annotator_agreement >= 1.0
+    if unsure and unanimous:
+        reasons.append(f"judges unsure (mean entropy {row.judge_entropy:.2f}) but the annotators are unanimous")
+        unsure = False
     if unsure:
         usual = th.entropy_usual
         above = f", above their median {usual:.2f} here" if usual is not None and usual >= th.entropy_cut else ""

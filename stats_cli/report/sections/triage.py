@@ -52,7 +52,8 @@ def triage_section(data: AuditData) -> Section:
         f"Thresholds from {th.source}: likely error when P(label wrong) >= {th.error_cut:.2f}, annotators not split "
         f"(their most given label's share >= {th.pd_cut}; p_d is the share that gave the original) and judges not "
         f"all unsure (mean normalised entropy < {th.entropy_cut}, or not above their median "
-        f"{'n/a' if th.entropy_usual is None else f'{th.entropy_usual:.2f}'} over the project's items); "
+        f"{'n/a' if th.entropy_usual is None else f'{th.entropy_usual:.2f}'} over the project's items, or the "
+        f"annotators unanimous); "
         f"a pair is a gap with >= {th.gap_min_items} flagged items on it and a pooled confusion rate >= "
         f"{th.gap_min_rate}. The defaults live in backend/common/defaults.py (TRIAGE_*); the error cut is learnt from "
         "the experts' verdicts once enough are settled (cross-fitted, never from the items under test).",

@@ -223,7 +223,7 @@ def test_judges_soft_on_every_item_are_unsure_only_above_their_usual_entropy():
     lean = {"neg": 0.5, "pos": 0.25, "neu": 0.25}  # as soft as the clear items' judges
     wrong = ItemEvidence("w", "pos", {f"a{j}": "neg" for j in range(3)}, {"judge:x": lean, "judge:y": dict(lean)})
     even = {x: 1 / 3 for x in LABELS}  # softer than usual: truly unsure
-    lost = ItemEvidence("u", "pos", {"a0": "neg", "a1": "neg", "a2": "neg"}, {"judge:x": even, "judge:y": even})
+    lost = ItemEvidence("u", "pos", {"a0": "neg", "a1": "neg", "a2": "pos"}, {"judge:x": even, "judge:y": even})
     result = triage([*items, wrong, lost], labels=LABELS, flagged=["w", "u"])
     assert result.thresholds.entropy_usual is not None and result.thresholds.entropy_usual > 0.9
     rows = {t.item: t for t in result.items}
@@ -233,3 +233,16 @@ def test_judges_soft_on_every_item_are_unsure_only_above_their_usual_entropy():
     assert any("judges unsure" in r for r in rows["u"].reasons) and rows["u"].klass != LIKELY_ERROR
     with pytest.raises(ValueError):
         Thresholds(entropy_usual=1.5)
+
+
+def test_unanimous_annotators_outweigh_unsure_judges():
+    """Three annotators who all contradict an imported label make it a likely error even when the judges are
+    more unsure than usual on it (seen in a report: such items were called guideline gaps)."""
+    rng = np.random.default_rng(3)
+    items = _clear_items(30, rng)
+    even = {x: 1 / 3 for x in LABELS}
+    against = ItemEvidence("x", "pos", {"a0": "neg", "a1": "neg", "a2": "neg"}, {"judge:x": even, "judge:y": even})
+    (row,) = triage([*items, against], labels=LABELS, flagged=["x"]).items
+    assert row.annotator_agreement == 1.0 and row.p_d == 0.0
+    assert row.klass == LIKELY_ERROR
+    assert any("but the annotators are unanimous" in r for r in row.reasons)
