@@ -36,7 +36,8 @@ from sklearn.metrics import average_precision_score
 
 from backend.confident.classifier import out_of_fold_probs
 from backend.review.triage import AMBIGUOUS, GUIDELINE_GAP, LIKELY_ERROR, ItemEvidence, triage
-from triage_rte import evaluate_rte, load_rte, rte_table  # beside this file (bench/ is on the path when run)
+# beside this file (bench/ is on the path when run)
+from triage_rte import evaluate_rte, load_rte, precision_recall, rte_table
 
 LABELS = ["e", "n", "c"]
 LONG = {"entailment": "e", "neutral": "n", "contradiction": "c"}
@@ -99,12 +100,6 @@ def cl_member(rows: list[dict]) -> np.ndarray:
     return out_of_fold_probs(inputs, [LABELS.index(r["old"]) for r in rows], LABELS, classifier="tfidf-logreg")
 
 
-def _pr(said: set[str], truth: set[str]) -> dict:
-    tp = len(said & truth)
-    return {"said": len(said), "true": len(truth), "tp": tp, "precision": tp / len(said) if said else None,
-            "recall": tp / len(truth) if truth else None}
-
-
 def evaluate(rows: list[dict], errors: set[str], ambiguous: set[str], *, pool: bool = True, anchored: float = 0.0,
              seed: int = 0, judges: dict[str, dict] | None = None) -> dict:
     """Triage ``rows``; ``anchored`` of them (a seeded random control sample) get the 100-vote label as the
@@ -138,8 +133,10 @@ def evaluate(rows: list[dict], errors: set[str], ambiguous: set[str], *, pool: b
         "variant": {"annotators": "pooled" if pool else "per position", "anchored": len(anchors)},
         "items": len(rows), "errors": len(errors), "ambiguous": len(ambiguous), "flagged": len(flagged),
         "thresholds": result.to_json()["thresholds"],
-        "likely_error": _pr(likely, errors), "likely_error_among_flagged": _pr(likely, errors & flagged_set),
-        "ambiguous_or_gap": _pr(amb, ambiguous), "ambiguous_among_flagged": _pr(amb, ambiguous & flagged_set),
+        "likely_error": precision_recall(likely, errors),
+        "likely_error_among_flagged": precision_recall(likely, errors & flagged_set),
+        "ambiguous_or_gap": precision_recall(amb, ambiguous),
+        "ambiguous_among_flagged": precision_recall(amb, ambiguous & flagged_set),
         "classes": dict(Counter(t.klass for t in result.items if t.item not in anchors)),
         "gaps": [g.to_json() for g in result.gaps],
         "routed_per_error_before": len(flagged) / found_before if found_before else None,

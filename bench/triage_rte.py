@@ -65,7 +65,8 @@ def evaluate_rte(rows: list[dict], *, pool: bool, anchored: float, seed: int) ->
         "items": len(test), "errors": len(errors), "flagged": len(flagged),
         "workers": len(per_worker), "median_items_per_worker": int(np.median(list(per_worker.values()))),
         "thresholds": result.to_json()["thresholds"],
-        "likely_error": _pr(likely, errors), "likely_error_among_flagged": _pr(likely, errors & set(flagged)),
+        "likely_error": precision_recall(likely, errors),
+        "likely_error_among_flagged": precision_recall(likely, errors & set(flagged)),
         "classes": dict(Counter(t.klass for t in result.items)),
         "routed_per_error_before": len(flagged) / found_before if found_before else None,
         "routed_per_error_after": len(likely) / found_after if found_after else None,
@@ -78,7 +79,7 @@ def evaluate_rte(rows: list[dict], *, pool: bool, anchored: float, seed: int) ->
     }
 
 
-def _pr(said: set[str], truth: set[str]) -> dict:
+def precision_recall(said: set[str], truth: set[str]) -> dict:
     tp = len(said & truth)
     return {"said": len(said), "true": len(truth), "tp": tp, "precision": tp / len(said) if said else None,
             "recall": tp / len(truth) if truth else None}
