@@ -11,7 +11,7 @@ read per question).
 
 from __future__ import annotations
 
-from backend.api import triage_items
+from backend.api import GoldStatus, triage_items
 
 from ..inputs import AuditData
 from ..model import Section, Status, Table, not_applicable, pending
@@ -71,6 +71,15 @@ def triage_section(data: AuditData) -> Section:
     if not result.gaps:
         notes.append("No label pair reaches the guideline-gap cuts.")
     counts = {k: len(result.by_class(k)) for k in ("likely error", "ambiguous", "guideline gap")}
+    said_ambiguous = {str(it.id) for it in data.items if data.gold(it)[1] is GoldStatus.EXPERTS_AMBIGUOUS}
+    if said_ambiguous:  # the experts' own word (review push --ambiguous-choice), never an anchor of the model
+        klass = {t.item: t.klass for t in result.items if t.item in said_ambiguous}
+        held = sum(k != "likely error" for k in klass.values())
+        counts["experts: more than one answer"] = len(said_ambiguous)
+        notes.append(f"The experts agreed more than one answer may be right on {len(said_ambiguous)} item(s); "
+                     f"the triage, which does not see that verdict, had called {held} of the {len(klass)} flagged "
+                     f"ones ambiguous or a guideline gap and {len(klass) - held} a likely error: the project's own "
+                     "check of its ambiguous class.")
     return Section(KEY, TITLE, Status.OK, sizes={"flagged items": len(result.items), **counts,
                                                   "sources": len(result.sources), "anchors": len(anchors)},
                    tables=(sources, suspects, gaps), notes=tuple(notes), values=result.to_json())

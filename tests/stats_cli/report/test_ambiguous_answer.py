@@ -36,3 +36,19 @@ def test_agreed_ambiguous_items_have_no_gold_and_agreement_counts_the_token_as_a
     rows = {r.id: r for r in gold_rows(data)}
     assert (rows[both].gold, rows[both].label, rows[both].action) == (None, by_id[both].original, "kept")
     assert rows[both].source == "experts: more than one answer may be right"
+
+
+def test_the_triage_section_checks_its_classes_against_the_experts_ambiguous_verdicts():
+    data, _truth = planted_audit()
+    flagged = sorted(data.reviews)
+    reviews = dict(data.reviews)
+    for item in flagged[:2]:
+        reviews[item] = ExpertReview(item, round1={"A": AMBIGUOUS_ANSWER, "B": AMBIGUOUS_ANSWER})
+    data = replace(data, reviews=reviews, experts=("A", "B"))
+    section = build_report(data).section("triage")
+    assert section.sizes["experts: more than one answer"] == 2
+    (note,) = [n for n in section.notes if "more than one answer may be right on 2 item(s)" in n]
+    classes = {row["item"]: row["class"] for row in section.values["items"]}
+    triaged = [classes[i] for i in flagged[:2] if i in classes]
+    held = sum(k != "likely error" for k in triaged)
+    assert f"had called {held} of the {len(triaged)} flagged" in note
