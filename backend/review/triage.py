@@ -263,8 +263,9 @@ def triage(evidence: Sequence[ItemEvidence], *, labels: Sequence[str], flagged: 
             blind = _cross_fitted(obs, anchors, reviewed, labels)
             thresholds = thresholds_from_verdicts([1 - blind[i].get(str(by_id[i].original), 0.0) for i in reviewed],
                                                   [anchors[i] != by_id[i].original for i in reviewed])
+    figures = {ev.item: judge_figures(ev.members, model.labels) for ev in evidence}  # once per item
     if thresholds.entropy_usual is None:
-        entropies = [e for e in (judge_figures(ev.members, model.labels)[0] for ev in evidence) if e is not None]
+        entropies = [e for e, _spread in figures.values() if e is not None]
         if entropies:
             thresholds = replace(thresholds, entropy_usual=float(np.median(entropies)))
     rows = []
@@ -275,7 +276,7 @@ def triage(evidence: Sequence[ItemEvidence], *, labels: Sequence[str], flagged: 
         post = posterior.get(ev.item)
         p_wrong = None if post is None or ev.original is None else 1.0 - post.get(str(ev.original), 0.0)
         truth = None if post is None else max(post, key=post.get)
-        entropy, spread = judge_figures(ev.members, model.labels)
+        entropy, spread = figures[ev.item]
         cl = [p for m, p in ev.members.items() if is_confident_member(m) and p]
         cl_p = None if not cl or ev.original is None else float(cl[0].get(str(ev.original), 0.0))
         rows.append(ItemTriage(ev.item, AMBIGUOUS, ev.original, truth, p_wrong, _p_d(ev), entropy, spread, cl_p,
