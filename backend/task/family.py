@@ -4,7 +4,9 @@ Binary, ordinal, nominal, multi-label (and, on their own branches, spans and ima
 list of things: the default confidence threshold, when a prediction disagrees with the original label,
 how one original label is formed from several annotations, the prompt parameters, how a Label Studio
 result is read and written, how gold is formed and what the report shows. Each of those is a method of
-:class:`TaskFamily`; nothing else in the code asks which family a task is (no ``family ==`` branch).
+:class:`TaskFamily`. A few readers still ask a family by name (``backend/review/ambiguous.py`` offers its
+choice to single-choice families, ``backend/scoring/confident_template.py`` and the report's pairwise section
+recognise theirs); a new question about a family belongs here as a method instead.
 
 The engine judges *questions*. A question is a single-choice :class:`~backend.task.spec.TaskSpec` (its own
 labels, prompt parameters and flag rule) asked of every item, so the engine, cache, quorum, early exit and
