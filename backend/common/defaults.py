@@ -63,7 +63,12 @@ MAX_REQUEST_BYTES = 32 * 1024 * 1024  # largest request body the ML backend acce
 # them, ~4 characters a token: 20 000 characters are ~5 000 input tokens per call, while one 1 MB text
 # was ~250 000 tokens per call (x members x prompts). LABEL_AUDIT_MAX_ITEM_CHARS changes it.
 MAX_ITEM_CHARS = 20_000
-MAX_ID_CHARS = 255  # an item or task id must fit the ledger's key columns (String(255))
+# Width of the SQL store's key and label columns (String(STORE_COLUMN_CHARS)): project, task and annotation ids,
+# model versions, member ids, label values. PostgreSQL refuses a longer value and with it the whole batch;
+# declared once here, used by every table and every check of what fits (the migrations keep their literal
+# 255: a revision's schema never changes after it is released).
+STORE_COLUMN_CHARS = 255
+MAX_ID_CHARS = STORE_COLUMN_CHARS  # an item or task id must fit the ledger's key columns
 CONFIDENT_MIN_PER_CLASS = 20  # confident-learning member: labelled items each class needs before it is fitted
 CONFIDENT_FOLDS = 5  # its cross-validation folds (fewer when the smallest class is smaller)
 CONFIDENT_SEED = 0  # its fold assignment

@@ -28,6 +28,7 @@ import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.task.family import Question, TaskFamily, register_family
 from backend.task.marks import suspect_marker
 from backend.scoring.results import ErrorInfo, ItemResult, input_hash
@@ -44,7 +45,7 @@ __all__ = ["ControlsFamily", "KEY_SEP", "MEMBER_SEP"]
 KEY_SEP = "/"
 #: Qualifies a member id with the control it answered (the ledger keeps one row per item and member id).
 MEMBER_SEP = "#"
-MAX_VALUE_CHARS = 255
+MAX_VALUE_CHARS = STORE_COLUMN_CHARS  # a ledger label column's width
 
 
 @register_family

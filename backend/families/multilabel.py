@@ -21,6 +21,7 @@ import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.task.family import Question, TaskFamily, questions_params, register_family
 from backend.families.single import choice_values, choices_result
 from backend.task.generic import derived_options, generic_spec
@@ -38,8 +39,8 @@ YES, NO = "yes", "no"
 #: Qualifies a member id with the label it answered (the ledger keeps one row per item and member id).
 QUESTION_SEP = "#"
 NO_LABEL = "(no label)"
-#: The ledger and review stores keep a label value in a 255-character column (PostgreSQL enforces it).
-MAX_VALUE_CHARS = 255
+#: The ledger and review stores keep a label value in a column this wide (PostgreSQL enforces it).
+MAX_VALUE_CHARS = STORE_COLUMN_CHARS
 
 
 def question_key(member_id: str) -> tuple[str, str | None]:

@@ -22,9 +22,10 @@ condition control is not answered again in round 2, so a conditional control und
 
 from __future__ import annotations
 
+import hashlib
 import re
 import xml.etree.ElementTree as ET
-from typing import Mapping, Sequence
+from typing import Collection, Mapping, Sequence
 
 from backend.labelstudio.expertview import (
     append_choices,
@@ -53,6 +54,28 @@ ROUND1_PREFIX = "round1_"
 def round1_field(control: str) -> str:
     """Data field of a round-2 task holding the experts' round-1 answers on ``control``."""
     return ROUND1_PREFIX + re.sub(r"\W", "_", control)
+
+
+def round1_fields(controls: Sequence[str], *, taken: Collection[str] = ()) -> dict[str, str]:
+    """Control -> the data field of a round-2 task holding the experts' round-1 answers on it; never two alike.
+
+    The readable field (:func:`round1_field`) folds every non-word character into ``_``, so ``a-b`` and
+    ``a_b`` both read ``round1_a_b``: one task field and one ``<Text>`` name for two controls, one
+    control's answers shown under the other. A control whose name needed no folding keeps its readable
+    field (a project reviewed before keeps its fields); any other control whose field is already used (by
+    a control or a ``taken`` name: the config's inputs) gets a suffix from its name's SHA-256, as long as
+    it takes to be unique (control names are distinct, so their hashes are).
+    """
+    readable = {name: round1_field(name) for name in controls}
+    used = set(taken)
+    fields: dict[str, str] = {}
+    for name in sorted(controls, key=lambda c: readable[c] != ROUND1_PREFIX + c):  # unfolded names first
+        field, digest, width = readable[name], hashlib.sha256(name.encode()).hexdigest(), 8
+        while field in used:
+            field, width = f"{readable[name]}_{digest[:width]}", width + 1
+        used.add(field)
+        fields[name] = field
+    return {name: fields[name] for name in controls}
 
 
 def control_title(name: str, tag: str) -> str:
@@ -152,7 +175,7 @@ def expert_controls_config(
     One ``<Choices>`` control keeps the single-control view
     (:func:`backend.labelstudio.expertview.expert_label_config`). Otherwise each input under its static
     title, then per control a block: its neutral title, in round 2 the experts' round-1 answers on it
-    (``round1``: control -> data field, :func:`round1_field`), and the control with nothing selected.
+    (``round1``: control -> data field, :func:`round1_fields`), and the control with nothing selected.
     """
     if not controls:
         raise ValueError("no control to review")

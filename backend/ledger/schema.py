@@ -18,9 +18,10 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.sqlstore.tables import metadata  # one MetaData for the whole store
 
-KEY = 255  # length of id columns: LS project/task ids and model versions are short
+KEY = STORE_COLUMN_CHARS  # length of id and label columns: LS project/task ids and model versions are short
 
 results = Table(
     "audit_results",

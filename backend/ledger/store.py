@@ -16,6 +16,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 from sqlalchemy import Engine, Integer, and_, func, select
 
 from backend.sqlstore.connection import make_db_engine
+from backend.sqlstore.key_fit import fit_key
 from backend.sqlstore.tables import ensure_schema
 from backend.ledger import schema
 from backend.ledger.jobs import JobLog
@@ -74,7 +75,7 @@ class Ledger:
         for res in results:
             rows.append(_result_row(str(project), model_version, res, now))
             member_rows.extend(_member_rows(str(project), model_version, res, now))
-            stale.append((str(res.id), [m.member_id for m in res.members]))
+            stale.append((str(res.id), [fit_key(m.member_id) for m in res.members]))
         with self.db_engine.begin() as conn:
             upsert(conn, schema.results, rows, keys=("project", "task_id", "model_version"))
             for task_id, member_ids in stale:  # a re-run with fewer members drops the old extras
@@ -120,6 +121,20 @@ class Ledger:
             if len(rows) < page:
                 return
             last = rows[-1][0]
+
+    def first_value(self, project: str, model_version: str) -> str | None:
+        """The first stored row's label value that has one (its prediction, else its original), or None.
+
+        Error rows hold neither (workers record errors first), so "the first row" says nothing of how the
+        project's values are written; the first row *with* a value does.
+        """
+        cols = schema.results.c
+        query = (select(func.coalesce(cols.prediction, cols.original))
+                 .where(cols.project == str(project), cols.model_version == model_version,
+                        (cols.prediction.is_not(None)) | (cols.original.is_not(None)))
+                 .order_by(cols.id).limit(1))
+        with self.db_engine.connect() as conn:
+            return conn.execute(query).scalar()
 
     def without_result(self, project: str, task_ids: Sequence[str], model_version: str) -> list[str]:
         """The task ids (in the given order) with no stored row for ``model_version``, reading ids only
@@ -318,11 +333,11 @@ def _member_rows(project: str, version: str, res: ItemResult, now: datetime) -> 
             "project": project,
             "task_id": str(res.id),
             "model_version": version,
-            "member_id": m.member_id,
+            "member_id": fit_key(m.member_id),  # the full id is in the result's JSON
             "probs_json": None if m.probs is None else json.dumps(dict(m.probs)),
             "raw_mass": m.raw_mass,
             "method": m.method,
-            "error": m.reason,
+            "error": None if m.reason is None else fit_key(m.reason),
             "error_detail": None if m.error is None else m.error.detail,
             "cached": bool(m.cached),
             "latency_s": m.latency_s,

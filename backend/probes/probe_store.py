@@ -31,6 +31,7 @@ from sqlalchemy import (
     select,
 )
 
+from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.sqlstore.connection import make_db_engine
 from backend.sqlstore.tables import ensure_schema, metadata
 from backend.probes.planted import PLANTED
@@ -42,7 +43,7 @@ probe_results = Table(
     Column("run_id", String(32), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("task", String(128), nullable=False),
-    Column("member_id", String(255), nullable=False),
+    Column("member_id", String(STORE_COLUMN_CHARS), nullable=False),
     Column("condition", String(64), nullable=False),
     Column("delimit", Boolean, nullable=False),
     Column("n", Integer, nullable=False),

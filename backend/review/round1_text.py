@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from backend.labelstudio.expertcontrols import round1_field
 from backend.labelstudio.labelconfig import expert_field, expert_name
 from backend.review.source import SourceProject
 
@@ -32,10 +31,11 @@ def round1_text(source: SourceProject, experts: Sequence[str], answers: Mapping[
     per_expert = [source.control_values(value) for value in given]
     disputed = source.disputed_controls([value for value in given if value is not None])
     out = {}
+    fields = source.round1_fields()
     for name in source.controls:
         spec = source.control_spec(name)
         shown = " · ".join(
             f"{expert_name(i)}: {NO_ANSWER if values.get(name) is None else spec.task_family.show_answer(spec, values[name])}"
             for i, values in enumerate(per_expert))
-        out[round1_field(name)] = f"{shown} — {SPLIT_MARK if name in disputed else SETTLED_MARK}"
+        out[fields[name]] = f"{shown} — {SPLIT_MARK if name in disputed else SETTLED_MARK}"
     return out

@@ -12,13 +12,14 @@ from typing import Sequence
 
 from sqlalchemy import Column, DateTime, Engine, Integer, String, Table, UniqueConstraint, select
 
+from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.sqlstore.tables import ensure_schema, metadata
 
 from backend.review.sampling import FLAGGED_REVIEWED, Candidate, Draw, DrawnItem, draw_sample
 
 __all__ = ["SampleStore", "ensure_draw"]
 
-KEY = 255
+KEY = STORE_COLUMN_CHARS
 
 strata_table = Table(
     "review_sample_strata", metadata,

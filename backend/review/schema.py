@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from sqlalchemy import Boolean, Column, DateTime, Float, Integer, String, Table, UniqueConstraint
 
+from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.sqlstore.tables import metadata  # one MetaData for the whole store
 
-KEY = 255
+KEY = STORE_COLUMN_CHARS
 
 # One Label Studio project per (source project, round, expert); round 2 has one shared project (expert "").
 projects = Table(

@@ -14,7 +14,7 @@ from label_studio_sdk import LabelStudio
 
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.taskshape import field
-from backend.labelstudio.expertcontrols import expert_controls_config, review_fields, round1_field
+from backend.labelstudio.expertcontrols import expert_controls_config, review_fields, round1_fields
 from backend.labelstudio.expertview import expert_label_config
 from backend.labelstudio.labelconfig import expert_field, find_inputs, parse_label_config
 from backend.labelstudio.projectspec import spec_from_label_config
@@ -118,11 +118,16 @@ class SourceProject:
         if not self.single_choices:
             return expert_controls_config(self.label_config, controls=self.controls,
                                           exclude_fields=(self.label_field,),
-                                          round1={c: round1_field(c) for c in self.controls})
+                                          round1=self.round1_fields())
         return expert_label_config(
             self.label_config, control=self.control, exclude_fields=(self.label_field,),
             answer_fields=[expert_field(i) for i in range(n_experts)], choices_title="Agreed label",
         )
+
+    def round1_fields(self) -> dict[str, str]:
+        """Control -> the round-2 task's data field with the experts' round-1 answers on it (all distinct, and
+        distinct from the inputs' fields: :func:`backend.labelstudio.expertcontrols.round1_fields`)."""
+        return round1_fields(self.controls, taken={*self.input_fields(), *self.review_fields().values()})
 
     def review_fields(self) -> dict[str, str]:
         """Source field -> the data key a review task holds it under, where they differ (a preference's two
@@ -176,19 +181,32 @@ def load_audited_source(client: LabelStudio, ledger: Any, project_id: int, *, la
     stored = ledger.project(str(project_id)) or {}
     source = load_source(client, project_id, label_field=label_field or stored.get("label_field"),
                          control=stored.get("control"), spec_options=spec_options)
-    if getattr(source.spec, "controls", ()) and not stored.get("control"):
-        version = ledger.latest_version(source.key)
-        first = next(iter(ledger.iter_results(source.key, version, page=1)), None) if version else None
-        value = None if first is None else first.prediction or first.original
-        try:
-            source.control_values(value)
-        except ValueError:
-            names = ", ".join(source.controls)
-            raise ValueError(
-                f"project {project_id} was audited on one of its controls ({names}) before label-audit stored "
-                f"which: run `label-audit audit --project {project_id}` again with LABEL_AUDIT_CONTROL set to "
-                "that control (stored verdicts are reused), then review or report it") from None
+    if not stored.get("control"):
+        check_stored_control(source, ledger)
     return source
+
+
+def check_stored_control(source: SourceProject, ledger: Any) -> None:
+    """ValueError with what to do when ``source`` (derived with every control) was audited on one of them.
+
+    A ledger from before revision 0004 stored no control: a project audited on one control of several has
+    that control's plain values, which no reader of every control can decode. The check reads the first
+    stored row that holds a value (:meth:`backend.ledger.store.Ledger.first_value`): the first row may be an
+    error row (workers record errors first), and an error row's empty value passed the check before, so
+    every stored value then failed to decode downstream.
+    """
+    if not getattr(source.spec, "controls", ()):
+        return
+    version = ledger.latest_version(source.key)
+    value = ledger.first_value(source.key, version) if version else None
+    try:
+        source.control_values(value)
+    except ValueError:
+        names = ", ".join(source.controls)
+        raise ValueError(
+            f"project {source.project_id} was audited on one of its controls ({names}) before label-audit stored "
+            f"which: run `label-audit audit --project {source.project_id}` again with LABEL_AUDIT_CONTROL set to "
+            "that control (stored verdicts are reused), then review or report it") from None
 
 
 def fetch_inputs(

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from sqlalchemy import Column, DateTime, Float, String, Table, Text, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
+from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.sqlstore.connection import make_db_engine
 from backend.sqlstore.tables import ensure_schema, metadata
 from backend.providers.base import ClassDistribution
@@ -25,7 +26,7 @@ llm_call_cache = Table(
     metadata,
     Column("key", String(64), primary_key=True),
     Column("provider", String(64), nullable=False),
-    Column("model", String(255), nullable=False),
+    Column("model", String(STORE_COLUMN_CHARS), nullable=False),
     Column("template_id", String(128), nullable=False),
     Column("template_version", String(16), nullable=False),
     Column("distribution", Text, nullable=False),

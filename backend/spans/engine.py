@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Iterable, Iterator, Sequence
 
+from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.task.dataset import Item, ItemError
 from backend.scoring.engine import Engine
 from backend.scoring.engine_config import EngineConfig
@@ -24,8 +25,8 @@ from backend.spans.config import span_control_of
 from backend.task.generic import derived_options
 
 CHUNK = 8
-#: The ledger and review stores keep a label value in a 255-character column (PostgreSQL enforces it).
-MAX_VALUE_CHARS = 255
+#: The ledger and review stores keep a label value in a column this wide (PostgreSQL enforces it).
+MAX_VALUE_CHARS = STORE_COLUMN_CHARS
 _CALL_COUNTS = ("llm_calls", "attempts", "items_with_calls", "early_exit_skipped", "call_seconds")
 
 

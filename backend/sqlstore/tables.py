@@ -6,7 +6,10 @@ Alembic's (``backend/sqlstore/migrations/versions``: the first revision is the p
 database that release made upgrades in place). :func:`ensure_schema` is what every store calls on
 opening a database: it upgrades to the newest revision under a lock (``pg_advisory_lock`` on
 PostgreSQL, a lock file beside a SQLite file), and only reads when the database is already current,
-so a read-only ledger still opens.
+so a read-only ledger still opens. A store at a revision this release does not know (a newer release
+migrated it: a rolling deploy) is used as it is when it still holds this release's tables and columns,
+else refused with "upgrade the workers first" (:mod:`backend.sqlstore.newer_store`); :func:`downgrade`
+takes a store back to an older revision (docs/operations.md says what each step loses).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Iterator
 from sqlalchemy import Connection, Engine, MetaData, inspect, text
 import sys
 from backend.sqlstore.connection import make_db_engine
+from backend.sqlstore.newer_store import check_usable
 
 metadata = MetaData()
 
@@ -41,6 +45,18 @@ def head_revision() -> str:
     return _head
 
 
+def known_revision(revision: str) -> bool:
+    """``revision`` is one of this release's migrations (a newer release's is not)."""
+    # heavy: alembic (~0.12 s), only for migrations; not loaded by label-audit --help
+    from alembic.script import ScriptDirectory
+    from alembic.util import CommandError
+
+    try:
+        return ScriptDirectory(str(MIGRATIONS)).get_revision(revision) is not None
+    except CommandError:  # alembic's ResolutionError is one
+        return False
+
+
 def current_revision(conn: Connection) -> str | None:
     """The database's revision (None: not under Alembic yet, e.g. made by the previous release, or empty)."""
     if not inspect(conn).has_table("alembic_version"):
@@ -52,6 +68,10 @@ def ensure_schema(db_engine: Engine) -> None:
     """Bring the database to the newest schema; when it is already there this only reads its revision."""
     with db_engine.connect() as conn:
         current = current_revision(conn)
+        if current is not None and current != head_revision() and not known_revision(current):
+            check_usable(conn, metadata, revision=current, head=head_revision(),
+                         where=db_engine.url.render_as_string(hide_password=True))
+            return  # a newer release's store that still holds what this release uses: use it as it is
     if current != head_revision():
         with _lock:  # threads of one process; other processes wait on the database lock
             upgrade(db_engine)
@@ -68,6 +88,20 @@ def upgrade(db_engine: Engine, revision: str = "head") -> None:
     with _migration_lock(db_engine) as conn:
         config.attributes["connection"] = conn
         command.upgrade(config, revision)
+        conn.commit()
+
+
+def downgrade(db_engine: Engine, revision: str) -> None:
+    """Take the store back to ``revision`` (each step's ``downgrade``; what it loses: docs/operations.md)."""
+    # heavy: alembic (~0.12 s), only for migrations; not loaded by label-audit --help
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with _migration_lock(db_engine) as conn:
+        config.attributes["connection"] = conn
+        command.downgrade(config, revision)
         conn.commit()
 
 
@@ -101,11 +135,23 @@ def _migration_lock(db_engine: Engine) -> Iterator[Connection]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m backend.sqlstore.tables [URL]``: upgrade the store at URL (default: the settings' ledger)."""
+    """``python -m backend.sqlstore.tables [URL] [--downgrade REVISION]``: upgrade the store at URL (default: the
+    settings' ledger) to the newest revision, or take it back to REVISION."""
 
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
+    target = None
+    if "--downgrade" in args:
+        at = args.index("--downgrade")
+        if at + 1 >= len(args):
+            print("--downgrade needs a revision, e.g. 0003_review_instances", file=sys.stderr)
+            return 2
+        target = args[at + 1]
+        del args[at:at + 2]
     db_engine = make_db_engine(args[0] if args else None)
-    upgrade(db_engine)
+    if target is None:
+        upgrade(db_engine)
+    else:
+        downgrade(db_engine, target)
     with db_engine.connect() as conn:
         print(f"{db_engine.url.render_as_string(hide_password=True)}: at revision {current_revision(conn)}")
     return 0

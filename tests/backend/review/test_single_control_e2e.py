@@ -148,13 +148,16 @@ def test_report_and_sync_gold_work_on_the_stored_control(label_studio, audited, 
 def test_a_project_audited_on_one_control_before_the_control_was_stored_is_refused_with_what_to_do(
         label_studio, tmp_path):
     """A ledger upgraded from before revision 0004: one control's verdicts, no control stored."""
-    from backend.scoring.results import ItemResult
+    from backend.scoring.results import ErrorInfo, ItemResult
 
     project, ids = label_studio.create_project(TWO_CONTROLS, [{"data": {"text": TEXTS[0]}}], title="old audit")
     env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'old.sqlite'}", "LABEL_AUDIT_HOME": str(tmp_path),
            "LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
     ledger = Ledger(env["DATABASE_URL"])
     ledger.set_project(str(project), label_config=TWO_CONTROLS)  # as the migration leaves it: control NULL
+    unreadable = ItemResult(id="0", original=None, prediction=None, confidence=None, probs=None, flagged=False,
+                            error=ErrorInfo("bad_input", False, "missing input field(s): text"))
+    ledger.record_many(str(project), "old-v1", [unreadable])  # workers record errors first: the first row has no value
     ledger.record_many(str(project), "old-v1", [ItemResult(id=str(ids[0]), original="Sports", prediction="Politics",
                                                            confidence=0.9, probs={"Politics": 0.9}, flagged=True)])
     result = CliRunner().invoke(label_audit, ["review", "push", "--project", str(project), "--experts", "x@la.test",
