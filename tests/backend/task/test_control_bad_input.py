@@ -196,3 +196,15 @@ def test_gold_drops_a_control_the_experts_answer_hides_and_sync_gold_writes_no_u
                                 ItemResult(id="ok", original="no", prediction="yes", confidence=0.9, probs=None,
                                            flagged=True),))
     assert json.loads(fam.flipped(spec, flagged_ok, 0.5)) == {"ok": "yes"}  # sync-gold --mode flip
+
+
+def test_a_score_file_label_no_float_holds_is_a_bad_label_not_a_crash(tmp_path):
+    spec = spec_from_label_config(RATING)
+    path = tmp_path / "items.jsonl"
+    rows = ['{"id": "1", "t": "x", "label": 1' + "0" * 400 + "}", '{"id": "2", "t": "x", "label": 1' + "0" * 5000 + "}",
+            '{"id": "3", "t": "x", "label": 3}']
+    path.write_text("\n".join(rows) + "\n", "utf-8")
+    first, second, third = read_items(path, spec)  # was OverflowError out of the reader: the whole run stopped
+    assert (first.reason, second.reason, third.original) == ("bad_label", "invalid_json", "3")  # (JSON's own limit)
+    assert first.detail.startswith("label 1000") and "0... is not in the label set" in first.detail
+    assert len(first.detail) < 150  # the value is cut, not copied whole into the summary
