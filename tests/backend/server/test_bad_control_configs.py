@@ -95,3 +95,29 @@ def test_score_refuses_the_config_in_one_line(label_config, tmp_path):
                                 env={"OPENAI_API_KEY": "sk-test-not-used", "LABEL_AUDIT_HOME": str(tmp_path)})
     assert result.exit_code == 2, (repr(result.exception), result.output)  # the one error line of every command
     assert REASONS[label_config] in " ".join(result.output.split())
+
+
+def test_a_worker_records_an_invalid_answer_as_the_tasks_counted_bad_label(tmp_path, monkeypatch):
+    db = f"sqlite:///{tmp_path / 'audit.sqlite'}"
+    for name, value in {"DATABASE_URL": db, "LABEL_AUDIT_HOME": str(tmp_path), "OPENAI_API_KEY": "sk-test-not-used",
+                        "LABEL_AUDIT_MEMBERS": "openai:smol@http://127.0.0.1:9/v1"}.items():
+        monkeypatch.setenv(name, value)
+    for name in ("LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    label_config = _config("<Rating name='r' toName='t' maxRating='5'/>")
+    settings = Settings.from_env()
+    version = EnsembleConfig(settings).model_version(EnsembleConfig(settings).spec(label_config))
+    tasks = [{"id": i, "data": {"t": f"text {i}"}, "annotations": [{"id": 10 * i, "completed_by": 1, "result": [
+        {"from_name": "r", "to_name": "t", "type": "rating", "value": {"rating": rating}}]}]}
+        for i, rating in ((1, 6), (2, None))]  # no valid task: no member is called
+    counts = score_tasks(project="7", tasks=tasks, label_config=label_config, model_version=version, job_key="bad-ans",
+                         settings=settings)
+    assert counts["errors"] == 2 and counts["scored"] == 0
+    ledger = Ledger(db)
+    assert ledger.count("7", version)["errors"] == 2  # counted where every error is (was: two unlabelled tasks scored)
+    details = {r.id: (r.error.reason, r.error.detail) for r in ledger.results("7", model_version=version)}
+    assert details == {"1": ("bad_label", "annotation 10: control 'r' answers rating=6, which is not one of its labels "
+                                          "(1..5)"),
+                       "2": ("bad_label", "annotation 20: control 'r' answers rating=None, which is not one of its "
+                                          "labels (1..5)")}
+    assert ledger.crowd_labels("7") == {}  # no empty crowd label stored for them
