@@ -73,6 +73,12 @@ class ControlsFamily(TaskFamily):
             raise ValueError("a project audited control by control has at least two controls")
         if len(set(names)) != len(names):
             raise ValueError(f"control names must be distinct: {names}")
+        joined = [n for n in names if KEY_SEP in n]  # "q/1" beside "q" would be read as q's question "1"
+        if joined:
+            others = ",".join(n for n in names if KEY_SEP not in n)
+            raise ValueError(f"control {joined[0]!r}: a name audited beside others cannot hold {KEY_SEP!r} (it joins "
+                             f"a control to its question keys): rename it, or audit it alone "
+                             f"(LABEL_AUDIT_CONTROL={joined[0]}) and the others apart (LABEL_AUDIT_CONTROL={others})")
         if tuple(names) != spec.labels:
             raise ValueError("a controls spec's labels are its control names, in order")
         for control in spec.controls:
@@ -268,12 +274,20 @@ class ControlsFamily(TaskFamily):
 
     # -- Label Studio ----------------------------------------------------------------------------------
     def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:
-        """Each control's own reading of the annotation; None when it answers none of them."""
-        values = {}
+        """Each control's own reading of the annotation; None when it answers none of them; a control's
+        ValueError (an answer that is none of its labels) unless the other answers hide that control."""
+        values, errors = {}, {}
         for control in spec.controls:
-            value = control.spec.task_family.read_result(control.spec, result)
+            try:
+                value = control.spec.task_family.read_result(control.spec, result)
+            except ValueError as exc:
+                errors[control.name] = exc
+                continue
             if value is not None:
                 values[control.name] = value
+        for name, exc in errors.items():
+            if (when := self.control(spec, name).when) is None or when.holds(values.get(when.control)):
+                raise exc
         shown = self._shown(spec, values)
         return self.encode_controls(spec, shown) if shown else None
 
@@ -336,7 +350,8 @@ class ControlsFamily(TaskFamily):
         return self.encode_controls(spec, out)
 
     def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:
-        """Per control: the original where the ensemble agrees with it, else the experts' resolution."""
+        """Per control: the original where the ensemble agrees with it, else the experts' resolution; a control
+        the gold answers hide is dropped (nobody confirmed it: the experts' view hid it)."""
         orig, pred = self.control_values(spec, original), self.control_values(spec, prediction)
         res = self.control_values(spec, resolution)
         out = {}
@@ -346,7 +361,7 @@ class ControlsFamily(TaskFamily):
             value = orig.get(c.name) if agrees else res.get(c.name, orig.get(c.name))
             if value is not None:
                 out[c.name] = value
-        return self.encode_controls(spec, out)
+        return self.encode_controls(spec, self._shown(spec, out))
 
     def flipped(self, spec: "TaskSpec", result: Any, threshold: float) -> str | None:
         """Only the controls flagged at ``threshold`` or above take the prediction; the rest keep the original."""
@@ -356,7 +371,7 @@ class ControlsFamily(TaskFamily):
         for q in result.questions:
             if q.flagged and q.prediction is not None and (q.confidence or 0.0) >= threshold:
                 values[q.id] = str(q.prediction)
-        return self.encode_controls(spec, values)
+        return self.encode_controls(spec, self._shown(spec, values))
 
     def export(self, spec: "TaskSpec", value: str) -> Any:
         values = self.control_values(spec, value)

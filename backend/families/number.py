@@ -4,36 +4,72 @@ A ``<Number>`` whose range holds a few integers (a 0-10 score) is a grade like a
 one lettered option for the judges, so a range of more than 26 values is refused with that reason
 (:func:`number_labels`). A person's submission reads back as ``{"type": "number", "value": {"number": 7}}``
 (docs/controls.md).
+
+The config's attributes are the project's text, not trusted: the scale is *counted* from them before a
+single value is built (``max="1e300"`` once built a list of 10^300 integers and took the backend down), so
+every attribute that makes no small integer scale, however large, is a ``ValueError`` with the reason.
 """
 
 from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
 
 from backend.task.generic import MAX_CLASSES
 from backend.task.family import register_family
 from backend.families.rating import RatingFamily
 
-__all__ = ["NumberFamily", "number_labels"]
+__all__ = ["MAX_LABEL_CHARS", "NumberFamily", "number_labels"]
+
+#: A label is stored whole in the ledger's label columns (``String(255)``: original, prediction, crowd label).
+MAX_LABEL_CHARS = 255
+
+
+def _integer(text: str, what: str, name: str) -> int:
+    """One attribute as an exact integer; ValueError with the reason (not a number, not finite, a fraction,
+    more digits than a stored label holds). Decimal, not float: ``1e300`` is read without rounding and its
+    size is known (``adjusted()``) before any integer is made of it."""
+    try:
+        number = Decimal(text.strip())
+    except (InvalidOperation, ValueError):
+        raise ValueError(f"<Number name={name!r}>: {what}={text!r} is not a number") from None
+    if not number.is_finite():
+        raise ValueError(f"<Number name={name!r}>: {what}={text!r} is not a finite number")
+    if number != 0 and number.adjusted() >= MAX_LABEL_CHARS:
+        raise ValueError(f"<Number name={name!r}>: {what}={text!r} has more than {MAX_LABEL_CHARS} digits, more "
+                         f"than the {MAX_LABEL_CHARS} characters the ledger stores per label")
+    if number != number.to_integral_value():
+        raise ValueError(f"<Number name={name!r}>: {what}={text!r} is not an integer: only an integer scale "
+                         "(integer min, max and a positive integer step) can be judged")
+    return int(number)
 
 
 def number_labels(*, minimum: str | None, maximum: str | None, step: str | None, name: str) -> tuple[str, ...]:
-    """The values a ``<Number>`` allows, as labels; ValueError (the reason) when it is no small integer scale."""
+    """The values a ``<Number>`` allows, as labels; ValueError (the reason) when it is no small integer scale.
+
+    The number of values is computed from ``min``, ``max`` and ``step`` first; the labels are built only for a
+    scale of at most 26 values whose every label fits the ledger.
+    """
     if minimum is None or maximum is None:
         raise ValueError(f"<Number name={name!r}> has no min and max: an unbounded number cannot be judged as a "
                          "scale of options")
-    try:
-        low, high, by = float(minimum), float(maximum), float(step or 1)
-    except ValueError:
-        raise ValueError(f"<Number name={name!r}>: min, max and step must be numbers") from None
-    if not all(v.is_integer() for v in (low, high, by)) or by <= 0:
-        raise ValueError(f"<Number name={name!r}>: only an integer scale (integer min, max and a positive integer "
-                         "step) can be judged")
-    values = list(range(int(low), int(high) + 1, int(by)))
-    if len(values) < 2:
+    low, high = _integer(minimum, "min", name), _integer(maximum, "max", name)
+    by = _integer(step, "step", name) if step is not None and step.strip() else 1
+    if by <= 0:
+        raise ValueError(f"<Number name={name!r}>: step={step!r} is not positive: only an integer scale (integer "
+                         "min, max and a positive integer step) can be judged")
+    count = (high - low) // by + 1 if high >= low else 0
+    if count < 2:
         raise ValueError(f"<Number name={name!r}> allows fewer than two values")
-    if len(values) > MAX_CLASSES:
-        raise ValueError(f"<Number name={name!r}> spans {len(values)} values: the judges answer with one letter per "
+    if count > MAX_CLASSES:
+        spans = count if count < 10 ** 9 else f"over 10^{len(str(count)) - 1}"
+        raise ValueError(f"<Number name={name!r}> spans {spans} values: the judges answer with one letter per "
                          f"value, at most {MAX_CLASSES} (narrow the range or raise the step)")
-    return tuple(str(v) for v in values)
+    labels = tuple(str(low + i * by) for i in range(count))
+    longest = max(labels, key=len)
+    if len(longest) > MAX_LABEL_CHARS:
+        raise ValueError(f"<Number name={name!r}>: the value {longest[:20]}... takes {len(longest)} characters, more "
+                         f"than the {MAX_LABEL_CHARS} the ledger stores per label")
+    return labels
 
 
 @register_family

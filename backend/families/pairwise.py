@@ -19,7 +19,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from backend.task.family import Question, questions_params, register_family
-from backend.families.single import NominalFamily, _region_dict
+from backend.families.answers import control_answer
+from backend.families.single import NominalFamily
 from backend.task.generic import derived_options, generic_spec
 from backend.task.spec import PromptText
 from backend.scoring.ensemble import VerdictRule
@@ -116,13 +117,14 @@ class PairwiseFamily(NominalFamily):
 
     # -- Label Studio ----------------------------------------------------------------------------------
     def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:
+        """The side the control's region selects (under ``selected``, not under its type); None without a region;
+        ValueError for a selection that is none of the spec's labels ("both", a "tie" the project does not
+        allow, ``null``) or two regions selecting different sides."""
         control = spec.binding.from_name if spec.binding else ""
-        for region in result or ():  # a pairwise region keeps its answer under "selected", not under its type
-            item = _region_dict(region)
-            if item.get("from_name") == control and item.get("type") == "pairwise":
-                selected = item.get("value", {}).get("selected") if isinstance(item.get("value"), Mapping) else None
-                return self.normalize_label(spec, selected) if isinstance(selected, str) else None
-        return None
+        if not control:
+            return None
+        return control_answer(result, control=control, kind="pairwise", key="selected", labels=spec.labels,
+                              read=lambda raw: self.normalize_label(spec, raw) if isinstance(raw, str) else None)
 
     def write_result(self, spec: "TaskSpec", value: str) -> list[dict[str, Any]]:
         """A ``pairwise`` region whose ``to_name`` is the first compared object: Label Studio 1.23.2's prediction

@@ -6,27 +6,39 @@ Label Studio stores it. A person's submission on Label Studio 1.23.2 reads back 
 ``{"from_name": "rating", "to_name": "text", "type": "rating", "value": {"rating": 4}}`` (docs/controls.md);
 the labels are the grades as strings (``"1"``..``"5"``), so the ledger and the review stores keep one
 string per item as for any single-choice task.
+
+What a rating reads is checked here, once: the config's ``maxRating`` (:func:`rating_labels`) and each
+answer (:meth:`RatingFamily.read_result`: a grade off the scale, a fraction or ``null`` is that item's error,
+:mod:`backend.families.answers`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Sequence
 
+from backend.task.generic import MAX_CLASSES
 from backend.task.family import register_family
-from backend.families.single import OrdinalFamily, region_values
+from backend.families.answers import control_answer
+from backend.families.single import OrdinalFamily
 
 if TYPE_CHECKING:
     from backend.task.spec import TaskSpec
 
-__all__ = ["RatingFamily", "scalar_from_result", "scalar_result"]
+__all__ = ["DEFAULT_MAX_RATING", "RatingFamily", "rating_labels", "scalar_result"]
+
+#: Label Studio's default number of stars.
+DEFAULT_MAX_RATING = 5
 
 
-def scalar_from_result(result: Sequence[Any] | None, *, control: str, kind: str) -> Any:
-    """The value a ``rating`` / ``number`` region of ``control`` holds (``value[kind]``), or None.
-
-    A malformed region counts as no answer: one bad annotation must not stop the batch it came in.
-    """
-    return next((v for v in region_values(result, control=control, kind=kind) if v is not None), None)
+def rating_labels(max_rating: str | None, *, name: str) -> tuple[str, ...]:
+    """The grades of a ``<Rating maxRating>`` (``"1"``..``"N"``); ValueError with the reason unless 2 to 26 stars
+    (one lettered option per grade)."""
+    top = (max_rating or str(DEFAULT_MAX_RATING)).strip()
+    if not re.fullmatch(r"[0-9]{1,3}", top) or not 2 <= int(top) <= MAX_CLASSES:
+        raise ValueError(f"<Rating name={name!r}> has maxRating={max_rating!r}: 2 to {MAX_CLASSES} stars can be "
+                         "judged")
+    return tuple(str(v) for v in range(1, int(top) + 1))
 
 
 def scalar_result(spec: "TaskSpec", value: str, *, kind: str) -> list[dict[str, Any]]:
@@ -54,9 +66,19 @@ class RatingFamily(OrdinalFamily):
             raise ValueError(f"a {self.name} control's labels are numbers, got {list(spec.labels)}")
 
     def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:
+        """The grade of the control's region; None without one; ValueError for a grade that is not on the scale
+        (0 or 6 of five stars, 4.5, ``null``, ``true``, text) or two regions with different grades."""
         control = spec.binding.from_name if spec.binding else ""
-        raw = scalar_from_result(result, control=control, kind=self.result_kind) if control else None
-        return None if raw is None or isinstance(raw, bool) else self.normalize_label(spec, raw)
+        if not control:
+            return None
+        return control_answer(result, control=control, kind=self.result_kind, key=self.result_kind,
+                              labels=spec.labels, read=lambda raw: self._grade(spec, raw))
+
+    def _grade(self, spec: "TaskSpec", raw: Any) -> str | None:
+        """A number on the scale (a numeric text too, as a file's label); anything else None."""
+        if raw is None or isinstance(raw, (bool, list, dict)):
+            return None
+        return self.normalize_label(spec, raw)
 
     def write_result(self, spec: "TaskSpec", value: str) -> list[dict[str, Any]]:
         return scalar_result(spec, value, kind=self.result_kind)

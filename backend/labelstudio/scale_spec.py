@@ -15,14 +15,12 @@ from backend.task.generic import generic_spec
 from backend.labelstudio.controls_config import ConfigControl
 from backend.labelstudio.labelconfig import InputObject
 from backend.families.number import number_labels
+from backend.families.rating import rating_labels
 from backend.families.pairwise import LEFT, PAIR_KEY, RIGHT
 from backend.task.option_orders import EXTRA_KEY as ORDERS_KEY
 from backend.task.spec import ChoiceBinding, TaskSpec
 
 __all__ = ["scale_spec"]
-
-#: Label Studio's default number of stars.
-DEFAULT_MAX_RATING = 5
 
 
 def scale_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str, guidelines: str, label_field: str,
@@ -37,12 +35,9 @@ def scale_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str,
         return _pairwise(ctrl, inputs, name=name, guidelines=guidelines, label_field=label_field, titles=titles,
                          option_orders=option_orders)
     if ctrl.tag == "Rating":
-        top = ctrl.get("maxRating") or str(DEFAULT_MAX_RATING)
-        if not top.isdigit() or not 2 <= int(top) <= 26:
-            raise ValueError(f"<Rating name={ctrl.name!r}> has maxRating={top!r}: 2 to 26 stars can be judged")
-        labels = tuple(str(v) for v in range(1, int(top) + 1))
+        labels = rating_labels(ctrl.get("maxRating"), name=ctrl.name)
         family, kind = "rating", "rating"
-        question = ctrl.title or f"How many stars, from 1 to {top}, does this item deserve?"
+        question = ctrl.title or f"How many stars, from 1 to {labels[-1]}, does this item deserve?"
     else:
         labels = number_labels(minimum=ctrl.get("min"), maximum=ctrl.get("max"), step=ctrl.get("step"), name=ctrl.name)
         family, kind = "number", "number"

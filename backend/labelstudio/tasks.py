@@ -50,23 +50,35 @@ def annotation_results(task: Any) -> Iterator[tuple[Any, int | None, list]]:
 
 
 def crowd_labels(task: Mapping[str, Any], spec: TaskSpec) -> list[CrowdLabel]:
-    """Every non-cancelled annotation's label for the spec's control (unparseable ones keep None).
+    """Every non-cancelled annotation's label for the spec's control (invalid ones keep None: the worker makes
+    such a task its ``bad_label`` error, :func:`task_to_item`; the report's crowd figures leave them out).
 
     Gold annotations written back by `sync-gold` are not original labels and are left out.
     """
+    return _read_crowd(task, spec)[0]
+
+
+def _read_crowd(task: Mapping[str, Any], spec: TaskSpec) -> tuple[list[CrowdLabel], list[str]]:
+    """The crowd labels, and why each invalid answer is none (``annotation <id>: <reason>``)."""
     out: list[CrowdLabel] = []
+    problems: list[str] = []
     for ann_id, annotator, result in annotation_results(task):
         if len(str(ann_id)) > defaults.MAX_ID_CHARS or len(str(annotator)) > defaults.MAX_ID_CHARS:
             continue  # not storable as a key; the task is still judged on its other answers
+        try:
+            label = spec.task_family.read_result(spec, result)
+        except ValueError as exc:  # an answer that is no label of the control (a rating of 6 on five stars)
+            label = None
+            problems.append(f"annotation {str(ann_id)[:40]}: {exc}")
         out.append(
             CrowdLabel(
                 task_id=str(field(task, "id")),
                 annotation_id=str(len(out) if ann_id is None else ann_id),
-                label=spec.task_family.read_result(spec, result),
+                label=label,
                 annotator=None if annotator is None else str(annotator),
             )
         )
-    return out
+    return out, problems
 
 
 def crowd_by_item(labels: Iterable[CrowdLabel]) -> dict[str, dict[str, str]]:
@@ -102,7 +114,10 @@ def task_to_item(task: Mapping[str, Any], spec: TaskSpec, *, label_field: str | 
     data = field(task, "data")
     if not isinstance(data, Mapping):
         raise RecordError("bad_value", "the task's data is not an object", item_id=str(task_id))
-    crowd = crowd_labels(task, spec)
+    crowd, problems = _read_crowd(task, spec)
+    if problems:  # as a file's label that is none of the spec's: that item's error, never a silent no-answer
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise RecordError("bad_label", problems[0] + more, item_id=str(task_id))
     record = dict(data)
     record[spec.id_field] = str(task_id)
     if label_field is None:
@@ -114,7 +129,8 @@ def task_to_item(task: Mapping[str, Any], spec: TaskSpec, *, label_field: str | 
 
 def tasks_to_items(tasks: Iterable[Any], spec: TaskSpec, *, label_field: str | None = None,
                    max_chars: int = defaults.MAX_ITEM_CHARS, fetcher: ImageFetcher | None = None) -> ConvertedTasks:
-    """Convert many tasks; each bad one becomes an error result (``malformed_task: <reason>: <detail>``).
+    """Convert many tasks; each bad one becomes an error result (``malformed_task: <reason>: <detail>``; an
+    answer that is none of the control's labels: ``bad_label: <detail>``, the code a file's bad label has).
 
     An error's id is storable (:func:`backend.task.dataset.short_id`): a 300-character task id overflowed
     the ledger's key column on PostgreSQL and failed the whole batch. A spec with image fields has each
@@ -128,8 +144,12 @@ def tasks_to_items(tasks: Iterable[Any], spec: TaskSpec, *, label_field: str | N
         try:
             item, crowd = task_to_item(as_dict(task), spec, label_field=label_field, max_chars=max_chars)
         except (ValueError, TypeError) as exc:
+            task_key = short_id(str(raw_id)) if raw_id is not None else f"task#{index}"
+            if isinstance(exc, RecordError) and exc.reason == "bad_label":  # counted as a file's bad label is
+                out.errors.append(error_result(task_key, exc.detail, code=exc.reason))
+                continue
             reason = f"{exc.reason}: {exc.detail}" if isinstance(exc, RecordError) else str(exc)
-            out.errors.append(error_result(short_id(str(raw_id)) if raw_id is not None else f"task#{index}", reason))
+            out.errors.append(error_result(task_key, reason))
             continue
         out.crowd.extend(crowd)
         try:

@@ -48,12 +48,16 @@ def extra_choices(offered: bool) -> tuple[ExtraChoice, ...]:
 
 def read_answer(spec: TaskSpec, result: Sequence[Any]) -> str | None:
     """An expert's answer from an annotation result: :data:`AMBIGUOUS_ANSWER` when they picked that choice
-    (the family would drop it as an unknown label), else the family's reading."""
+    (the family would drop it as an unknown label), else the family's reading; an answer that is none of the
+    labels is no answer (the review view allows only its labels; the item stays unanswered, never a crash)."""
     control = spec.binding.from_name if spec.binding is not None else ""
     if control and spec.task_family.name in OFFERED_FAMILIES \
             and choice_from_result(result, control=control) == AMBIGUOUS_ANSWER:
         return AMBIGUOUS_ANSWER
-    return spec.task_family.read_result(spec, result)
+    try:
+        return spec.task_family.read_result(spec, result)
+    except ValueError:
+        return None
 
 
 def shown_answer(label: str) -> str | None:

@@ -140,14 +140,26 @@ def item_from_record(record: Mapping[str, Any], spec: TaskSpec, *, line: int | N
     if raw_label is None or (isinstance(raw_label, str) and not raw_label.strip()):
         original = None
     else:
-        original = spec.normalize_label(raw_label)  # the family refuses what is no label of its (bool, dict...)
+        try:  # the family refuses what is no label of its (bool, dict...)
+            original = spec.normalize_label(raw_label)
+        except (OverflowError, ValueError):  # an integer no float holds (a JSON 1 followed by 400 zeros)
+            original = None
         if original is None:
             raise RecordError(
                 "bad_label",
-                f"label {raw_label!r} is not in the label set {list(spec.labels)}",
+                f"label {_shown(raw_label)} is not in the label set {list(spec.labels)}",
                 item_id=item_id,
             )
     return Item(id=item_id, original=original, fields=fields, line=line, data=dict(record))
+
+
+def _shown(raw: Any) -> str:
+    """``repr(raw)`` cut to 60 characters (an integer of 5000 digits cannot even be printed whole)."""
+    try:
+        text = repr(raw)
+    except ValueError:
+        return f"<an {type(raw).__name__} too long to show>"
+    return text if len(text) <= 60 else text[:60] + "..."
 
 
 def short_id(item_id: str) -> str:

@@ -189,7 +189,9 @@ class TaskFamily:
 
     # -- Label Studio ----------------------------------------------------------------------------------
     def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:
-        """An annotation's ``result`` list -> the label value it gives for the spec's control, or None."""
+        """An annotation's ``result`` list -> the label value it gives for the spec's control, or None when it gives
+        none; a family may raise ValueError (the reason) for an answer that is none of its labels, which makes the
+        task that item's ``bad_label`` error (:mod:`backend.labelstudio.tasks`)."""
         raise NotImplementedError
 
     def write_result(self, spec: "TaskSpec", value: str) -> list[dict[str, Any]]:
