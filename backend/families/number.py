@@ -14,14 +14,15 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
+from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.task.generic import MAX_CLASSES
 from backend.task.family import register_family
 from backend.families.rating import RatingFamily
 
 __all__ = ["MAX_LABEL_CHARS", "NumberFamily", "number_labels"]
 
-#: A label is stored whole in the ledger's label columns (``String(255)``: original, prediction, crowd label).
-MAX_LABEL_CHARS = 255
+#: A label is stored whole in the ledger's label columns (original, prediction, crowd label).
+MAX_LABEL_CHARS = STORE_COLUMN_CHARS
 
 
 def _integer(text: str, what: str, name: str) -> int:

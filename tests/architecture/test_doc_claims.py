@@ -43,7 +43,7 @@ DEFAULTS_ELSEWHERE = {
     "backend/demo/run.py": {"DEFAULT_PORTS"},
     "backend/labelstudio/client.py": {"DEFAULT_PAGE_SIZE"},
     "backend/labelstudio/local.py": {"DEFAULT_BIN"},
-    "backend/labelstudio/scale_spec.py": {"DEFAULT_MAX_RATING"},
+    "backend/families/rating.py": {"DEFAULT_MAX_RATING"},  # Label Studio's own default maxRating
     "backend/providers/gemini.py": {"DEFAULT_BASE_URL"},
     "backend/providers/openai_compat.py": {"DEFAULT_BASE_URL"},
     "backend/providers/prefix_kv.py": {"DEFAULT_BLOCK", "DEFAULT_SAVED_BYTES"},
