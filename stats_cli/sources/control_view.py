@@ -158,7 +158,8 @@ def _view(data: AuditData, control: Control, reader: _Reader, frame: SampleFrame
         sample=data.sample, gold_labels=_gold(data, control.spec, items, reviews, reader, name),
         # the design estimate over the control's domain, cut by its own flag (stats_cli.stats.design_estimate)
         sample_frame=None if frame is None else frame.cut(frozenset(
-            str(it.id) for it in items if it.prediction is not None and it.original is not None)))
+            str(it.id) for it in items if it.prediction is not None and it.original is not None),
+            what="the scored items that show this control" if not_shown else "every scored item: this control is always shown"))
     return ControlView(control, view, not_shown=not_shown)
 
 

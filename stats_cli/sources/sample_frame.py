@@ -36,12 +36,14 @@ class SampleFrame:
 
     strata: Mapping[str, str] | None
     why: str = ""
+    #: What the items of the frame are, as the report's table says it ("the items that show this control").
+    what: str = ""
 
-    def cut(self, ids: frozenset[str]) -> "SampleFrame":
-        """The frame of a domain: only the items in ``ids``."""
+    def cut(self, ids: frozenset[str], *, what: str = "") -> "SampleFrame":
+        """The frame of a domain: only the items in ``ids`` (``what`` names them)."""
         if self.strata is None:
-            return self
-        return SampleFrame({k: v for k, v in self.strata.items() if k in ids})
+            return SampleFrame(None, self.why, what)
+        return SampleFrame({k: v for k, v in self.strata.items() if k in ids}, what=what)
 
 
 def _bands(names: Mapping[str, int]) -> tuple[float, ...]:

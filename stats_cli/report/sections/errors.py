@@ -36,7 +36,7 @@ def _status_counts(data: AuditData) -> dict[GoldStatus, int]:
 
 
 def _design_rows(result: DesignResult | None, why: str) -> list[tuple[Cell, ...]]:
-    names = ("error rate, whole project (%)", "errors in the project (count)", "precision among flagged (%)",
+    names = ("error rate over the N items (%)", "errors among the N items (count)", "precision among flagged (%)",
              "recall: share of errors flagged (%)", "errors left among unflagged (count)")
     if result is None:
         return [(name, PENDING_CELL, None, None, None, why) for name in names]
@@ -145,7 +145,8 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
     rows.append(("confirmed among items the experts settled (%)",
                  percent(all_confirmed / len(reviewed)) if reviewed else None, None, None, len(reviewed),
                  "describes the reviewed items only (not a random sample)"))
-    what = "the items that show this control" if data.sample_frame is not None else \
+    frame = data.sample_frame
+    what = frame.what if frame is not None and frame.what else \
         "the sampling design's population" if result is not None else "every audited item"
     table = Table.build(f"Label errors over N = {population} items ({what}); {100 * confidence:.0f}% intervals "
                         "from the sampling design", COLUMNS, rows)
@@ -154,6 +155,11 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
               "reviewed": {"sample": len(reviewed), "n_errors": all_confirmed},
               "estimate": None if result is None else result.to_json()}
     notes = _notes(data, counts, result)
+    if frame is not None and result is not None:
+        notes.append("Flagged here means flagged on this control by its own flag rule. The review's strata were cut "
+                     "on the flag of any control; each stratum is split by this control's flag (post-"
+                     "stratification), so precision and recall are this control's, with intervals from its own "
+                     "drawn items (exact only where every one of its items in a stratum was reviewed).")
     outside = len(data.items) - population
     if result is not None and outside > 0:
         notes.append(f"{plural(outside, 'audited item')} {are(outside)} outside N (no ensemble verdict or no "

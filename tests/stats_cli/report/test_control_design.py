@@ -170,7 +170,7 @@ def test_a_conditional_control_is_estimated_over_the_items_that_show_it():
     assert estimate["rate"]["low"] <= 0.10 <= estimate["rate"]["high"] < 0.5
     # one N in the table: the floor divides by the same 300
     assert section.values["floor"]["population"] == 300
-    assert "N = 300" in section.tables[0].title
+    assert "N = 300 items (the scored items that show this control)" in section.tables[0].title
 
 
 def test_the_conditional_controls_rate_is_unbiased_over_draws():
@@ -185,3 +185,42 @@ def test_the_conditional_controls_rate_is_unbiased_over_draws():
         covered += result.errors_estimate.low <= 30 <= result.errors_estimate.high
     assert mean(rates) == pytest.approx(30, abs=2.0)
     assert covered >= 188  # 95 % nominal over 200 draws (0.94)
+
+
+def test_a_frame_the_ledger_no_longer_matches_leaves_the_controls_estimates_pending():
+    from dataclasses import replace
+
+    draw = _draw(B_PLANT, design="stratified", budget=150, seed=3, in_review=IN_REVIEW)
+    data = B_PLANT.audit(draw, in_review=IN_REVIEW)
+    drawn = {d.task_id for d in draw.items}
+    gone = next(it for it in data.items if str(it.id) not in drawn)  # an undrawn item left the ledger
+    section = errors_section(_views(replace(data, items=tuple(it for it in data.items if it is not gone)))["B"].data)
+    assert section.values["estimate"] is None
+    (row,) = [r for r in section.tables[0].rows if r[0] == "precision among flagged (%)"]
+    assert row[1] == "PENDING" and "cannot be rebuilt" in row[-1]
+
+
+def test_the_report_of_a_several_control_project_says_each_controls_n_in_its_table():
+    from dataclasses import replace
+
+    from backend.labelstudio.projectspec import spec_from_label_config
+    from stats_cli.report.build import build_report
+    from stats_cli.report.render import render
+
+    spec = spec_from_label_config("""<View><Text name="text" value="$text"/>
+      <Choices name="A" toName="text"><Choice value="x"/><Choice value="y"/><Choice value="z"/></Choices>
+      <Choices name="B" toName="text"><Choice value="yes"/><Choice value="no"/></Choices>
+      <View visibleWhen="choice-selected" whenTagName="B" whenChoiceValue="no">
+        <Choices name="C" toName="text"><Choice value="p"/><Choice value="q"/></Choices></View></View>""")
+    shown = {i for i in range(N) if i % 2 == 1}  # B's truth is "no" on the odd items: C shows there
+    planted = Planted(flags={"A": set(range(50, 200)), "B": set(range(50)), "C": set(sorted(shown)[:40])},
+                      wrong={"A": set(range(50, 140)), "B": B_RIGHT, "C": set(sorted(shown)[:25])}, shown_c=shown)
+    draw = _draw(planted, design="stratified", budget=150, seed=3, in_review=IN_REVIEW)
+    report = build_report(replace(planted.audit(draw, in_review=IN_REVIEW), spec=spec))
+    for control, n in (("A", N), ("B", N), ("C", len(shown))):
+        section = report.section("errors", control=control)
+        assert section.values["estimate"]["population"] == section.values["floor"]["population"] == n
+        assert section.tables[0].title.startswith(f"Label errors over N = {n} items")
+    html = render(report, fmt="html")
+    assert "Label errors over N = 500 items (the scored items that show this control)" in html
+    assert "Label errors over N = 1000 items (every scored item: this control is always shown)" in html
