@@ -76,3 +76,13 @@ def test_the_triages_p_wrong_is_the_posterior_mass_beyond_the_flags_delta():
     posterior = by_rule.posterior["r"]
     assert by_rule.items[0].p_wrong == pytest.approx(posterior.get("1", 0.0) + posterior.get("5", 0.0))
     assert by_rule.items[0].p_wrong < 0.1
+
+
+def test_the_per_class_share_wrong_and_the_error_pictures_count_by_the_same_rule():
+    from stats_cli.report.sections.classes import _domain_rates
+    from stats_cli.sources.error_pictures import confirmed_errors
+
+    data = _audit()
+    assert sorted(str(it.id) for it, _ in confirmed_errors(data)) == ["t6", "t7", "t8"]
+    n, share = _domain_rates(data, list(LIKERT.labels))["3"]  # every original is 3, every item drawn
+    assert (n, share) == (N, pytest.approx(3 / N))  # was 9 / N
