@@ -146,7 +146,7 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
                  percent(all_confirmed / len(reviewed)) if reviewed else None, None, None, len(reviewed),
                  "describes the reviewed items only (not a random sample)"))
     frame = data.sample_frame
-    what = frame.what if frame is not None and frame.what else \
+    what = frame.what if frame is not None and frame.what and result is not None else \
         "the sampling design's population" if result is not None else "every audited item"
     table = Table.build(f"Label errors over N = {population} items ({what}); {100 * confidence:.0f}% intervals "
                         "from the sampling design", COLUMNS, rows)
