@@ -166,6 +166,9 @@ def estimate_from_draw(draw: Draw, errors: Mapping[str, bool | None], *, flagged
         stray = sorted({s for s in frame.values() if s not in known})
         if stray:
             raise ValueError(f"the frame names strata the draw does not have: {stray[:3]}")
+        moved = [i.task_id for i in draw.items if i.task_id in frame and frame[i.task_id] != i.stratum]
+        if moved:
+            raise ValueError(f"the frame puts drawn items in another stratum than the draw did: {moved[:3]}")
     if frame is None:
         tallies = cells = _tallies(draw, errors, flagged_now)
     else:  # the rate over the domain's part of each stratum; precision and recall over its cells by flag

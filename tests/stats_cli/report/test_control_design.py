@@ -224,3 +224,13 @@ def test_the_report_of_a_several_control_project_says_each_controls_n_in_its_tab
     html = render(report, fmt="html")
     assert "Label errors over N = 500 items (the scored items that show this control)" in html
     assert "Label errors over N = 1000 items (every scored item: this control is always shown)" in html
+
+
+def test_a_frame_that_contradicts_the_draw_is_refused():
+    draw = _draw(C_PLANT, design="random", budget=10, seed=0, in_review=set())
+    with pytest.raises(ValueError, match="strata the draw does not have"):
+        estimate_from_draw(draw, {}, frame={"t0": "flagged"})
+    stratified = _draw(B_PLANT, design="stratified", budget=20, seed=0, in_review=IN_REVIEW)
+    drawn = next(d for d in stratified.items if d.stratum == "unflagged")
+    with pytest.raises(ValueError, match="another stratum"):
+        estimate_from_draw(stratified, {}, frame={drawn.task_id: "flagged"})
