@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
     from backend.common import defaults  # noqa: F401
     # The verdict rule and the stored results.
     from backend.scoring.ensemble import (  # noqa: F401
-        TIE_TOLERANCE, VerdictRule, argmax, check_distribution, disagrees, model_of, resolve_threshold,
+        TIE_TOLERANCE, VerdictRule, argmax, check_distribution, disagrees, label_error, model_of, resolve_threshold,
         verdict)
     from backend.scoring.results import ItemResult  # noqa: F401
     from backend.families.orders import position_flips  # noqa: F401
@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
     from backend.review.gold_store import refresh_review  # noqa: F401
     from backend.review.status import project_links  # noqa: F401
     from backend.review.sample_store import SampleStore  # noqa: F401
-    from backend.review.sampling import ALL, Candidate, Draw, FLAGGED_REVIEWED, draw_sample  # noqa: F401
+    from backend.review.sampling import ALL, Candidate, Draw, FLAGGED_REVIEWED, assign_strata, draw_sample  # noqa: F401
     from backend.review.calibration import MIN_PER_OUTCOME, MIN_REVIEWED, stacking_gain  # noqa: F401
     from backend.review.active import ControlSample, control_sample, rank_suspects  # noqa: F401
     from backend.review.truth_model import SourceQuality, TruthModel  # noqa: F401

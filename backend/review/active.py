@@ -2,13 +2,15 @@
 
 The calibration rests on the control sample only (items drawn by ``review push --sample N``, each weighted
 by the inverse of its inclusion probability), never on flagged items the experts happened to review: those
-are not a random sample of anything. Score of an item = 1 - the ensemble's probability of its label.
+are not a random sample of anything. Score of an item = the ensemble's probability mass on the labels that
+make its label an error by the family's rule (``is_error``: any other label by default; on an ordinal scale
+a grade beyond delta), and the control items' "wrong" is the same rule applied to the experts' gold.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -18,11 +20,22 @@ from backend.review.outcome import ReviewOutcome
 from backend.review.sampling import Draw
 
 
-def wrong_score(item: ItemResult) -> float | None:
-    """1 - the ensemble's probability of the item's own label (None without a verdict or a label)."""
+#: ``(gold, original) -> bool``: the original label is wrong (``backend.scoring.ensemble.label_error``).
+ErrorRule = Callable[[str, str], bool]
+
+
+def _exact(gold: str, original: str) -> bool:
+    return gold != original
+
+
+def wrong_score(item: ItemResult, *, is_error: ErrorRule | None = None) -> float | None:
+    """The ensemble's probability that the item's label is an error by ``is_error`` (None without a verdict
+    or a label); by default 1 - the probability of the label itself."""
     if item.probs is None or item.original is None:
         return None
-    return 1.0 - float(item.probs.get(item.original, 0.0))
+    if is_error is None:
+        return 1.0 - float(item.probs.get(item.original, 0.0))
+    return float(sum(float(p) for label, p in item.probs.items() if is_error(str(label), str(item.original))))
 
 
 @dataclass(frozen=True)
@@ -36,18 +49,20 @@ class ControlSample:
 
 
 def control_sample(results: Sequence[ItemResult], draw: Draw | None,
-                   outcomes: Mapping[str, ReviewOutcome]) -> ControlSample:
-    """The drawn items the experts settled and the ensemble scored."""
+                   outcomes: Mapping[str, ReviewOutcome], *, is_error: ErrorRule | None = None) -> ControlSample:
+    """The drawn items the experts settled and the ensemble scored (wrong: ``is_error``, by default any difference)."""
+    wrong = is_error or _exact
     if draw is None:
         return ControlSample()
     by_id = {str(r.id): r for r in results}
     rows = []
     for drawn in draw.items:
         item, outcome = by_id.get(drawn.task_id), outcomes.get(drawn.task_id)
-        score = None if item is None else wrong_score(item)
+        score = None if item is None else wrong_score(item, is_error=is_error)
         if score is None or outcome is None or outcome.gold is None or not outcome.status.settled:
             continue
-        rows.append((drawn.task_id, score, outcome.gold != item.original, 1.0 / drawn.inclusion_probability))
+        rows.append((drawn.task_id, score, wrong(str(outcome.gold), str(item.original)),
+                     1.0 / drawn.inclusion_probability))
     if not rows:
         return ControlSample()
     ids, scores, wrong, weights = zip(*rows)
@@ -64,13 +79,13 @@ class ActiveRanking:
 
 
 def rank_suspects(results: Sequence[ItemResult], control: ControlSample, *, reviewed: set[str],
-                  method: str = "isotonic") -> ActiveRanking:
+                  method: str = "isotonic", is_error: ErrorRule | None = None) -> ActiveRanking:
     """Fit on the control sample, then rank the flagged items not yet in review by calibrated probability."""
     reason = not_enough(control.wrong)
     if reason:
         return ActiveRanking(None, reason)
     fit = fit_calibration(control.scores, control.wrong, weights=control.weights, method=method)
-    todo = [(str(r.id), wrong_score(r)) for r in results if r.flagged and str(r.id) not in reviewed]
+    todo = [(str(r.id), wrong_score(r, is_error=is_error)) for r in results if r.flagged and str(r.id) not in reviewed]
     todo = [(i, s) for i, s in todo if s is not None]
     if not todo:
         return ActiveRanking(fit, None)

@@ -34,6 +34,7 @@ from backend.labelstudio.expert_instances import ReviewClients, as_review_client
 from backend.labelstudio.expertview import Guidelines, check_guidelines
 from backend.labelstudio.labelconfig import expert_name
 from backend.labelstudio.tasks import crowd_by_item
+from backend.scoring.ensemble import label_error
 from backend.scoring.results import ItemResult
 from backend.review.images import ReviewImages, prepare_or_pass
 from backend.review.sample_push import SampleRequest, draw_for_push, review_order
@@ -301,10 +302,11 @@ def _choose_new_items(client: LabelStudio, store: ReviewStore, ledger: Any, sour
     crowd = crowd_by_item(lab for labs in ledger.crowd_labels(source.key).values() for lab in labs)
     candidates, report.triage = route_suspects(ledger.results(source.key), candidates, labels=source.spec.labels,
                                                outcomes=store.gold_labels(source.key), crowd=crowd,
-                                               include_ambiguous=include_ambiguous)
+                                               include_ambiguous=include_ambiguous, is_error=_error_rule(source.spec))
     room = None if budget is None else max(budget - len(existing), 0)
     if next_n is not None:
-        candidates, room = _next_by_calibration(store, ledger, source.key, candidates, have), next_n
+        candidates, room = _next_by_calibration(store, ledger, source.key, candidates, have,
+                                                is_error=_error_rule(source.spec)), next_n
     chosen, inputs, report.errors = _pick_items(client, source, candidates, room)
     if sample is not None:
         in_review = have | {str(r.id) for r in chosen}
@@ -317,13 +319,18 @@ def _choose_new_items(client: LabelStudio, store: ReviewStore, ledger: Any, sour
     return chosen, inputs
 
 
+def _error_rule(spec: Any) -> Any:
+    """``(gold, original) -> bool``: an error is what the task's family calls a disagreement."""
+    return lambda gold, original: label_error(gold, original, spec)
+
+
 def _next_by_calibration(store: ReviewStore, ledger: Any, key: str, candidates: Sequence[ItemResult],
-                         have: set[str]) -> list[ItemResult]:
+                         have: set[str], *, is_error: Any = None) -> list[ItemResult]:
     """``candidates`` ordered by calibrated probability of a wrong label (the control sample's fit)."""
     results = ledger.results(key)
     outcomes = {o.task_id: o for o in store.gold_labels(key)}
-    ranking = rank_suspects(results, control_sample(results, SampleStore(store.db_engine).draw(key), outcomes),
-                            reviewed=have)
+    ranking = rank_suspects(results, control_sample(results, SampleStore(store.db_engine).draw(key), outcomes,
+                                                    is_error=is_error), reviewed=have, is_error=is_error)
     if ranking.calibration is None:
         raise ValueError(f"--next needs a calibration: {ranking.reason} (review push --sample N, then review status)")
     by_id = {str(r.id): r for r in candidates}

@@ -13,7 +13,8 @@ the guidelines, not the labels. The figures, all from the ledger:
 - judges' spread: the Jensen–Shannon divergence of their distributions (entropy of the mean minus the mean
   entropy, normalised by log k): members that disagree with each other;
 - the confident-learning member's probability of the original label;
-- ``p_wrong``: 1 − the truth model's posterior of the original label (:mod:`backend.review.truth_model`,
+- ``p_wrong``: the truth model's posterior mass on the labels that make the original an error by the family's
+  rule (``is_error``; any other label by default, a grade beyond delta on an ordinal scale) (:mod:`backend.review.truth_model`,
   every annotator, judge and the ``cleanlab:`` member as sources, the experts' gold as anchors).
 
 Rule: *likely error* when ``p_wrong`` reaches the error cut, the annotators did not split (their agreement
@@ -29,7 +30,7 @@ verdicts, so an item's gold never sets its own score), never from the items unde
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 from scipy.stats import binomtest
@@ -185,6 +186,23 @@ def observations(evidence: Sequence[ItemEvidence], *, pool_annotators: bool = Fa
     return out
 
 
+#: Whether an original label is wrong given a gold label: ``(gold, original) -> bool``, the family's disagreement
+#: (``backend.scoring.ensemble.label_error``); without one, any difference.
+ErrorRule = Callable[[str, str], bool]
+
+
+def _exact(gold: str, original: str) -> bool:
+    return gold != original
+
+
+def _p_wrong(post: Mapping[str, float], original: str, is_error: ErrorRule) -> float:
+    """P(the original is wrong) under the posterior: the mass on the labels that make it an error.
+
+    On an ordinal scale a grade within the flag's delta of the original is no error, so its mass does not count
+    (1 − P(exact grade) would call a one-step regrade an error the flag never looks for)."""
+    return float(sum(p for label, p in post.items() if is_error(str(label), original)))
+
+
 #: Significance a learnt error cut's precision must reach against the reviewed items' error rate.
 SEPARATION_P = 0.05
 
@@ -244,14 +262,18 @@ def _gaps(model: TruthModel, rows: list[ItemTriage], th: Thresholds) -> tuple[Gu
 
 def triage(evidence: Sequence[ItemEvidence], *, labels: Sequence[str], flagged: Sequence[str],
            anchors: Mapping[str, str | None] | None = None, thresholds: Thresholds | None = None,
-           pool_annotators: bool = False) -> TriageResult:
+           pool_annotators: bool = False, is_error: ErrorRule | None = None) -> TriageResult:
     """Fit the truth model on every item's evidence and triage the ``flagged`` ones.
+
+    ``is_error`` (gold, original) -> whether the original is wrong: the family's rule
+    (:func:`backend.scoring.ensemble.label_error`); P(wrong) and the learnt cut both count errors by it.
 
     ``anchors`` are the experts' settled gold labels. Without ``thresholds``, the error cut is learnt
     from the anchored items (:func:`thresholds_from_verdicts`), else the defaults apply.
     ``pool_annotators``: see :func:`observations`.
     """
     anchors = {k: v for k, v in (anchors or {}).items() if v is not None}
+    wrong = is_error or _exact
     obs = observations(evidence, pool_annotators=pool_annotators)
     model = TruthModel(labels).fit(obs, anchors=anchors)
     posterior = model.predict_proba()
@@ -261,8 +283,8 @@ def triage(evidence: Sequence[ItemEvidence], *, labels: Sequence[str], flagged: 
         reviewed = [i for i in anchors if i in posterior and by_id[i].original is not None]
         if reviewed:
             blind = _cross_fitted(obs, anchors, reviewed, labels)
-            thresholds = thresholds_from_verdicts([1 - blind[i].get(str(by_id[i].original), 0.0) for i in reviewed],
-                                                  [anchors[i] != by_id[i].original for i in reviewed])
+            thresholds = thresholds_from_verdicts([_p_wrong(blind[i], str(by_id[i].original), wrong) for i in reviewed],
+                                                  [wrong(str(anchors[i]), str(by_id[i].original)) for i in reviewed])
     figures = {ev.item: judge_figures(ev.members, model.labels) for ev in evidence}  # once per item
     if thresholds.entropy_usual is None:
         entropies = [e for e, _spread in figures.values() if e is not None]
@@ -274,7 +296,7 @@ def triage(evidence: Sequence[ItemEvidence], *, labels: Sequence[str], flagged: 
         if ev is None:
             continue
         post = posterior.get(ev.item)
-        p_wrong = None if post is None or ev.original is None else 1.0 - post.get(str(ev.original), 0.0)
+        p_wrong = None if post is None or ev.original is None else _p_wrong(post, str(ev.original), wrong)
         truth = None if post is None else max(post, key=post.get)
         entropy, spread = figures[ev.item]
         cl = [p for m, p in ev.members.items() if is_confident_member(m) and p]
@@ -333,7 +355,8 @@ def _classify(row: ItemTriage, th: Thresholds, gap_pairs: list[set[str]]) -> Ite
 
 
 def triage_items(results: Sequence[Any], *, labels: Sequence[str], crowd: Mapping[str, Mapping[str, str]] | None = None,
-                 anchors: Mapping[str, str | None] | None = None, thresholds: Thresholds | None = None) -> TriageResult:
+                 anchors: Mapping[str, str | None] | None = None, thresholds: Thresholds | None = None,
+                 is_error: ErrorRule | None = None) -> TriageResult:
     """Triage the flagged ledger rows (:class:`backend.scoring.results.ItemResult`) among all of them.
 
     ``crowd`` is item -> annotator -> label (several original annotations), ``anchors`` the settled gold.
@@ -358,5 +381,5 @@ def triage_items(results: Sequence[Any], *, labels: Sequence[str], crowd: Mappin
     counts = sorted(per_annotator.values())
     pool = bool(counts) and counts[len(counts) // 2] < defaults.TRIAGE_MIN_PER_ANNOTATOR
     return triage(evidence, labels=labels, flagged=flagged, anchors=anchors, thresholds=thresholds,
-                  pool_annotators=pool)
+                  pool_annotators=pool, is_error=is_error)
 

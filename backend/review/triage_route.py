@@ -22,8 +22,11 @@ MIN_SOURCES = 3
 
 def route_suspects(results: Sequence[Any], candidates: Sequence[Any], *, labels: Sequence[str],
                    outcomes: Sequence[Any] = (), crowd: Mapping[str, Mapping[str, str]] | None = None,
-                   include_ambiguous: bool = True) -> tuple[list[Any], dict[str, Any]]:
+                   include_ambiguous: bool = True, is_error: Any = None) -> tuple[list[Any], dict[str, Any]]:
     """The suspects ``review push`` sends, and the triage it reports (``candidates`` keep their order).
+
+    ``is_error`` (gold, original) -> bool: what counts as a wrong label (the family's disagreement,
+    :func:`backend.scoring.ensemble.label_error`), for the triage's P(wrong) and its learnt cut.
 
     Likely errors go to the blind review as before; ambiguous and guideline-gap items are held back for
     the lead (listed in the returned block under ``held``) unless ``include_ambiguous``. ``results`` are
@@ -39,7 +42,7 @@ def route_suspects(results: Sequence[Any], candidates: Sequence[Any], *, labels:
     if any(getattr(r, "questions", ()) for r in results) or not candidates:
         return list(candidates), {}
     anchors = {str(o.task_id): o.gold for o in outcomes if o.status.by_experts and o.gold is not None}
-    result = triage_items(results, labels=labels, crowd=crowd, anchors=anchors)
+    result = triage_items(results, labels=labels, crowd=crowd, anchors=anchors, is_error=is_error)
     if len(result.sources) < MIN_SOURCES:
         return list(candidates), {"not_applied": f"{len(result.sources)} source(s) of labels; Dawid–Skene needs at "
                                                  f"least {MIN_SOURCES} to be identified: every suspect is sent",

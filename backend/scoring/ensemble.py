@@ -235,6 +235,17 @@ def disagrees(prediction: str, original: str | None, spec: TaskSpec, *, delta: i
     return spec.task_family.disagrees(spec, prediction, original, delta=delta)
 
 
+def label_error(gold: str | None, original: str | None, spec: TaskSpec, *, delta: int | None = None) -> bool:
+    """Whether the original label is wrong given the ``gold`` label: what the family calls a disagreement.
+
+    Every count of label errors (confirmed errors, the design estimate, precision and recall, the triage's
+    learnt cut and its P(wrong)) goes through this one predicate, so an error is what the flag looks for: on
+    an ordinal scale a grade within ``delta`` of the gold one is no error (Nahum et al.: a Likert
+    disagreement is more than one point), as it raises no flag. No gold or no original: no error.
+    """
+    return gold is not None and disagrees(gold, original, spec, delta=delta)
+
+
 def decide(
     probs: Mapping[str, float],
     original: str | None,

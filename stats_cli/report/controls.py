@@ -34,9 +34,9 @@ def controls_section(views: tuple[ControlView, ...]) -> Section:
     conditional = [v.control.label for v in views if v.not_shown and v.data.sample is not None
                    and any(i.task_id not in {str(it.id) for it in v.data.items} for i in v.data.sample.items)]
     if conditional:
-        notes.append(f"{', '.join(conditional)}: sampled items the control was not shown on have no label of it; its "
-                     "design estimate counts them as unsettled, so its interval is wide enough to hold them either "
-                     "way (a rate over only the items that show the control is not estimated).")
+        notes.append(f"{', '.join(conditional)}: shown only under a condition; its figures are over the items that "
+                     "show it (its Label errors table says its N): the sampled items that show it are a random "
+                     "sample of those in their stratum, and the sampled items that do not show it are left out.")
     unreadable = max((v.unreadable for v in views), default=0)
     if unreadable:
         notes.append(f"{plural(unreadable, 'stored value')} could not be split into controls and count as no answer.")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Mapping
 
-from backend.api import disagrees
+from backend.api import disagrees, label_error
 from backend.api import ItemResult
 from backend.api import Draw
 from backend.api import GoldStatus, ReviewOutcome, answers_after, decide_outcome
@@ -119,6 +119,10 @@ class AuditData:
     # Thumbnails of the confirmed errors of an image project (stats_cli.sources.error_pictures.ErrorImages); None:
     # not fetched (a project without images, or a pull that did not ask for them).
     error_images: Any = None
+    # A control's view of a several-control project: the stratum of the review's draw each item of the
+    # control's domain (the items that show it) was in (stats_cli.sources.sample_frame.SampleFrame), so the
+    # design estimate is over the domain and cut by the control's own flag; None: the draw's own population.
+    sample_frame: Any = None
 
     def __post_init__(self) -> None:
         if self.sample is not None and not self.sampled:  # the draw names its items
@@ -138,6 +142,10 @@ class AuditData:
     def disagrees(self, item: ItemResult) -> bool:
         """The ensemble's label differs from the original (ordinal: by more than one class)."""
         return item.prediction is not None and disagrees(item.prediction, item.original, self.spec)
+
+    def is_error(self, item: ItemResult, gold: str | None) -> bool:
+        """The item's original label is wrong given ``gold``: the family's disagreement (ordinal: beyond delta)."""
+        return label_error(gold, item.original, self.spec)
 
     @cached_property
     def _outcomes(self) -> dict[str, ReviewOutcome]:

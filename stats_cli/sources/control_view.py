@@ -11,7 +11,10 @@ each with its control's family (weighted κ for ratings, the preference figures 
 
 An item the control was not asked on (a control shown only under a condition the original annotation does
 not meet: the composite verdict holds no verdict for it, or one whose error is ``not_shown``) is left out of
-that control's view and counted. A value
+that control's view and counted. The review's draw was stratified on the composite flag ("flagged on any
+control"); each view carries the draw's frame cut to the control's domain, so its design estimate is over
+the items that show the control, post-stratified by the control's own flag
+(:mod:`stats_cli.sources.sample_frame`, :mod:`stats_cli.stats.design_estimate`). A value
 that cannot be split (a malformed stored answer) counts as no answer for every control and is counted too:
 bad input never takes the report down.
 """
@@ -23,6 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from backend.api import GoldStatus, ItemResult, ReviewOutcome, TaskSpec, disagrees
 from stats_cli.sources.audit_data import AuditData, ExpertReview
+from stats_cli.sources.sample_frame import SampleFrame, sample_frame
 
 __all__ = ["NOT_SHOWN", "Control", "ControlView", "control_views", "describe", "split_by_control"]
 
@@ -79,7 +83,8 @@ def split_by_control(data: AuditData, controls: Sequence[Control], *, parts: Par
     ``parts`` may raise ValueError on a value it cannot read: that value then counts as no answer.
     """
     reader = _Reader(parts)
-    views = [_view(data, control, reader) for control in controls]
+    frame = sample_frame(data)
+    views = [_view(data, control, reader, frame) for control in controls]
     return tuple(replace(v, unreadable=reader.bad) for v in views)
 
 
@@ -124,7 +129,7 @@ def _verdict(item: ItemResult, name: str, reader: _Reader) -> ItemResult:
                    line=item.line, data=item.data, input_hash=question.input_hash or item.input_hash)
 
 
-def _view(data: AuditData, control: Control, reader: _Reader) -> ControlView:
+def _view(data: AuditData, control: Control, reader: _Reader, frame: SampleFrame | None) -> ControlView:
     name = control.name
     items, not_shown = [], 0
     for item in data.items:
@@ -150,7 +155,11 @@ def _view(data: AuditData, control: Control, reader: _Reader) -> ControlView:
     view = AuditData(
         project=data.project, spec=control.spec, items=tuple(items), routed=data.routed & ids, reviews=reviews,
         crowd=crowd, threshold=data.threshold, experts=data.experts, sampled=data.sampled & ids,
-        sample=data.sample, gold_labels=_gold(data, control.spec, items, reviews, reader, name))
+        sample=data.sample, gold_labels=_gold(data, control.spec, items, reviews, reader, name),
+        # the design estimate over the control's domain, cut by its own flag (stats_cli.stats.design_estimate)
+        sample_frame=None if frame is None else frame.cut(frozenset(
+            str(it.id) for it in items if it.prediction is not None and it.original is not None),
+            what="the scored items that show this control" if not_shown else "every scored item: this control is always shown"))
     return ControlView(control, view, not_shown=not_shown)
 
 

@@ -38,7 +38,7 @@ class ErrorImages:
 
 def confirmed_errors(data: AuditData) -> list[tuple[Any, str]]:
     """(item, gold) of every item the experts settled on a label other than the original one."""
-    return [(it, gold) for it, gold in data.reviewed() if gold != it.original]
+    return [(it, gold) for it, gold in data.reviewed() if data.is_error(it, gold)]
 
 
 def _thumbnail(fetch: Fetch, task_id: str, variable: str, reference: Any) -> ErrorImage:

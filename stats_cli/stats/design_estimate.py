@@ -102,6 +102,31 @@ def _tallies(draw: Draw, errors: Mapping[str, bool | None], flagged_now: frozens
             for name, size in sorted(sizes.items()) if size]
 
 
+def _cell_name(flagged: bool | None, stratum: str) -> str:
+    if flagged is None:
+        return stratum
+    return f"{'flagged' if flagged else 'unflagged'} (drawn from stratum {stratum!r})"
+
+
+def _domain_tallies(draw: Draw, errors: Mapping[str, bool | None], flagged_now: frozenset[str],
+                    frame: Mapping[str, str], *, by_flag: bool) -> list[_Tally]:
+    """The domain's part of each stratum, cut by the domain's own flag when ``by_flag`` (module docstring)."""
+    def cell(task_id: str, stratum: str) -> str:
+        return _cell_name(task_id in flagged_now if by_flag else None, stratum)
+
+    sizes: dict[str, int] = {}
+    for task_id, stratum in frame.items():
+        sizes[cell(task_id, stratum)] = sizes.get(cell(task_id, stratum), 0) + 1
+    groups: dict[str, list[bool | None]] = {}
+    for item in draw.items:
+        if item.task_id in frame:
+            groups.setdefault(cell(item.task_id, item.stratum), []).append(errors.get(item.task_id))
+    return [_Tally(name, size, sum(v is not None for v in groups.get(name, [])),
+                   sum(v is True for v in groups.get(name, [])),
+                   sum(v is None for v in groups[name]) if name in groups else size)
+            for name, size in sorted(sizes.items()) if size]
+
+
 def _rate(tallies: list[_Tally], confidence: float) -> Interval | None:
     if not tallies:
         return None
@@ -129,20 +154,38 @@ def _detector(flagged: list[_Tally], unflagged: list[_Tally], confidence: float)
 
 
 def estimate_from_draw(draw: Draw, errors: Mapping[str, bool | None], *, flagged_now: frozenset[str] = frozenset(),
-                       confidence: float = 0.95) -> DesignResult:
-    """Error rate, errors in the project, and the flags' precision / recall / errors left, from one draw."""
-    tallies = _tallies(draw, errors, flagged_now)
+                       confidence: float = 0.95, frame: Mapping[str, str] | None = None) -> DesignResult:
+    """Error rate, errors in the project, and the flags' precision / recall / errors left, from one draw.
+
+    ``frame`` (item -> the stratum it was drawn from, for every item of a domain of the draw's population):
+    the figures over that domain, post-stratified by ``flagged_now`` (the domain's own flag); see the module
+    docstring. Without it the population is the draw's.
+    """
+    if frame is not None:
+        known = set(draw.strata)
+        stray = sorted({s for s in frame.values() if s not in known})
+        if stray:
+            raise ValueError(f"the frame names strata the draw does not have: {stray[:3]}")
+        moved = [i.task_id for i in draw.items if i.task_id in frame and frame[i.task_id] != i.stratum]
+        if moved:
+            raise ValueError(f"the frame puts drawn items in another stratum than the draw did: {moved[:3]}")
+    if frame is None:
+        tallies = cells = _tallies(draw, errors, flagged_now)
+    else:  # the rate over the domain's part of each stratum; precision and recall over its cells by flag
+        tallies = _domain_tallies(draw, errors, flagged_now, frame, by_flag=False)
+        cells = _domain_tallies(draw, errors, flagged_now, frame, by_flag=True)
     population = sum(t.population for t in tallies)
     settled = sum(t.settled for t in tallies)
-    unsettled = sum(errors.get(i.task_id) is None for i in draw.items)
+    drawn = draw.items if frame is None else [i for i in draw.items if i.task_id in frame]
+    unsettled = sum(errors.get(i.task_id) is None for i in drawn)
     rate = _rate(tallies, confidence) if settled else None
     count = None if rate is None else Interval(
         None if rate.value is None else rate.value * population, rate.low * population, rate.high * population, rate.n)
-    flagged = [t for t in tallies if t.name.startswith("flagged")]
-    unflagged = [t for t in tallies if not t.name.startswith("flagged")]
+    flagged = [t for t in cells if t.name.startswith("flagged")]
+    unflagged = [t for t in cells if not t.name.startswith("flagged")]
     precision = recall = left = None
     if settled and flagged and unflagged:
         precision, recall, left = _detector(flagged, unflagged, confidence)
-    return DesignResult(design=draw.design, population=population, sampled=len(draw.items), settled=settled,
+    return DesignResult(design=draw.design, population=population, sampled=len(drawn), settled=settled,
                         unsettled=unsettled, confidence=confidence, rate=rate, errors_estimate=count,
                         precision=precision, recall=recall, errors_left=left)

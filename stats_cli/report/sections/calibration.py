@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from backend.api import ControlSample, control_sample, rank_suspects
+from backend.api import ControlSample, control_sample, label_error, rank_suspects
 from backend.api import MIN_PER_OUTCOME, MIN_REVIEWED, stacking_gain
 
 from ..inputs import AuditData
@@ -54,12 +54,13 @@ def _stacking_note(data: AuditData, control: ControlSample) -> tuple[str, dict |
 
 def calibration_section(data: AuditData) -> Section:
     outcomes = {str(it.id): data.outcome(it) for it in data.items}
-    control = control_sample(data.items, data.sample, outcomes)
+    is_error = lambda gold, original: label_error(gold, original, data.spec)  # noqa: E731 - the family's rule
+    control = control_sample(data.items, data.sample, outcomes, is_error=is_error)
     sizes = {"control items settled": len(control.ids), "wrong labels among them": int(control.wrong.sum())}
     if data.sample is None:
         return pending(KEY, TITLE, "no control sample drawn (review push --sample N)", sizes=sizes)
     reviewed = set(data.routed) | set(data.reviews) | set(data.sampled)
-    ranking = rank_suspects(data.items, control, reviewed=reviewed)
+    ranking = rank_suspects(data.items, control, reviewed=reviewed, is_error=is_error)
     if ranking.calibration is None:
         return pending(KEY, TITLE, ranking.reason or "", sizes=sizes)
     fit = ranking.calibration

@@ -69,7 +69,7 @@ def _domain_rates(data: AuditData, labels: list[str]) -> dict[str, tuple[int, fl
             row = sums[c.item.original]
             row[0] += 1
             row[1] += c.weight
-            row[2] += c.weight * (c.gold != c.item.original)
+            row[2] += c.weight * data.is_error(c.item, c.gold)
     return {lab: (int(n), (wrong / w) if w else None) for lab, (n, w, wrong) in sums.items()}
 
 

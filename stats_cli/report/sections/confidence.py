@@ -58,7 +58,7 @@ def confidence_section(data: AuditData, *, target_precision: float = 0.8, seed: 
                         for k in ("llm", "original")),
                   xlabel="ensemble confidence (quantile bins)", ylabel="share of reviewed items")
     observed, assured = threshold_for_precision([float(it.confidence) for it, _ in reviewed],
-                                                [gold != it.original for it, gold in reviewed], target=target_precision)
+                                                [data.is_error(it, gold) for it, gold in reviewed], target=target_precision)
     pick_rows = [(name, c.threshold, c.kept, c.confirmed, c.precision, c.precision_low) if c else (name, None, None, None, None, None)
                  for name, c in (("observed precision ≥ target", observed), ("exact lower bound ≥ target, tested from the highest threshold down", assured))]
     pick = Table.build(f"Confidence threshold for a target precision of {target_precision:.2f}",

@@ -149,7 +149,7 @@ def size_curve(data: AuditData, probs: np.ndarray, *, seed: int = 0):
         return None
     idx = np.array([c.index for c in rows])
     weight = np.array([c.weight for c in rows])
-    truth = np.array([c.gold != c.item.original for c in rows])
+    truth = np.array([data.is_error(c.item, c.gold) for c in rows])
     if not truth.any():
         return None
     orig_idx = np.array([labels.index(c.item.original) if c.item.original in labels else -1 for c in rows])

@@ -36,7 +36,7 @@ def _status_counts(data: AuditData) -> dict[GoldStatus, int]:
 
 
 def _design_rows(result: DesignResult | None, why: str) -> list[tuple[Cell, ...]]:
-    names = ("error rate, whole project (%)", "errors in the project (count)", "precision among flagged (%)",
+    names = ("error rate over the N items (%)", "errors among the N items (count)", "precision among flagged (%)",
              "recall: share of errors flagged (%)", "errors left among unflagged (count)")
     if result is None:
         return [(name, PENDING_CELL, None, None, None, why) for name in names]
@@ -90,18 +90,44 @@ def _notes(data: AuditData, counts: dict[GoldStatus, int], result: DesignResult 
     return notes
 
 
+def _design(data: AuditData, confidence: float) -> tuple[DesignResult | None, str]:
+    """The design's estimates (None with why when there are none): over the control's domain on a control's view."""
+    no_draw = "no random sample drawn (review push --sample N)"
+    if data.sample is None:
+        return None, no_draw
+    errors = _sample_errors(data)
+    flagged_now = frozenset(str(it.id) for it in data.items if it.flagged)
+    frame = data.sample_frame
+    if frame is not None and frame.strata is None:
+        return None, frame.why
+    return estimate_from_draw(data.sample, errors, flagged_now=flagged_now, confidence=confidence,
+                              frame=None if frame is None else frame.strata), no_draw
+
+
+def _population(data: AuditData, result: DesignResult | None) -> tuple[int, frozenset[str] | None]:
+    """The table's one N and the items it counts (None: every audited item).
+
+    With a design, N is the design's population (on a control's view: the items that show the control), and
+    the floor counts the confirmed errors among those items, so the two kinds of row divide by the same N.
+    """
+    if result is None:
+        return len(data.items), None
+    frame = data.sample_frame
+    if frame is not None and frame.strata is not None:
+        return result.population, frozenset(frame.strata)
+    return result.population, frozenset(str(it.id) for it in data.scored)
+
+
 def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
-    """The design's estimates (or PENDING) beside the floor of confirmed errors over every audited item."""
-    population = len(data.items)  # every audited item, as "items audited" in the audit section
+    """The design's estimates (or PENDING) beside the floor of confirmed errors, both over one N."""
     reviewed = data.reviewed()
-    confirmed = sum(1 for it, gold in reviewed if gold != it.original)
     counts = _status_counts(data)
-    result = None
-    if data.sample is not None:
-        errors = _sample_errors(data)
-        flagged_now = frozenset(str(it.id) for it in data.items if it.flagged)
-        result = estimate_from_draw(data.sample, errors, flagged_now=flagged_now, confidence=confidence)
-    sizes = {"items audited (N)": population, "settled by experts": len(reviewed),
+    result, why = _design(data, confidence)
+    population, members = _population(data, result)
+    within = [(it, gold) for it, gold in reviewed if members is None or str(it.id) in members]
+    confirmed = sum(1 for it, gold in within if data.is_error(it, gold))
+    sizes = {"items audited": len(data.items), "N (the table's population)": population,
+             "settled by experts": len(reviewed),
              "open reviews": counts.get(GoldStatus.PENDING, 0),
              "unresolved": counts.get(GoldStatus.SPLIT_UNRESOLVED, 0),
              "random sample drawn": 0 if result is None else result.sampled,
@@ -111,29 +137,48 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
     if not reviewed and result is None:
         return pending(KEY, TITLE, "no expert decision is settled yet, so no label error is confirmed; no random "
                        "sample drawn (review push --sample N)", sizes=sizes)
-    rows = _design_rows(result, "no random sample drawn (review push --sample N)")
+    rows = _design_rows(result, why)
     rows.append(("floor: confirmed errors / N (%)", percent(confirmed / population) if population else None, None,
-                 None, population, f"{plural(confirmed, 'error')} confirmed by the experts; no statistics"))
+                 None, population, f"{plural(confirmed, 'error')} confirmed by the experts among the N items; "
+                                   "no statistics"))
+    all_confirmed = sum(1 for it, gold in reviewed if data.is_error(it, gold))
     rows.append(("confirmed among items the experts settled (%)",
-                 percent(confirmed / len(reviewed)) if reviewed else None, None, None, len(reviewed),
+                 percent(all_confirmed / len(reviewed)) if reviewed else None, None, None, len(reviewed),
                  "describes the reviewed items only (not a random sample)"))
-    table = Table.build(f"Label errors ({100 * confidence:.0f}% intervals from the sampling design)", COLUMNS, rows)
+    frame = data.sample_frame
+    what = frame.what if frame is not None and frame.what and result is not None else \
+        "the sampling design's population" if result is not None else "every audited item"
+    table = Table.build(f"Label errors over N = {population} items ({what}); {100 * confidence:.0f}% intervals "
+                        "from the sampling design", COLUMNS, rows)
     values = {"floor": {"confirmed_errors": confirmed, "population": population,
                         "rate": confirmed / population if population else None},
-              "reviewed": {"sample": len(reviewed), "n_errors": confirmed},
+              "reviewed": {"sample": len(reviewed), "n_errors": all_confirmed},
               "estimate": None if result is None else result.to_json()}
-    return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=tuple(_notes(data, counts, result)),
-                   values=values)
+    notes = _notes(data, counts, result)
+    if frame is not None and result is not None:
+        notes.append("Flagged here means flagged on this control by its own flag rule. The review's strata were cut "
+                     "on the flag of any control; each stratum is split by this control's flag (post-"
+                     "stratification), so precision and recall are this control's, with intervals from its own "
+                     "drawn items (exact only where every one of its items in a stratum was reviewed).")
+    outside = len(data.items) - population
+    if result is not None and outside > 0:
+        notes.append(f"{plural(outside, 'audited item')} {are(outside)} outside N (no ensemble verdict or no "
+                     "original label when the sample was drawn): no figure of this table is about them.")
+    return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=tuple(notes), values=values)
 
 
 def _sample_errors(data: AuditData) -> dict[str, bool | None]:
-    """Each sampled item: True/False once the experts settled it, None while it is open or split."""
+    """Each sampled item: True/False once the experts settled it, None while it is open or split.
+
+    An error is what the family calls a disagreement (:meth:`AuditData.is_error`): a one-step regrade of a
+    rating is no error when the flag looks only beyond one step.
+    """
     by_id = {str(it.id): it for it in data.items}
     out: dict[str, bool | None] = {}
     for drawn in data.sample.items if data.sample else ():
         item = by_id.get(drawn.task_id)
         gold, status = data.gold(item) if item is not None else (None, None)
-        out[drawn.task_id] = None if gold is None or not status.settled else gold != item.original
+        out[drawn.task_id] = None if gold is None or not status.settled else data.is_error(item, gold)
     return out
 
 

@@ -115,7 +115,7 @@ def _subset_f1(data: Any, models: tuple[str, ...], reviewed: list[tuple[Any, str
         if not chosen:
             continue
         decision = verdict([m.probs for m in chosen], [model_of(m.member_id) for m in chosen], it.original, rule)
-        truth.append(gold != it.original)
+        truth.append(data.is_error(it, gold))
         flags.append(bool(decision and decision.flagged))
     if not truth:
         return float("nan"), 0

@@ -11,7 +11,7 @@ read per question).
 
 from __future__ import annotations
 
-from backend.api import GoldStatus, triage_items
+from backend.api import GoldStatus, label_error, triage_items
 
 from ..inputs import AuditData
 from ..model import Section, Status, Table, not_applicable, pending
@@ -31,7 +31,8 @@ def triage_section(data: AuditData) -> Section:
     if not any(it.flagged for it in data.items):
         return pending(KEY, TITLE, "no flagged item to triage yet", sizes={"items": len(data.items)})
     anchors = {str(it.id): gold for it, gold in data.reviewed()}
-    result = triage_items(data.items, labels=list(data.spec.labels), crowd=data.crowd, anchors=anchors)
+    result = triage_items(data.items, labels=list(data.spec.labels), crowd=data.crowd, anchors=anchors,
+                          is_error=lambda gold, original: label_error(gold, original, data.spec))
     sources = Table.build(
         "Every source's estimated accuracy (truth model; 95% Wilson interval on the expected count)",
         ("source", "labels given", "estimated accuracy", "low", "high"),

@@ -126,7 +126,7 @@ def test_the_html_shows_each_control_and_lists_what_cannot_apply_once():
     assert "(" not in spans.split(":")[0]  # not applicable to every control: no list of them
 
 
-def test_a_conditional_controls_design_estimate_holds_the_items_it_was_not_shown_on_as_unsettled():
+def test_a_conditional_controls_design_estimate_is_over_the_items_that_show_it():
     from dataclasses import replace
 
     from backend.review.sampling import Candidate, draw_sample
@@ -136,8 +136,11 @@ def test_a_conditional_controls_design_estimate_holds_the_items_it_was_not_shown
                   for it in data.items]
     draw = draw_sample(candidates, budget=N, design="random", seed=1)  # every item drawn
     report = build_report(replace(data, sample=draw, sampled=frozenset(i.task_id for i in draw.items)))
-    assert any(note.startswith("harm: sampled items the control was not shown on")
+    assert any(note.startswith("harm: shown only under a condition; its figures are over the items that show it")
                for note in report.section("controls").notes)
-    estimate = report.section("errors", control="harm").values["estimate"]
-    assert estimate["unsettled"] >= N - 3  # the 9 items without "harm" at least
+    errors = report.section("errors", control="harm")
+    estimate = errors.values["estimate"]
+    # "harm" is shown on 3 of the 12 items (t0, t4, t8): every figure is over those 3, drawn all
+    assert (estimate["population"], estimate["sampled"], estimate["unsettled"]) == (3, 3, 0)
+    assert errors.values["floor"]["population"] == 3
     assert report.section("errors", control="helpful").values["estimate"]["sampled"] == N

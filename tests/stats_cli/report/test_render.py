@@ -36,7 +36,7 @@ def test_json_and_markdown_and_table_carry_the_same_numbers():
     assert errors["status"] == "ok" and errors["values"]["reviewed"]["n_errors"] == 9
     md = render(report, fmt="md")
     assert "## Label errors" in md and "| floor: confirmed errors / N (%) | 22.5" in md
-    assert "| error rate, whole project (%) | PENDING |" in md  # no random sample drawn here
+    assert "| error rate over the N items (%) | PENDING |" in md  # no random sample drawn here
     text = render(report, fmt="table")
     assert "Label errors" in text and "NOT APPLICABLE: no --models file given" in text
     with pytest.raises(ValueError):
