@@ -5,13 +5,16 @@ A flag mixes wrong labels with items trained people disagree on. This section fi
 confident-learning member, the experts' settled verdicts as anchors) and shows: each source's estimated
 accuracy with a Wilson interval, the triage class of every flagged item with the figures it rests on
 (:mod:`backend.review.triage`), and the label pairs the sources keep confusing (guideline gaps).
-NOT APPLICABLE for tasks asked as several questions per item (multi-label, spans, several controls
-read per question).
+Every single-label question is triaged: a single-choice task asked in several option orders is one question
+asked again (its members averaged over the orders, the per-order verdicts kept only for the position-bias
+rate), a preference is a single-label question of two or three classes, and a several-control project gets
+this section once per control, each on its own classes. NOT APPLICABLE where an item holds more than one
+label (multi-label sets, spans): the truth model takes one label out of the task's classes per item.
 """
 
 from __future__ import annotations
 
-from backend.api import GoldStatus, triage_items
+from backend.api import GoldStatus, not_triaged, triage_items
 
 from ..inputs import AuditData
 from ..model import Section, Status, Table, not_applicable, pending
@@ -25,9 +28,9 @@ def _cell(x: float | None) -> float | str:
 
 
 def triage_section(data: AuditData) -> Section:
-    if any(it.questions for it in data.items):
-        return not_applicable(KEY, TITLE, "the task is asked as several questions per item; the truth model "
-                                          "takes one single-choice label per item")
+    why = not_triaged(data.spec)
+    if why:
+        return not_applicable(KEY, TITLE, why)
     if not any(it.flagged for it in data.items):
         return pending(KEY, TITLE, "no flagged item to triage yet", sizes={"items": len(data.items)})
     anchors = {str(it.id): gold for it, gold in data.reviewed()}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.scoring.results import ItemResult, MemberResult
 from stats_cli.report.inputs import AuditData
@@ -48,3 +50,110 @@ def test_nothing_flagged_is_pending():
     items = tuple(ItemResult(id=it.id, original=it.prediction, prediction=it.prediction, confidence=0.9,
                              probs=it.probs, flagged=False, members=it.members) for it in items)
     assert triage_section(AuditData(project="p", spec=SPEC, items=items, crowd=crowd)).status is Status.PENDING
+
+
+# -- a project with the default settings: every single-label question triaged ------------------------------
+
+def _plant_three_class(k: int):
+    """Item ``k``'s planted answers: two judges whose answers move with the option order (position bias),
+    the confident-learning member asked in the first order only (its answer does not depend on it)."""
+    lab = LABELS[k % 3]
+    other, third = LABELS[(k + 1) % 3], LABELS[(k + 2) % 3]
+    said = other if k % 5 == 0 else lab
+
+    def plant(question, _original):
+        first = question.key in ("", "o0")
+        out = {"local:judge-a/generic@v1": {lab: 0.9, third: 0.1} if first else {lab: 0.6, other: 0.2, third: 0.2},
+               "local:judge-b/generic@v1": {lab: 0.8, other: 0.2} if first else {lab: 0.7, third: 0.3}}
+        if first:
+            out["cleanlab:tfidf-logreg"] = {lab: 0.6, other: 0.4}
+        return out
+    return said, plant
+
+
+def _default_rows(n: int = 45):
+    from tests.support.assembled import assembled_row
+
+    rows, crowd = [], {}
+    for k in range(n):
+        said, plant = _plant_three_class(k)
+        rows.append(assembled_row(SPEC, str(k), said, plant))
+        crowd[str(k)] = {"ann1": said, "ann2": said, "ann3": LABELS[k % 3]}
+    return tuple(rows), crowd
+
+
+def test_a_default_three_class_project_asked_in_two_option_orders_is_triaged():
+    """The default asks a single-choice question in two option orders and keeps each order's verdict in
+    ``questions``: one question asked twice, triaged on the members averaged over the orders."""
+    from backend.review.triage import judge_figures
+
+    assert len(SPEC.task_family.questions(SPEC)) == 2  # the default: two option orders
+    items, crowd = _default_rows()
+    flagged = {str(it.id) for it in items if it.flagged}
+    assert flagged and all(len(it.questions) == 2 for it in items)  # the ledger's shape under the defaults
+    section = triage_section(AuditData(project="p", spec=SPEC, items=items, crowd=crowd))
+    assert section.status is Status.OK, section.reason
+    sources, suspects, _gaps = section.tables
+    assert {r[0] for r in suspects.rows} == flagged
+    assert not any(key in str(r[0]) for r in sources.rows for key in ("o0", "o1"))  # an order is no source
+    by_id = {str(it.id): it for it in items}
+    for row in suspects.rows:  # the judges' figures are read from the members averaged over both orders
+        averaged = {m.member_id: m.probs for m in by_id[row[0]].members}
+        assert row[7] == pytest.approx(judge_figures(averaged, LABELS)[0])
+        first_order = {m.member_id: m.probs for m in by_id[row[0]].questions[0].members}
+        assert row[7] != pytest.approx(judge_figures(first_order, LABELS)[0])
+
+
+CONTROLS_CONFIG = """<View><Text name="t" value="$text"/>
+<Choices name="topic" toName="t"><Choice value="pos"/><Choice value="neg"/><Choice value="neu"/></Choices>
+<Rating name="grade" toName="t" maxRating="5"/></View>"""
+
+
+def _controls_rows(spec, n: int = 45):
+    from tests.support.assembled import assembled_row
+
+    family, rows, crowd = spec.task_family, [], {}
+    for k in range(n):
+        said, plant_topic = _plant_three_class(k)
+        grade, true_grade = str(1 + k % 5), str(1 + (k + 3) % 5) if k % 7 == 0 else str(1 + k % 5)
+
+        def plant(question, original, plant_topic=plant_topic, true_grade=true_grade):
+            if question.key.startswith("topic"):
+                _control, _, own = question.key.partition("/")
+                from backend.task.family import Question
+                return plant_topic(Question(own, question.spec, reorders=question.reorders), original)
+            near = str(min(int(true_grade) + 1, 5)) if true_grade != "5" else "4"
+            return {"local:judge-a/generic@v1": {true_grade: 0.85, near: 0.15},
+                    "local:judge-b/generic@v1": {true_grade: 0.75, near: 0.25}}
+
+        original = family.encode_controls(spec, {"topic": said, "grade": grade})
+        rows.append(assembled_row(spec, str(k), original, plant))
+        truth = family.encode_controls(spec, {"topic": LABELS[k % 3], "grade": true_grade})
+        crowd[str(k)] = {"ann1": original, "ann2": original, "ann3": truth}
+    return tuple(rows), crowd
+
+
+def test_a_several_control_project_is_triaged_per_single_label_control():
+    from stats_cli.report.build import build_report
+
+    spec = spec_from_label_config(CONTROLS_CONFIG)
+    assert spec.family == "controls" and [c.spec.family for c in spec.controls] == ["nominal", "rating"]
+    items, crowd = _controls_rows(spec)
+    report = build_report(AuditData(project="p", spec=spec, items=items, crowd=crowd))
+    for control in ("topic", "grade"):
+        section = report.section("triage", control=control)
+        assert section.status is Status.OK, (control, section.reason)
+        flagged = {str(it.id) for it in items for q in it.questions if q.id == control and q.flagged}
+        assert flagged and {r[0] for r in section.tables[1].rows} == flagged
+        labels = [c.spec.labels for c in spec.controls if c.name == control][0]
+        assert {r[2] for r in section.tables[1].rows} <= set(labels)  # the control's own classes
+
+
+def test_multi_label_and_spans_are_not_triaged_and_say_why():
+    multi = spec_from_label_config("""<View><Text name="t" value="$text"/><Choices name="s" toName="t"
+        choice="multiple"><Choice value="a"/><Choice value="b"/><Choice value="c"/></Choices></View>""")
+    spans = spec_from_label_config("""<View><Text name="t" value="$text"/><Labels name="l" toName="t">
+        <Label value="PER"/><Label value="ORG"/></Labels></View>""")
+    for spec, why in ((multi, "one yes/no question per label"), (spans, "one question per span")):
+        section = triage_section(AuditData(project="p", spec=spec, items=()))
+        assert section.status is Status.NOT_APPLICABLE and why in section.reason, section.reason
