@@ -71,8 +71,19 @@ def triage_section(data: AuditData) -> Section:
         "verdicts, and the ambiguous class was no better than chance: "
         "read 'ambiguous' as 'not shown to be an error', and let the experts say it (review push --ambiguous-choice).",
     ]
-    if not result.gaps:
-        notes.append("No label pair reaches the guideline-gap cuts.")
+    orders = max((len(it.questions) for it in data.items), default=0)
+    if orders > 1:
+        notes.insert(0, f"Judges: each member's distribution is its average over the {orders} option orders the "
+                        f"question was asked in (one question asked {orders} times, so a lean towards a position "
+                        "cancels); the truth model, the judges' entropy and their spread read that average, and "
+                        "each order's own answers are kept for the position-bias rate.")
+    if data.spec.task_family.ordered:
+        notes.insert(0, "Grades: the truth model takes them as unordered classes, so P(label wrong) is 1 - its "
+                        "posterior of the exact grade (a neighbouring grade counts as wrong as a distant one), while "
+                        "an item is flagged only when the judges' grade is farther than the flag rule's delta.")
+    if not result.gaps:  # said where the table would be, rather than an empty table
+        notes.insert(0, f"Guideline gaps: none; no label pair has >= {th.gap_min_items} flagged items on it with a "
+                        f"pooled confusion rate >= {th.gap_min_rate}.")
     counts = {k: len(result.by_class(k)) for k in ("likely error", "ambiguous", "guideline gap")}
     said_ambiguous = {str(it.id) for it in data.items if data.gold(it)[1] is GoldStatus.EXPERTS_AMBIGUOUS}
     if said_ambiguous:  # the experts' own word (review push --ambiguous-choice), never an anchor of the model
@@ -85,7 +96,7 @@ def triage_section(data: AuditData) -> Section:
                      "check of its ambiguous class.")
     return Section(KEY, TITLE, Status.OK, sizes={"flagged items": len(result.items), **counts,
                                                   "sources": len(result.sources), "anchors": len(anchors)},
-                   tables=(sources, suspects, gaps), notes=tuple(notes), values=result.to_json())
+                   tables=(sources, suspects, gaps) if result.gaps else (sources, suspects), notes=tuple(notes), values=result.to_json())
 
 
 class TriageSection(ReportSection):

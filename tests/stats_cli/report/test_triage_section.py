@@ -34,7 +34,7 @@ def test_every_source_is_a_row_and_every_flagged_item_is_triaged():
     items, crowd = _items(5)
     section = triage_section(AuditData(project="p", spec=SPEC, items=items, crowd=crowd))
     assert section.status is Status.OK
-    sources, suspects, _gaps = section.tables
+    sources, suspects = section.tables[:2]
     assert {r[0] for r in sources.rows} == {"annotator:ann1", "annotator:ann2", "annotator:ann3", "judge:a",
                                             "judge:b", "cleanlab:tfidf-logreg"}
     assert all(0 <= r[3] <= r[2] <= r[4] <= 1 for r in sources.rows)
@@ -93,7 +93,7 @@ def test_a_default_three_class_project_asked_in_two_option_orders_is_triaged():
     assert flagged and all(len(it.questions) == 2 for it in items)  # the ledger's shape under the defaults
     section = triage_section(AuditData(project="p", spec=SPEC, items=items, crowd=crowd))
     assert section.status is Status.OK, section.reason
-    sources, suspects, _gaps = section.tables
+    sources, suspects = section.tables[:2]
     assert {r[0] for r in suspects.rows} == flagged
     assert not any(key in str(r[0]) for r in sources.rows for key in ("o0", "o1"))  # an order is no source
     by_id = {str(it.id): it for it in items}
@@ -157,3 +157,30 @@ def test_multi_label_and_spans_are_not_triaged_and_say_why():
     for spec, why in ((multi, "one yes/no question per label"), (spans, "one question per span")):
         section = triage_section(AuditData(project="p", spec=spec, items=()))
         assert section.status is Status.NOT_APPLICABLE and why in section.reason, section.reason
+
+
+def test_the_triage_is_what_the_lead_reads_in_the_html(tmp_path):
+    """The HTML report of a default three-class project and of a several-control one shows the triage (once per
+    control there), its words left-aligned; screenshots in artifacts/ (looked at)."""
+    from stats_cli.report.build import build_report
+    from stats_cli.report.render import render
+    from tests.support.browser import ARTIFACTS, headless_chromium
+
+    controls = spec_from_label_config(CONTROLS_CONFIG)
+    projects = {"default": (SPEC, *_default_rows()), "controls": (controls, *_controls_rows(controls))}
+    with headless_chromium() as browser:
+        for name, (spec, items, crowd) in projects.items():
+            path = tmp_path / f"{name}.html"
+            report = build_report(AuditData(project=name, spec=spec, items=items, crowd=crowd))
+            path.write_text(render(report, fmt="html"), encoding="utf-8")
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.goto(path.resolve().as_uri())
+            anchors = ["triage"] if name == "default" else ["triage-topic", "triage-grade"]
+            for anchor in anchors:
+                section = page.locator(f"section#{anchor}")
+                text = section.inner_text()
+                assert "NOT APPLICABLE" not in text and "Every source's estimated accuracy" in text
+                assert section.locator("td.text", has_text="likely error").count() > 0
+                section.screenshot(path=str(ARTIFACTS / f"triage-{name}-{anchor}.png"))
+            left_out = page.locator("#not-in-this-report")
+            assert left_out.count() == 0 or "Triage" not in left_out.inner_text()
