@@ -149,6 +149,32 @@ def test_a_several_control_project_is_triaged_per_single_label_control():
         assert {r[2] for r in section.tables[1].rows} <= set(labels)  # the control's own classes
 
 
+def test_a_preference_is_a_single_label_question_triaged_on_its_classes():
+    """A pairwise control is asked in both orders (``ab``, ``ba``): triaged on left/right like any question."""
+    spec = spec_from_label_config("""<View><Text name="a" value="$a"/><Text name="b" value="$b"/>
+        <Pairwise name="pw" toName="a,b"/></View>""")
+    from tests.support.assembled import assembled_row
+
+    rows, crowd = [], {}
+    for k in range(40):
+        better = ("left", "right")[k % 2]
+        said = ("right", "left")[k % 2] if k % 8 == 0 else better
+        worse = "right" if better == "left" else "left"
+
+        def plant(question, _original, better=better, worse=worse):  # the judges lean to the first shown
+            lean = 0.1 if (question.key == "ab") == (better == "left") else -0.1
+            return {"local:judge-a/generic@v1": {better: 0.8 + lean, worse: 0.2 - lean},
+                    "local:judge-b/generic@v1": {better: 0.75 + lean, worse: 0.25 - lean}}
+        rows.append(assembled_row(spec, str(k), said, plant))
+        crowd[str(k)] = {"ann1": said, "ann2": said, "ann3": better}
+    assert all([q.id for q in r.questions] == ["ab", "ba"] for r in rows)
+    section = triage_section(AuditData(project="p", spec=spec, items=tuple(rows), crowd=crowd))
+    assert section.status is Status.OK, section.reason
+    suspects = section.tables[1]
+    assert {r[0] for r in suspects.rows} == {str(k) for k in range(0, 40, 8)}
+    assert {r[3] for r in suspects.rows} <= {"left", "right"}
+
+
 def test_multi_label_and_spans_are_not_triaged_and_say_why():
     multi = spec_from_label_config("""<View><Text name="t" value="$text"/><Choices name="s" toName="t"
         choice="multiple"><Choice value="a"/><Choice value="b"/><Choice value="c"/></Choices></View>""")
