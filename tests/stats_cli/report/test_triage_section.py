@@ -95,13 +95,37 @@ def test_a_default_three_class_project_asked_in_two_option_orders_is_triaged():
     assert section.status is Status.OK, section.reason
     sources, suspects = section.tables[:2]
     assert {r[0] for r in suspects.rows} == flagged
-    assert not any(key in str(r[0]) for r in sources.rows for key in ("o0", "o1"))  # an order is no source
+    orders = [q.key for q in SPEC.task_family.questions(SPEC)]
+    assert not any(key in str(r[0]) for r in sources.rows for key in orders)  # an order is no source
     by_id = {str(it.id): it for it in items}
     for row in suspects.rows:  # the judges' figures are read from the members averaged over both orders
         averaged = {m.member_id: m.probs for m in by_id[row[0]].members}
         assert row[7] == pytest.approx(judge_figures(averaged, LABELS)[0])
         first_order = {m.member_id: m.probs for m in by_id[row[0]].questions[0].members}
         assert row[7] != pytest.approx(judge_figures(first_order, LABELS)[0])
+
+
+def test_the_engine_s_own_rows_of_a_default_project_are_triaged():
+    """Rows scored by the real engine under the default settings (the TEST-ONLY hash judge, asked in both
+    option orders, answers differ per order since the prompt does) reach the triage, not NOT APPLICABLE."""
+    import json
+
+    from backend.scoring.engine import EngineConfig
+    from backend.scoring.members import MemberSpec, build_members
+    from backend.scoring.question_engine import make_engine
+    from backend.task.dataset import Item
+    from tests.backend.hash_provider import HashTestProvider
+
+    provider = HashTestProvider()
+    team = build_members([MemberSpec("hash", "h", prompts=("generic-question",))], SPEC,
+                         provider_factory=lambda _e: provider)
+    items = [Item(f"t{i}", LABELS[i % 3], {"text": f"text number {i}"}) for i in range(30)]
+    rows = tuple(ItemResult.from_json(json.loads(json.dumps(r.to_json())))  # as the ledger returns them
+                 for r in make_engine(SPEC, team, cache=None, config=EngineConfig(concurrency=1)).score(items))
+    assert all(len(r.questions) == 2 for r in rows)  # one verdict per option order kept
+    section = triage_section(AuditData(project="p", spec=SPEC, items=rows))
+    assert section.status is Status.OK, section.reason
+    assert {r[0] for r in section.tables[1].rows} == {str(r.id) for r in rows if r.flagged}
 
 
 CONTROLS_CONFIG = """<View><Text name="t" value="$text"/>
