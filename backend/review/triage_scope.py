@@ -7,7 +7,7 @@ in ``ItemResult.questions`` serve the position-bias rate only). A preference is 
 three classes. A several-control project (:mod:`backend.families.controls`) holds one verdict per control in
 ``ItemResult.questions``: every control whose own family has one label per item is triaged on its own, with
 its own classes, annotators' answers and experts' gold cut to it. Multi-label sets and spans are not (their
-members answer one question per label or per span): :attr:`TriageScope` lists them with the reason.
+members answer one question per label or per span): :func:`triage_scopes` returns them with the reason.
 """
 
 from __future__ import annotations

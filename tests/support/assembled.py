@@ -34,7 +34,8 @@ def _answer(item_id: str, question: Question, original: str | None, members: Map
                       members=tuple(MemberResult(m, probs=dict(members[m])) for m in ids))
 
 
-def assembled_row(spec: TaskSpec, item_id: str, original: str, plant: Plant, *, threshold: float | None = None) -> ItemResult:
+def assembled_row(spec: TaskSpec, item_id: str, original: str, plant: Plant, *,
+                  threshold: float | None = None) -> ItemResult:
     """The item's ledger row: ``plant`` answers every question of ``spec``, the family assembles them."""
     family = spec.task_family
     item = Item(item_id, original, {var: f"{var} of {item_id}" for var in spec.fields})

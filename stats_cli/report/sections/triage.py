@@ -96,7 +96,8 @@ def triage_section(data: AuditData) -> Section:
                      "check of its ambiguous class.")
     return Section(KEY, TITLE, Status.OK, sizes={"flagged items": len(result.items), **counts,
                                                   "sources": len(result.sources), "anchors": len(anchors)},
-                   tables=(sources, suspects, gaps) if result.gaps else (sources, suspects), notes=tuple(notes), values=result.to_json())
+                   tables=(sources, suspects, gaps) if result.gaps else (sources, suspects), notes=tuple(notes),
+                   values=result.to_json())
 
 
 class TriageSection(ReportSection):
