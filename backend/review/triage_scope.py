@@ -1,13 +1,14 @@
 """The single-label questions the triage reads: the task itself, or each control that has one label per item.
 
-The truth model takes one label per item out of a set of classes, and one distribution over them per member.
-A single-choice task gives exactly that, also when it is asked in several option orders: that is one
-question asked again, the members already averaged over the orders in the item's row (the per-order verdicts
-in ``ItemResult.questions`` serve the position-bias rate only). A preference is such a question with two or
-three classes. A several-control project (:mod:`backend.families.controls`) holds one verdict per control in
-``ItemResult.questions``: every control whose own family has one label per item is triaged on its own, with
-its own classes, annotators' answers and experts' gold cut to it. Multi-label sets and spans are not (their
-members answer one question per label or per span): :func:`triage_scopes` returns them with the reason.
+The truth model takes one label per item out of a set of classes, and one distribution over them per member. A
+single-choice task gives exactly that, also when it is asked in several option orders: that is one question
+asked again, the members already averaged over the orders in the item's row (the per-order verdicts in
+``ItemResult.questions`` are not read here: they hold each judge's position bias). A preference is such a
+question with two or three classes. A several-control project (:mod:`backend.families.controls`) holds one
+verdict per control in ``ItemResult.questions``: every control whose own family has one label per item is
+triaged on its own, with its own classes, annotators' answers and experts' gold cut to it. Multi-label sets
+and spans are not (their members answer one question per label or per span): :func:`triage_scopes` returns
+them with the reason.
 """
 
 from __future__ import annotations

@@ -6,9 +6,9 @@ confident-learning member, the experts' settled verdicts as anchors) and shows: 
 accuracy with a Wilson interval, the triage class of every flagged item with the figures it rests on
 (:mod:`backend.review.triage`), and the label pairs the sources keep confusing (guideline gaps).
 Every single-label question is triaged: a single-choice task asked in several option orders is one question
-asked again (its members averaged over the orders, the per-order verdicts kept only for the position-bias
-rate), a preference is a single-label question of two or three classes, and a several-control project gets
-this section once per control, each on its own classes. NOT APPLICABLE where an item holds more than one
+asked again (its members averaged over the orders; the per-order verdicts, kept for the judges' position
+bias, are not read), a preference is a single-label question of two or three classes, and a several-control
+project gets this section once per control, each on its own classes. NOT APPLICABLE where an item holds more than one
 label (multi-label sets, spans): the truth model takes one label out of the task's classes per item.
 """
 
@@ -75,8 +75,8 @@ def triage_section(data: AuditData) -> Section:
     if orders > 1:
         notes.insert(0, f"Judges: each member's distribution is its average over the {orders} option orders the "
                         f"question was asked in (one question asked {orders} times, so a lean towards a position "
-                        "cancels); the truth model, the judges' entropy and their spread read that average, and "
-                        "each order's own answers are kept for the position-bias rate.")
+                        "cancels); the truth model, the judges' entropy and their spread read that average (each "
+                        "order's own answers stay in the ledger row, where a judge's position bias is read).")
     if data.spec.task_family.ordered:
         notes.insert(0, "Grades: the truth model takes them as unordered classes, so P(label wrong) is 1 - its "
                         "posterior of the exact grade (a neighbouring grade counts as wrong as a distant one), while "
