@@ -24,13 +24,21 @@ __all__ = ["TriageScope", "not_triaged", "triage_scopes"]
 
 @dataclass(frozen=True)
 class TriageScope:
-    """One single-label question's rows, labels, annotators' answers and gold (``control`` None: the task's own)."""
+    """One single-label question's spec, rows, annotators' answers and gold (``control`` None: the task's own).
+
+    ``spec`` is the question's own (a control's spec in a several-control project): its family says what a
+    disagreement on this question is."""
 
     control: str | None
-    labels: tuple[str, ...]
+    spec: TaskSpec
     results: tuple[ItemResult, ...]
     crowd: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     anchors: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The question's classes."""
+        return tuple(self.spec.labels)
 
 
 def not_triaged(spec: TaskSpec) -> str | None:
@@ -50,7 +58,7 @@ def triage_scopes(spec: TaskSpec, results: Sequence[ItemResult], *, crowd: Mappi
         why = not_triaged(spec)
         if why:
             return (), {"": why}
-        return (TriageScope(None, tuple(spec.labels), tuple(results), crowd, anchors),), {}
+        return (TriageScope(None, spec, tuple(results), crowd, anchors),), {}
     scopes, skipped = [], {}
     split = _Splitter(spec)
     for control in controls:
@@ -64,7 +72,7 @@ def triage_scopes(spec: TaskSpec, results: Sequence[ItemResult], *, crowd: Mappi
                      if (answers := {a: v for a, lab in by.items() if (v := split(lab, control.name)) is not None})}
         own_anchors = {item: v for item, gold in anchors.items() if item in ids
                        and (v := split(gold, control.name)) is not None}
-        scopes.append(TriageScope(control.name, tuple(control.spec.labels), rows, own_crowd, own_anchors))
+        scopes.append(TriageScope(control.name, control.spec, rows, own_crowd, own_anchors))
     return tuple(scopes), skipped
 
 
