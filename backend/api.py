@@ -64,6 +64,7 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
     from backend.review.active import ControlSample, control_sample, rank_suspects  # noqa: F401
     from backend.review.truth_model import SourceQuality, TruthModel  # noqa: F401
     from backend.review.triage import ItemEvidence, TriageResult, triage_items  # noqa: F401
+    from backend.review.triage_scope import not_triaged  # noqa: F401
     # Span labels (NER).
     from backend.spans.model import NOT_AN_ENTITY, Span  # noqa: F401
     from backend.spans.value import decode_spans  # noqa: F401

@@ -64,6 +64,8 @@ class MultiLabelFamily(TaskFamily):
             "crowd": "crowd aggregation of sets is per label (the original set is their per-label majority)",
             "stratified": "p_d of sets is not defined here",
             "probes": "the probes plant a single label",
+            "triage": "members answer one yes/no question per label and the truth model takes one label out of the "
+                      "task's classes per item",
         }.items()
     }
 

@@ -79,6 +79,8 @@ def choices_result(spec: "TaskSpec", choices: Sequence[str]) -> list[dict[str, A
 class SingleChoiceFamily(TaskFamily):
     """One label per item, judged as one question (the task itself)."""
 
+    single_label = True  # option orders ask the same question again; their members are averaged
+
     def default_negative(self, spec: "TaskSpec") -> str:
         return spec.labels[0] if spec.numeric_labels else ""  # 0 / the lowest grade
 

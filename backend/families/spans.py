@@ -46,6 +46,8 @@ class SpanFamily(TaskFamily):
             "crowd": "the original spans are the annotators' per-span majority",
             "stratified": "p_d of span lists is not defined here",
             "probes": "the probes plant a single label",
+            "triage": "members answer one question per span and the truth model takes one label out of the task's "
+                      "classes per item",
         }.items()
     }
 

@@ -300,9 +300,9 @@ def _choose_new_items(client: LabelStudio, store: ReviewStore, ledger: Any, sour
     candidates = [r for r in ledger.flagged(source.key, threshold=threshold) if str(r.id) not in have]
     candidates = [r for r in candidates if r.prediction is not None]
     crowd = crowd_by_item(lab for labs in ledger.crowd_labels(source.key).values() for lab in labs)
-    candidates, report.triage = route_suspects(ledger.results(source.key), candidates, labels=source.spec.labels,
+    candidates, report.triage = route_suspects(ledger.results(source.key), candidates, spec=source.spec,
                                                outcomes=store.gold_labels(source.key), crowd=crowd,
-                                               include_ambiguous=include_ambiguous, is_error=_error_rule(source.spec))
+                                               include_ambiguous=include_ambiguous)
     room = None if budget is None else max(budget - len(existing), 0)
     if next_n is not None:
         candidates, room = _next_by_calibration(store, ledger, source.key, candidates, have,

@@ -102,6 +102,9 @@ class TaskFamily:
     agreement_level: ClassVar[str] = "nominal"
     #: Several labels per item (a set): the report adds its set statistics.
     multi_valued: ClassVar[bool] = False
+    #: One label per item out of ``spec.labels``, and every member one distribution over them per item (the
+    #: question asked once, or in several option orders and averaged): the truth model and the triage read it.
+    single_label: ClassVar[bool] = False
     #: Labels are ordered grades: closeness counts (median of annotators, Pearson r, "who is closer").
     ordered: ClassVar[bool] = False
     #: Exactly two classes, one of them positive (positive agreement, ROC AUC of models).

@@ -19,7 +19,7 @@ color:#1b1b1b;padding:0 1em}
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
 table{border-collapse:collapse;margin:.6em 0 1em;font-size:.9em}
 th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th{background:#f3f3f3}
-td:first-child,th:first-child{text-align:left}caption{font-weight:600;text-align:left;padding:.3em 0}
+td:first-child,th:first-child,.text{text-align:left}caption{font-weight:600;text-align:left;padding:.3em 0}
 .sizes{color:#555;font-size:.9em}.status{padding:.5em .8em;border-radius:4px;background:#fff4d6}
 .status.not-applicable{background:#eee}.note{border-left:4px solid #4a7bd0;padding:.3em .8em;background:#f2f6fd}
 img{max-width:100%;display:block;margin:.5em 0}
@@ -72,8 +72,10 @@ def _section(sec: Section) -> str:
         parts.append(f"<p class='status {css}'>{escape(status_line(sec))}</p></section>")
         return "".join(parts)
     for table in sec.tables:
-        head = "".join(f"<th>{escape(c)}</th>" for c in table.columns)
-        rows = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in format_row(table, row)) + "</tr>"
+        words = _word_columns(table.columns, table.rows)
+        head = "".join(f"<th{words[j]}>{escape(c)}</th>" for j, c in enumerate(table.columns))
+        rows = "".join("<tr>" + "".join(f"<td{words[j]}>{escape(c)}</td>"
+                                        for j, c in enumerate(format_row(table, row))) + "</tr>"
                        for row in table.rows)
         parts.append(f"<table><caption>{escape(table.title)}</caption><tr>{head}</tr>{rows}</table>")
     for note in sec.notes:
@@ -86,6 +88,25 @@ def _section(sec: Section) -> str:
         parts.append(_gallery(sec.gallery))
     parts.append("</section>")
     return "".join(parts)
+
+
+def _word_columns(columns: tuple[str, ...], rows: tuple[tuple, ...]) -> list[str]:
+    """Per column, the cell attribute: words (a class, a reason) read from the left, figures stay right-aligned
+    so their digits line up. A column is words when every cell that holds something is text but no number."""
+    out = []
+    for j in range(len(columns)):
+        cells = [row[j] for row in rows if j < len(row) and row[j] not in (None, "", "n/a", "PENDING")]
+        words = bool(cells) and all(isinstance(c, str) and not _figure(c) for c in cells)
+        out.append(" class='text'" if words and j > 0 else "")
+    return out
+
+
+def _figure(text: str) -> bool:
+    try:
+        float(text.rstrip("%"))
+    except ValueError:
+        return False
+    return True
 
 
 def _gallery(thumbs: tuple[Thumbnail, ...]) -> str:

@@ -5,13 +5,16 @@ A flag mixes wrong labels with items trained people disagree on. This section fi
 confident-learning member, the experts' settled verdicts as anchors) and shows: each source's estimated
 accuracy with a Wilson interval, the triage class of every flagged item with the figures it rests on
 (:mod:`backend.review.triage`), and the label pairs the sources keep confusing (guideline gaps).
-NOT APPLICABLE for tasks asked as several questions per item (multi-label, spans, several controls
-read per question).
+Every single-label question is triaged: a single-choice task asked in several option orders is one question
+asked again (its members averaged over the orders; the per-order verdicts, kept for the judges' position
+bias, are not read), a preference is a single-label question of two or three classes, and a several-control
+project gets this section once per control, each on its own classes. NOT APPLICABLE where an item holds more than one
+label (multi-label sets, spans): the truth model takes one label out of the task's classes per item.
 """
 
 from __future__ import annotations
 
-from backend.api import GoldStatus, label_error, triage_items
+from backend.api import GoldStatus, label_error, not_triaged, triage_items
 
 from ..inputs import AuditData
 from ..model import Section, Status, Table, not_applicable, pending
@@ -25,9 +28,9 @@ def _cell(x: float | None) -> float | str:
 
 
 def triage_section(data: AuditData) -> Section:
-    if any(it.questions for it in data.items):
-        return not_applicable(KEY, TITLE, "the task is asked as several questions per item; the truth model "
-                                          "takes one single-choice label per item")
+    why = not_triaged(data.spec)
+    if why:
+        return not_applicable(KEY, TITLE, why)
     if not any(it.flagged for it in data.items):
         return pending(KEY, TITLE, "no flagged item to triage yet", sizes={"items": len(data.items)})
     anchors = {str(it.id): gold for it, gold in data.reviewed()}
@@ -69,8 +72,19 @@ def triage_section(data: AuditData) -> Section:
         "verdicts, and the ambiguous class was no better than chance: "
         "read 'ambiguous' as 'not shown to be an error', and let the experts say it (review push --ambiguous-choice).",
     ]
-    if not result.gaps:
-        notes.append("No label pair reaches the guideline-gap cuts.")
+    orders = max((len(it.questions) for it in data.items), default=0)
+    if orders > 1:
+        notes.insert(0, f"Judges: each member's distribution is its average over the {orders} option orders the "
+                        f"question was asked in (one question asked {orders} times, so a lean towards a position "
+                        "cancels); the truth model, the judges' entropy and their spread read that average (each "
+                        "order's own answers stay in the ledger row, where a judge's position bias is read).")
+    if data.spec.task_family.ordered:
+        notes.insert(0, "Grades: the truth model takes them as unordered classes; P(label wrong) is its posterior "
+                        "mass on the grades farther from the original than the flag rule's delta (what the flag "
+                        "and the error counts call a disagreement).")
+    if not result.gaps:  # said where the table would be, rather than an empty table
+        notes.insert(0, f"Guideline gaps: none; no label pair has >= {th.gap_min_items} flagged items on it with a "
+                        f"pooled confusion rate >= {th.gap_min_rate}.")
     counts = {k: len(result.by_class(k)) for k in ("likely error", "ambiguous", "guideline gap")}
     said_ambiguous = {str(it.id) for it in data.items if data.gold(it)[1] is GoldStatus.EXPERTS_AMBIGUOUS}
     if said_ambiguous:  # the experts' own word (review push --ambiguous-choice), never an anchor of the model
@@ -83,7 +97,8 @@ def triage_section(data: AuditData) -> Section:
                      "check of its ambiguous class.")
     return Section(KEY, TITLE, Status.OK, sizes={"flagged items": len(result.items), **counts,
                                                   "sources": len(result.sources), "anchors": len(anchors)},
-                   tables=(sources, suspects, gaps), notes=tuple(notes), values=result.to_json())
+                   tables=(sources, suspects, gaps) if result.gaps else (sources, suspects), notes=tuple(notes),
+                   values=result.to_json())
 
 
 class TriageSection(ReportSection):

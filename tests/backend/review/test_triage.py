@@ -8,9 +8,12 @@ import pytest
 from backend.common import defaults
 from backend.review.triage import (AMBIGUOUS, GUIDELINE_GAP, LIKELY_ERROR, ItemEvidence, Thresholds, judge_figures,
                                    thresholds_from_verdicts, triage, triage_items)
+from backend.labelstudio.projectspec import spec_from_label_config
 from backend.scoring.results import ItemResult, MemberResult
 
 LABELS = ["pos", "neg", "neu"]
+SPEC = spec_from_label_config("""<View><Text name="t" value="$text"/><Choices name="s" toName="t">
+<Choice value="pos"/><Choice value="neg"/><Choice value="neu"/></Choices></View>""")
 
 
 def _clear_items(n: int, rng) -> list[ItemEvidence]:
@@ -134,12 +137,12 @@ def test_push_routing_holds_ambiguous_suspects_back_unless_asked():
             rows.append(ItemResult(id=str(k), original=lab, prediction=lab, confidence=0.9, probs={lab: 0.9},
                                    flagged=False, members=members))
     candidates = [r for r in rows if r.flagged]
-    sent, block = route_suspects(rows, candidates, labels=LABELS, include_ambiguous=False)
+    sent, block = route_suspects(rows, candidates, spec=SPEC, include_ambiguous=False)
     held = {t["item"] for t in block["held"]}
     assert {"3", "4", "5"} <= held and not held & {str(r.id) for r in sent}
     assert [str(r.id) for r in sent] == [str(r.id) for r in candidates if str(r.id) not in held]
     assert any("held back for the lead" in line for line in held_lines(block))
-    everything, block = route_suspects(rows, candidates, labels=LABELS, include_ambiguous=True)
+    everything, block = route_suspects(rows, candidates, spec=SPEC, include_ambiguous=True)
     assert everything == candidates and block["held"] == []
 
 
@@ -150,7 +153,7 @@ def test_push_routing_is_not_applied_with_too_few_sources_or_no_distributions():
                        flagged=True, members=(MemberResult("judge:x", probs={"neg": 0.34, "pos": 0.33, "neu": 0.33}),))
             for k in range(10)]
     rows.append(ItemResult(id="bare", original="pos", prediction="neg", confidence=0.99, probs=None, flagged=True))
-    sent, block = route_suspects(rows, rows, labels=LABELS)
+    sent, block = route_suspects(rows, rows, spec=SPEC)
     assert sent == rows and block["held"] == []
     assert "not applied" in held_lines(block)[0]
 
@@ -183,8 +186,8 @@ def test_push_routing_reads_the_original_annotators_as_the_report_does(tmp_path)
     crowd = crowd_by_item(lab for labs in ledger.crowd_labels("p").values() for lab in labs)
     assert crowd == {"0": {f"annotator {j}": lab for j, lab in enumerate(split)}}
     candidates = [r for r in rows if r.flagged]
-    blind_sent, _ = route_suspects(rows, candidates, labels=LABELS, include_ambiguous=False)
-    sent, block = route_suspects(rows, candidates, labels=LABELS, crowd=crowd, include_ambiguous=False)
+    blind_sent, _ = route_suspects(rows, candidates, spec=SPEC, include_ambiguous=False)
+    sent, block = route_suspects(rows, candidates, spec=SPEC, crowd=crowd, include_ambiguous=False)
     assert "0" in {str(r.id) for r in blind_sent}  # without the crowd nothing says the annotators split
     held = {t["item"]: t for t in block["held"]}
     assert "0" not in {str(r.id) for r in sent} and held["0"]["class"] == AMBIGUOUS
