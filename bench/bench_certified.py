@@ -21,6 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.certified_scenarios import Population, populations  # noqa: E402
+from stats_cli.sources.judge_scores import calibrated_scores  # noqa: E402
 from stats_cli.stats.judge_assisted import StratumSample, judge_assisted_rate  # noqa: E402
 
 try:  # the authors' PPI++ (pip install ppi-python), compared when installed
@@ -32,19 +33,22 @@ SIZES = (50, 100, 200, 400)
 GRID = (25, 50, 75, 100, 150, 200, 250, 300, 400, 500, 600, 800, 1000, 1200, 1500)
 
 
-def one(pop: Population, idx: np.ndarray):
-    stratum = StratumSample(len(pop.scores), float(pop.scores.sum()), tuple(pop.scores[idx].tolist()),
-                            tuple(pop.wrong[idx].tolist()))
+def one(pop: Population, idx: np.ndarray, *, calibrate: bool = False):
+    """Both estimates from one sample; ``calibrate``: the scores calibrated on it first, cross-fitted."""
+    scores, total = pop.scores[idx], float(pop.scores.sum())
+    if calibrate:
+        scores, total, _ = calibrated_scores(pop.scores, idx, pop.wrong[idx], np.ones(len(idx)))
+    stratum = StratumSample(len(pop.scores), total, tuple(scores.tolist()), tuple(pop.wrong[idx].tolist()))
     return judge_assisted_rate([stratum])
 
 
-def run(pop: Population, n: int, reps: int, rng: np.random.Generator, *, ppi: bool) -> dict:
+def run(pop: Population, n: int, reps: int, rng: np.random.Generator, *, ppi: bool, calibrate: bool = False) -> dict:
     truth = pop.rate
     cov_d = cov_j = cov_p = used = 0
     w_d, w_j, w_p = [], [], []
     for _ in range(reps):
         idx = rng.choice(len(pop.scores), size=n, replace=False)
-        r = one(pop, idx)
+        r = one(pop, idx, calibrate=calibrate)
         cov_d += r.design_only.low <= truth <= r.design_only.high
         cov_j += r.with_judges.low <= truth <= r.with_judges.high
         used += r.used_judges
@@ -63,13 +67,14 @@ def run(pop: Population, n: int, reps: int, rng: np.random.Generator, *, ppi: bo
     return out
 
 
-def needed(pop: Population, half: float, reps: int, rng: np.random.Generator) -> tuple[int | None, int | None]:
+def needed(pop: Population, half: float, reps: int, rng: np.random.Generator, *,
+           calibrate: bool) -> tuple[int | None, int | None]:
     """Smallest n of the grid whose mean half-width is ≤ ``half``: (design-only, with judges)."""
     design = judges = None
     for n in GRID:
         if n >= len(pop.scores):
             break
-        r = run(pop, n, reps, rng, ppi=False)
+        r = run(pop, n, reps, rng, ppi=False, calibrate=calibrate)
         if design is None and r["width_design"] / 2 <= half:
             design = n
         if judges is None and r["width_judges"] / 2 <= half:
@@ -85,30 +90,40 @@ def main() -> None:
     parser.add_argument("--needed-replicates", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    parser.add_argument("--calibrated", action="store_true",
+                        help="also the scores calibrated on each sample, cross-fitted (logistic; slow)")
+    parser.add_argument("--only", default="", help="comma-separated population names (default: all)")
     args = parser.parse_args()
+    chosen = [p for p in populations() if not args.only or p.name in args.only.split(",")]
     rng = np.random.default_rng(args.seed)
     sizes = [int(s) for s in args.sizes.split(",")]
-    print("| population | N | error rate | n | coverage design / judges / ppi-python | width design / judges "
-          "/ ppi-python (points) | judges ÷ design | judges used |")
+    print("| population | N | error rate | n | coverage: design / judges raw / judges calibrated / ppi-python | "
+          "width (points): design / raw / calibrated / ppi-python | ÷ design: raw / calibrated | judges used: raw / "
+          "calibrated |")
     print("|---|---|---|---|---|---|---|---|")
     worst = 1.0
-    for pop in populations():
+    for pop in chosen:
         for n in sizes:
             r = run(pop, n, args.replicates, rng, ppi=True)
-            worst = min(worst, r["cov_judges"], r["cov_design"])
+            c = run(pop, n, args.replicates, rng, ppi=False, calibrate=True) if args.calibrated else r
+            worst = min(worst, r["cov_judges"], r["cov_design"], c["cov_judges"], c["cov_design"])
             ppi_cov = f"{r['cov_ppi']:.3f}" if "cov_ppi" in r else "—"
             ppi_w = f"{100 * r['width_ppi']:.1f}" if "width_ppi" in r else "—"
             print(f"| {pop.name} | {len(pop.scores)} | {100 * pop.rate:.1f} % | {n} | {r['cov_design']:.3f} / "
-                  f"{r['cov_judges']:.3f} / {ppi_cov} | {100 * r['width_design']:.1f} / {100 * r['width_judges']:.1f} "
-                  f"/ {ppi_w} | {r['ratio']:.2f} | {100 * r['used']:.0f} % |", flush=True)
-    print(f"\nlowest coverage of either interval: {worst:.3f}\n")
-    print("| population | reviews for ±3 points: design / judges | ±2 points: design / judges |")
+                  f"{r['cov_judges']:.3f} / {c['cov_judges']:.3f} / {ppi_cov} | {100 * r['width_design']:.1f} / "
+                  f"{100 * r['width_judges']:.1f} / {100 * c['width_judges']:.1f} / {ppi_w} | {r['ratio']:.2f} / "
+                  f"{c['ratio']:.2f} | {100 * r['used']:.0f} / {100 * c['used']:.0f} % |", flush=True)
+    print(f"\nlowest coverage of any interval of ours: {worst:.3f}\n")
+    print("| population | reviews for ±3 points: design / raw / calibrated | ±2 points: design / raw / calibrated |")
     print("|---|---|---|")
-    for pop in populations():
-        three = needed(pop, 0.03, args.needed_replicates, rng)
-        two = needed(pop, 0.02, args.needed_replicates, rng)
-        fmt = lambda pair: " / ".join("> grid" if v is None else str(v) for v in pair)  # noqa: E731
-        print(f"| {pop.name} | {fmt(three)} | {fmt(two)} |", flush=True)
+    for pop in chosen:
+        cells = []
+        for half in (0.03, 0.02):
+            design, raw = needed(pop, half, args.needed_replicates, rng, calibrate=False)
+            calibrated = (needed(pop, half, args.needed_replicates, rng, calibrate=True)[1] if args.calibrated
+                          else None)
+            cells.append(" / ".join("> grid" if v is None else str(v) for v in (design, raw, calibrated)))
+        print(f"| {pop.name} | {cells[0]} | {cells[1]} |", flush=True)
 
 
 if __name__ == "__main__":

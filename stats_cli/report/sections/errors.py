@@ -19,6 +19,7 @@ from stats_cli.stats.design_estimate import DesignResult, Interval, estimate_fro
 
 from ..fmt import are, percent, plural
 from ..inputs import AuditData
+from ..judge_rows import judge_rows
 from ..model import Cell, Section, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
 
@@ -112,6 +113,8 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
         return pending(KEY, TITLE, "no expert decision is settled yet, so no label error is confirmed; no random "
                        "sample drawn (review push --sample N)", sizes=sizes)
     rows = _design_rows(result, "no random sample drawn (review push --sample N)")
+    judged, judge_notes, judge_values = judge_rows(data, confidence=confidence)
+    rows[2:2] = judged  # beside the design-only rate and count
     rows.append(("floor: confirmed errors / N (%)", percent(confirmed / population) if population else None, None,
                  None, population, f"{plural(confirmed, 'error')} confirmed by the experts; no statistics"))
     rows.append(("confirmed among items the experts settled (%)",
@@ -121,9 +124,9 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
     values = {"floor": {"confirmed_errors": confirmed, "population": population,
                         "rate": confirmed / population if population else None},
               "reviewed": {"sample": len(reviewed), "n_errors": confirmed},
-              "estimate": None if result is None else result.to_json()}
-    return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=tuple(_notes(data, counts, result)),
-                   values=values)
+              "estimate": None if result is None else result.to_json(), "with_judges": judge_values}
+    return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,),
+                   notes=tuple(_notes(data, counts, result) + judge_notes), values=values)
 
 
 def _sample_errors(data: AuditData) -> dict[str, bool | None]:
