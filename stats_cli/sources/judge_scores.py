@@ -27,7 +27,7 @@ from stats_cli.stats.judge_assisted import StratumSample
 __all__ = ["JudgeInputs", "calibrated_scores", "judge_strata"]
 
 RAW = "1 − the ensemble's probability of the label"
-CALIBRATED = "calibrated on the control sample, cross-fitted (isotonic, 5 folds)"
+CALIBRATED = "calibrated on the control sample, cross-fitted (logistic, 5 folds)"
 
 
 @dataclass(frozen=True)
