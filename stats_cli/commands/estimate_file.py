@@ -13,7 +13,7 @@ from pathlib import Path
 from stats_cli.commands.offline_options import fail, load_rows
 from stats_cli.commands.output import print_result, print_table, stdout
 from stats_cli.sources.audited_items import audited_strata, read_audited
-from stats_cli.stats.judge_assisted import JudgeAssisted, judge_assisted_rate
+from stats_cli.stats.judge_assisted import TARGETS, JudgeAssisted, judge_assisted_rate
 
 __all__ = ["estimate_file"]
 
@@ -37,6 +37,11 @@ def _tables(result: JudgeAssisted, strata: list[tuple[str, int, int, int]]) -> N
                      highlight=False)
     else:
         stdout.print(f"the judges are not used (λ = 0, the design-only interval): {result.reason}", highlight=False)
+    for target in TARGETS:
+        plan = result.reviews_for(target)
+        if plan["with_judges"] is not None and plan["design_only"] is not None:
+            stdout.print(f"±{100 * target:g} points: about {plan['with_judges']} reviews in all with the judges, "
+                         f"{plan['design_only']} without (planned from this sample)", highlight=False)
 
 
 def estimate_file(file: Path, *, fmt: str | None, confidence: float, json_out: bool) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from stats_cli.sources.audit_data import AuditData
 from stats_cli.sources.judge_scores import judge_strata
-from stats_cli.stats.judge_assisted import JudgeAssisted, judge_assisted_rate
+from stats_cli.stats.judge_assisted import TARGETS, JudgeAssisted, judge_assisted_rate
 
 from .model import Cell
 
@@ -35,6 +35,22 @@ def _note(result: JudgeAssisted, scores: str) -> str:
             f"not on the judges being right.{narrower}")
 
 
+def _plan(result: JudgeAssisted) -> str:
+    """How many more reviews reach ±2 and ±3 points, planned from the current sample (both estimates)."""
+    parts = []
+    for target in TARGETS:
+        plan = result.reviews_for(target)
+        if plan["design_only"] is None or plan["with_judges"] is None:
+            continue
+        more = max(plan["with_judges"] - result.sample, 0)
+        parts.append(f"±{100 * target:g} points: about {plan['with_judges']} reviews in all ({more} more), "
+                     f"{plan['design_only']} without the judges")
+    if not parts:
+        return ""
+    return ("Reviews to reach a target width, planned from this sample (a fixed plan: draw them, then read the "
+            "interval; stopping early when it looks narrow would not keep the coverage): " + "; ".join(parts) + ".")
+
+
 def judge_rows(data: AuditData, *, confidence: float) -> tuple[list[tuple[Cell, ...]], list[str], dict[str, Any] | None]:
     """(table rows, notes, JSON values) of the judge-assisted estimate; PENDING rows when it has no basis."""
     inputs = judge_strata(data)
@@ -47,4 +63,5 @@ def judge_rows(data: AuditData, *, confidence: float) -> tuple[list[tuple[Cell, 
              else f"{result.sample} settled control items (judges not used)")
     rows: list[tuple[Cell, ...]] = [(NAMES[0], 100 * est.value, 100 * est.low, 100 * est.high, result.sample, basis),
                                     (NAMES[1], n * est.value, n * est.low, n * est.high, result.sample, basis)]
-    return rows, [_note(result, inputs.scores)], {**result.to_json(), "scores": inputs.scores}
+    notes = [_note(result, inputs.scores)] + ([_plan(result)] if _plan(result) else [])
+    return rows, notes, {**result.to_json(), "scores": inputs.scores}

@@ -38,12 +38,15 @@ from scipy.stats import t as student_t
 
 from stats_cli.stats.error_rate import StratumCount, estimate_rate
 
-__all__ = ["MIN_ERRORS", "METHOD", "StratumSample", "Estimate", "JudgeAssisted", "judge_assisted_rate"]
+__all__ = ["MIN_ERRORS", "METHOD", "TARGETS", "StratumSample", "Estimate", "JudgeAssisted", "judge_assisted_rate",
+           "reviews_for"]
 
 #: Errors (and right labels) the settled sample must hold before the judges' residuals are trusted.
 MIN_ERRORS = 5
 #: Cochran's rule (Sampling Techniques, 3rd ed., §2.15): a mean is near-normal once n > 25 G₁².
 COCHRAN = 25.0
+#: Half-widths (as rates) the report and ``estimate FILE`` project the reviews for: ±2 and ±3 points.
+TARGETS = (0.02, 0.03)
 METHOD = ("difference estimator with the judges' scores on every item, power-tuned λ, "
           "finite population correction, t interval")
 
@@ -114,6 +117,12 @@ class JudgeAssisted:
         base = self.design_only.high - self.design_only.low
         return None if base <= 0 else (self.with_judges.high - self.with_judges.low) / base
 
+    def reviews_for(self, half_width: float) -> dict[str, int | None]:
+        """Reviews in all that each estimate needs for ``half_width`` (:func:`reviews_for`; None: no basis)."""
+        return {name: reviews_for(half_width, current=(est.high - est.low) / 2, n=self.sample,
+                                  population=self.population, confidence=self.confidence)
+                for name, est in (("design_only", self.design_only), ("with_judges", self.with_judges))}
+
     def to_json(self) -> dict[str, Any]:
         counts = {k: getattr(self.with_judges, k) * self.population for k in ("value", "low", "high")}
         return {"design_only": {**self.design_only.to_json(), "method": self.design_method},
@@ -121,7 +130,8 @@ class JudgeAssisted:
                                 else self.design_method},
                 "errors_with_judges": counts, "lambda": self.lam, "used_judges": self.used_judges,
                 "reason": self.reason, "population": self.population, "reviewed": self.sample,
-                "errors_found": self.errors_found, "confidence": self.confidence, "width_ratio": self.width_ratio}
+                "errors_found": self.errors_found, "confidence": self.confidence, "width_ratio": self.width_ratio,
+                "reviews_for": {f"{t:g}": self.reviews_for(t) for t in TARGETS}}
 
 
 def _moments(strata: Sequence[StratumSample], total: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -235,3 +245,22 @@ def judge_assisted_rate(strata: Sequence[StratumSample], *, confidence: float = 
         return JudgeAssisted(with_judges=base, lam=0.0, used_judges=False,
                              reason="the judge-assisted interval is not narrower than the design-only one", **common)
     return JudgeAssisted(with_judges=judged, lam=chosen, used_judges=True, reason="", **common)
+
+
+def reviews_for(half_width: float, *, current: float, n: int, population: int, confidence: float = 0.95) -> int | None:
+    """Reviews in all for a ±``half_width`` interval, planned up front from the current one (``current`` at ``n``).
+
+    The unit variance S² ≈ (h / z)² · n / (1 − n/N) read off the current half-width h, then
+    n' = S² (z/W)² / (1 + S² (z/W)² / N): the finite-population sample size of a mean. A projection
+    for planning the next batch, not a guarantee: the interval of the reviews then settled is what counts
+    (a fixed plan keeps the coverage; stopping when the interval happens to be narrow does not).
+    None when the current interval has no width to read (a census, or nothing sampled).
+    """
+    if not 0 < half_width < 1:
+        raise ValueError(f"half_width must be in (0, 1), got {half_width}")
+    if n <= 0 or n >= population or current <= 0:
+        return None
+    z = float(student_t.ppf(0.5 + confidence / 2, 10 ** 6))
+    unit = (current / z) ** 2 * n / (1 - n / population)
+    need = unit * (z / half_width) ** 2
+    return int(min(population, np.ceil(need / (1 + need / population))))

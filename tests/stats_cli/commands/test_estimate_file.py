@@ -42,6 +42,7 @@ def test_json_prints_both_estimates_and_the_sample_sizes(tmp_path):
     assert (out["population"], out["reviewed"]) == (1000, 200)
     assert out["used_judges"] and out["width_ratio"] < 0.9
     assert out["n_skipped"] == 0
+    assert out["reviews_for"]["0.02"]["with_judges"] < out["reviews_for"]["0.02"]["design_only"]
 
 
 def test_bad_rows_are_counted_and_the_rest_is_estimated(tmp_path):

@@ -113,3 +113,17 @@ def test_coverage_on_simulated_reviews():
 def test_bad_strata_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         StratumSample(**kwargs)
+
+
+def test_reviews_for_a_target_width_follow_the_sample_size_of_a_mean():
+    from stats_cli.stats.judge_assisted import reviews_for
+
+    # at its own half-width the projection is the current sample; half the width needs about four times as many
+    assert reviews_for(0.05, current=0.05, n=100, population=10 ** 6) == 100
+    assert reviews_for(0.025, current=0.05, n=100, population=10 ** 6) == pytest.approx(400, abs=2)
+    assert reviews_for(0.001, current=0.05, n=100, population=2000) <= 2000
+    assert reviews_for(0.02, current=0.0, n=100, population=2000) is None
+    wrong, scores = population(2000, 0.2, signal=0.6, seed=2)
+    result = judge_assisted_rate([srs(wrong, scores, range(0, 2000, 10))])
+    plan = result.reviews_for(0.02)
+    assert plan["with_judges"] < plan["design_only"]
