@@ -48,7 +48,7 @@ COCHRAN = 25.0
 #: Half-widths (as rates) the report and ``estimate FILE`` project the reviews for: ±2 and ±3 points.
 TARGETS = (0.02, 0.03)
 METHOD = ("difference estimator with the judges' scores on every item, power-tuned λ, "
-          "finite population correction, t interval")
+          "finite population correction, jackknife t interval")
 
 
 @dataclass(frozen=True)
