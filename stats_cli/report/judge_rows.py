@@ -28,7 +28,10 @@ def _note(result: JudgeAssisted, scores: str) -> str:
         return (f"With the judges' scores: the design-only interval (λ = 0), because {result.reason}. It rests on the "
                 "experts' sample alone.")
     ratio = result.width_ratio
-    narrower = "" if ratio is None else f" It is {ratio:.2f} × the design-only width ({100 * (1 - ratio):.0f} % narrower)."
+    base = result.design_only
+    narrower = ("" if ratio is None else
+                f" It is {ratio:.2f} × the width of the sample alone (λ = 0: {100 * base.low:.1f}–{100 * base.high:.1f} %, "
+                f"{100 * (1 - ratio):.0f} % narrower).")
     return (f"With the judges' scores: every audited item's P(label wrong) ({scores}) corrected by the "
             f"{result.sample} settled control items (difference estimator, λ = {result.lam:.2f}, finite population "
             "correction, jackknife t interval). Valid whatever the judges' quality: it rests on the random draw, "
