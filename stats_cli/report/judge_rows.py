@@ -23,6 +23,15 @@ __all__ = ["judge_rows"]
 NAMES = ("error rate with the judges' scores (%)", "errors in the project with the judges' scores (count)")
 
 
+def _beside(result: JudgeAssisted, design: Any) -> str:
+    """The judge-assisted width against the design-only row above (a random draw there is post-stratified by the flag)."""
+    if design is None or design.high <= design.low:
+        return ""
+    ratio = (result.with_judges.high - result.with_judges.low) / (design.high - design.low)
+    return (f" Against the design-only row above ({100 * design.low:.1f}–{100 * design.high:.1f} %; a random draw is "
+            f"post-stratified there by the flag, itself a use of the judges): {ratio:.2f} × its width.")
+
+
 def _note(result: JudgeAssisted, scores: str) -> str:
     if not result.used_judges:
         return (f"With the judges' scores: the design-only interval (λ = 0), because {result.reason}. It rests on the "
@@ -54,8 +63,12 @@ def _plan(result: JudgeAssisted) -> str:
             "interval; stopping early when it looks narrow would not keep the coverage): " + "; ".join(parts) + ".")
 
 
-def judge_rows(data: AuditData, *, confidence: float) -> tuple[list[tuple[Cell, ...]], list[str], dict[str, Any] | None]:
-    """(table rows, notes, JSON values) of the judge-assisted estimate; PENDING rows when it has no basis."""
+def judge_rows(data: AuditData, *, confidence: float,
+               design: Any = None) -> tuple[list[tuple[Cell, ...]], list[str], dict[str, Any] | None]:
+    """(table rows, notes, JSON values) of the judge-assisted estimate; PENDING rows when it has no basis.
+
+    ``design``: the design-only row's rate interval (anything with ``low``/``high``), compared in the note.
+    """
     inputs = judge_strata(data)
     if inputs.strata is None:
         return [(name, "PENDING", None, None, None, inputs.reason) for name in NAMES], [], None
@@ -66,5 +79,6 @@ def judge_rows(data: AuditData, *, confidence: float) -> tuple[list[tuple[Cell, 
              else f"{result.sample} settled control items (judges not used)")
     rows: list[tuple[Cell, ...]] = [(NAMES[0], 100 * est.value, 100 * est.low, 100 * est.high, result.sample, basis),
                                     (NAMES[1], n * est.value, n * est.low, n * est.high, result.sample, basis)]
-    notes = [_note(result, inputs.scores)] + ([_plan(result)] if _plan(result) else [])
+    note = _note(result, inputs.scores) + (_beside(result, design) if result.used_judges else "")
+    notes = [note] + ([_plan(result)] if _plan(result) else [])
     return rows, notes, {**result.to_json(), "scores": inputs.scores}

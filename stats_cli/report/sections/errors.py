@@ -113,7 +113,8 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
         return pending(KEY, TITLE, "no expert decision is settled yet, so no label error is confirmed; no random "
                        "sample drawn (review push --sample N)", sizes=sizes)
     rows = _design_rows(result, "no random sample drawn (review push --sample N)")
-    judged, judge_notes, judge_values = judge_rows(data, confidence=confidence)
+    judged, judge_notes, judge_values = judge_rows(data, confidence=confidence,
+                                                   design=None if result is None else result.rate)
     rows[2:2] = judged  # beside the design-only rate and count
     rows.append(("floor: confirmed errors / N (%)", percent(confirmed / population) if population else None, None,
                  None, population, f"{plural(confirmed, 'error')} confirmed by the experts; no statistics"))

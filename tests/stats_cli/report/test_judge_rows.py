@@ -29,7 +29,7 @@ def test_the_section_shows_the_judge_assisted_rate_beside_the_design_only_one():
     assert rows[NAME][1] == pytest.approx(100 * judged["with_judges"]["value"])
     assert judged["with_judges"]["low"] <= 50 / 300 <= judged["with_judges"]["high"]
     assert judged["reviewed"] == len(draw.items) and judged["population"] == 300
-    assert any("narrower" in n and "random draw" in n for n in sec.notes)
+    assert any("narrower" in n and "random draw" in n and "design-only row above" in n for n in sec.notes)
     plan = judged["reviews_for"]["0.02"]
     assert plan["with_judges"] < plan["design_only"]
     assert any(f"about {plan['with_judges']} reviews in all" in n for n in sec.notes)
