@@ -11,15 +11,18 @@ F̄_h the mean score of stratum h's N_h items, ȳ_h and f̄_h the sample's mean 
 design-unbiased for any fixed λ whatever the scores' quality; λ = 0 is today's design-only estimate.
 Its variance Σ_h W_h² (1 − n_h/N_h) S²_h(y − λf) / n_h (finite population correction per stratum) is
 smallest at λ* = Σ_h a_h S_h(y, f) / Σ_h a_h S²_h(f), a_h = W_h² (1 − n_h/N_h) / n_h, and is then the
-design-only variance × (1 − ρ²). Interval: t with n − H degrees of freedom around the estimate, its
-variance the stratified delete-one jackknife with λ re-tuned in each replicate (:func:`_jackknife`).
+design-only variance × (1 − ρ²). Interval: t around the estimate with min(n − H, errors, right labels)
+degrees of freedom (the residual variance rests on the rarer outcome), its variance the stratified
+delete-one jackknife with λ re-tuned in each replicate (:func:`_jackknife`); both ends clipped to what
+the sample makes certain.
 
 When the judges are not used (λ = 0, the design-only estimate and its exact / gamma interval from
 :func:`stats_cli.stats.error_rate.estimate_rate`, with the reason said): the sample found fewer than
 :data:`MIN_ERRORS` errors or fewer than that many right labels (the residual variance rests on too few
 errors and the t interval under-covers: measured in ``bench/bench_certified.py``), a sampled stratum
-has fewer than 2 reviewed items, λ* ≤ 0 (scores do not track the verdicts), or the judge-assisted
-interval is not narrower than the design-only one. So it is never wider than the design-only interval.
+has fewer than 3 reviewed items, λ* ≤ 0 (scores do not track the verdicts), the residuals are too
+skewed for a t interval (Cochran's rule, n > 25 G₁²), or the judge-assisted interval is not narrower
+than the design-only one. So it is never wider than the design-only interval.
 
 Why by hand and not ``ppi-python``'s ``ppi_mean_ci`` (compared in the bench): it treats the scored items
 as a sample from an infinite population (adds λ² Var(f)/N for a mean that an audit knows exactly), has
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
+from scipy.stats import norm
 from scipy.stats import t as student_t
 
 from stats_cli.stats.error_rate import StratumCount, estimate_rate
@@ -156,7 +160,7 @@ def _jackknife(strata: Sequence[StratumSample], total: int, lam: float | None) -
     sample; the jackknife carries it (Wolter, Introduction to Variance Estimation, ch. 4) and measured
     closer to 95 % on small samples (``bench/bench_certified.py``).
     """
-    a, syy, syf, sff = _moments(strata, total)
+    a, _, syf, sff = _moments(strata, total)
     weights = np.array([s.population / total for s in strata])
     means = [(float(np.mean(s.wrong)), float(np.mean(s.scores)), s.score_total / s.population) for s in strata]
     variance = 0.0
@@ -223,7 +227,7 @@ def judge_assisted_rate(strata: Sequence[StratumSample], *, confidence: float = 
     design = estimate_rate([StratumCount(s.population, s.sample, s.errors, s.name) for s in strata],
                            confidence=confidence)
     base = Estimate(design.rate, design.low, design.high)
-    a, syy, syf, sff = _moments(strata, total)
+    a, _, syf, sff = _moments(strata, total)
     tuned = float(np.sum(a * syf) / np.sum(a * sff)) if np.sum(a * sff) > 0 else 0.0
     chosen = max(tuned, 0.0) if lam is None else float(lam)
     n = sum(s.sample for s in strata)
@@ -260,7 +264,7 @@ def reviews_for(half_width: float, *, current: float, n: int, population: int, c
         raise ValueError(f"half_width must be in (0, 1), got {half_width}")
     if n <= 0 or n >= population or current <= 0:
         return None
-    z = float(student_t.ppf(0.5 + confidence / 2, 10 ** 6))
+    z = float(norm.ppf(0.5 + confidence / 2))
     unit = (current / z) ** 2 * n / (1 - n / population)
     need = unit * (z / half_width) ** 2
     return int(min(population, np.ceil(need / (1 + need / population))))
