@@ -60,8 +60,8 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
     from backend.review.status import project_links  # noqa: F401
     from backend.review.sample_store import SampleStore  # noqa: F401
     from backend.review.sampling import ALL, Candidate, Draw, FLAGGED_REVIEWED, assign_strata, draw_sample  # noqa: F401
-    from backend.review.calibration import MIN_PER_OUTCOME, MIN_REVIEWED, stacking_gain  # noqa: F401
-    from backend.review.active import ControlSample, control_sample, rank_suspects  # noqa: F401
+    from backend.review.calibration import MIN_PER_OUTCOME, MIN_REVIEWED, fit_calibration, not_enough, stacking_gain  # noqa: F401
+    from backend.review.active import ControlSample, control_sample, rank_suspects, wrong_score  # noqa: F401
     from backend.review.truth_model import SourceQuality, TruthModel  # noqa: F401
     from backend.review.triage import ItemEvidence, TriageResult, triage_items  # noqa: F401
     from backend.review.triage_scope import not_triaged  # noqa: F401

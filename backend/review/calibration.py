@@ -71,6 +71,7 @@ class Calibration:
     cv_probs: np.ndarray
     wrong: np.ndarray
     weights: np.ndarray
+    folds: tuple[Any, ...] = ()
 
     @property
     def n(self) -> int:
@@ -79,6 +80,16 @@ class Calibration:
     def predict(self, scores: Sequence[float] | np.ndarray) -> np.ndarray:
         """Calibrated probability that the label is wrong, for items outside the control sample."""
         return np.clip(_predict(self.model, _features(np.asarray(scores), self.method)), 0.0, 1.0)
+
+    def cross_fitted(self, scores: Sequence[float] | np.ndarray) -> np.ndarray:
+        """The fold models' average P(label wrong) for items outside the control sample (cross-prediction).
+
+        With :attr:`cv_probs` for the control items it gives every item a probability that no control
+        item's verdict fitted for that very item, the same way for sampled and unsampled items (Zrnic &
+        Candès 2024, cross-prediction-powered inference): what the judge-assisted error rate needs.
+        """
+        x = _features(np.asarray(scores), self.method)
+        return np.clip(np.mean([_predict(fold, x) for fold in self.folds], axis=0), 0.0, 1.0)
 
     def average_precision(self) -> float:
         """Design-weighted average precision of the cross-validated probabilities."""
@@ -116,11 +127,14 @@ def fit_calibration(scores: Sequence[float] | np.ndarray, wrong: Sequence[bool],
     cv = np.zeros(len(y))
     splitter = StratifiedKFold(n_splits=min(folds, int(y.sum()), int(len(y) - y.sum())), shuffle=True,
                                random_state=seed)
+    fitted = []
     for train, test in splitter.split(np.zeros(len(y)), y):
         fold = _model(method, seed).fit(x[train], y[train], sample_weight=w[train])
         cv[test] = _predict(fold, x[test])
+        fitted.append(fold)
     model = _model(method, seed).fit(x, y, sample_weight=w)
-    return Calibration(method=method, model=model, cv_probs=np.clip(cv, 0.0, 1.0), wrong=y, weights=w)
+    return Calibration(method=method, model=model, cv_probs=np.clip(cv, 0.0, 1.0), wrong=y, weights=w,
+                       folds=tuple(fitted))
 
 
 def stacking_gain(member_scores: np.ndarray, wrong: Sequence[bool], *, weights: Sequence[float] | None = None,

@@ -1,5 +1,9 @@
 """`audit-stats estimate`: the error rate of a whole population from a (stratified) random review sample.
 
+With a FILE of audited items (one row per item: the judges' score, the experts' verdict where reviewed, the
+inclusion probability) it prints the design-only and the judge-assisted estimates instead
+(:mod:`stats_cli.commands.estimate_file`).
+
 For review designs run outside the tool: each ``--stratum N:n:errors`` is one stratum (N items,
 n of them drawn at random and reviewed, ``errors`` found). One stratum is a simple random sample
 and gives the exact hypergeometric interval (``exact_low``/``exact_high`` of ``audit-stats bounds --population N``). Strata given with ``--flagged`` are the
@@ -9,11 +13,13 @@ among unflagged items are printed too.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from stats_cli.commands.offline_options import JsonOpt, fail
+from stats_cli.commands.estimate_file import estimate_file
+from stats_cli.commands.offline_options import FormatOpt, JsonOpt, fail
 from stats_cli.stats.detector import detector_estimates
 from stats_cli.stats.error_rate import RateEstimate, StratumCount, estimate_rate, parse_stratum
 from stats_cli.commands.output import print_json, print_table, stdout
@@ -45,12 +51,27 @@ def _print_rate(title: str, result: RateEstimate) -> None:
 
 
 def estimate(
+    file: Annotated[Optional[Path], typer.Argument(
+        exists=True, dir_okay=False, readable=True,
+        help="CSV, TSV or JSONL, one row per audited item: id, score (the judges' P(label wrong)), wrong "
+             "(1/0 reviewed, blank otherwise), p (inclusion probability; blank for a simple random sample).")] = None,
     stratum: StratumOpt = None,
     flagged: FlaggedOpt = None,
     confidence: Annotated[float, typer.Option(help="Confidence level.")] = 0.95,
     json_out: JsonOpt = False,
+    format: FormatOpt = None,
 ) -> None:
-    """Design-weighted error rate with its interval, and the estimated number of errors in the population."""
+    """Design-weighted error rate with its interval, and the estimated number of errors in the population.
+
+    With FILE: the design-only estimate beside the one that adds the judges' scores on every item.
+    """
+    if file is not None:
+        if stratum or flagged:
+            raise fail("give either FILE or --stratum/--flagged, not both")
+        if not 0.0 < confidence < 1.0:
+            raise fail(f"confidence must be in (0, 1), got {confidence}")
+        estimate_file(file, fmt=format, confidence=confidence, json_out=json_out)
+        return
     try:
         plain = _parse(stratum or [], "unflagged" if flagged else "stratum")
         marked = _parse(flagged or [], "flagged")

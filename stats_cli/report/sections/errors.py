@@ -19,6 +19,7 @@ from stats_cli.stats.design_estimate import DesignResult, Interval, estimate_fro
 
 from ..fmt import are, percent, plural
 from ..inputs import AuditData
+from ..judge_rows import judge_rows
 from ..model import Cell, Section, Status, Table, pending
 from ..registry import BuildOptions, ReportSection
 
@@ -138,6 +139,9 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
         return pending(KEY, TITLE, "no expert decision is settled yet, so no label error is confirmed; no random "
                        "sample drawn (review push --sample N)", sizes=sizes)
     rows = _design_rows(result, why)
+    judged, judge_notes, judge_values = judge_rows(data, confidence=confidence,
+                                                   design=None if result is None else result.rate)
+    rows[2:2] = judged  # beside the design-only rate and count
     rows.append(("floor: confirmed errors / N (%)", percent(confirmed / population) if population else None, None,
                  None, population, f"{plural(confirmed, 'error')} confirmed by the experts among the N items; "
                                    "no statistics"))
@@ -153,7 +157,7 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
     values = {"floor": {"confirmed_errors": confirmed, "population": population,
                         "rate": confirmed / population if population else None},
               "reviewed": {"sample": len(reviewed), "n_errors": all_confirmed},
-              "estimate": None if result is None else result.to_json()}
+              "estimate": None if result is None else result.to_json(), "with_judges": judge_values}
     notes = _notes(data, counts, result)
     if frame is not None and result is not None:
         notes.append("Flagged here means flagged on this control by its own flag rule. The review's strata were cut "
@@ -164,7 +168,8 @@ def errors_section(data: AuditData, *, confidence: float = 0.95) -> Section:
     if result is not None and outside > 0:
         notes.append(f"{plural(outside, 'audited item')} {are(outside)} outside N (no ensemble verdict or no "
                      "original label when the sample was drawn): no figure of this table is about them.")
-    return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=tuple(notes), values=values)
+    return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(table,), notes=tuple(notes + judge_notes),
+                   values=values)
 
 
 def _sample_errors(data: AuditData) -> dict[str, bool | None]:
