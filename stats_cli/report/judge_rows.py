@@ -20,7 +20,8 @@ from .model import Cell
 
 __all__ = ["judge_rows"]
 
-NAMES = ("error rate with the judges' scores (%)", "errors in the project with the judges' scores (count)")
+NAMES = ("error rate over the N items with the judges' scores (%)",
+         "errors among the N items with the judges' scores (count)")
 
 
 def _beside(result: JudgeAssisted, design: Any) -> str:

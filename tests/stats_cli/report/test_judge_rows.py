@@ -11,7 +11,7 @@ from stats_cli.sources.judge_scores import judge_strata
 from stats_cli.stats.judge_assisted import judge_assisted_rate
 from tests.stats_cli.report.builders import planted_audit, with_sample
 
-NAME = "error rate with the judges' scores (%)"
+NAME = "error rate over the N items with the judges' scores (%)"
 
 
 def project(budget: int = 90):
@@ -23,7 +23,7 @@ def test_the_section_shows_the_judge_assisted_rate_beside_the_design_only_one():
     data, draw = project()
     sec = errors_section(data)
     rows = {r[0]: r for r in sec.tables[0].rows}
-    assert list(rows).index(NAME) == list(rows).index("errors in the project (count)") + 1
+    assert list(rows).index(NAME) == list(rows).index("errors among the N items (count)") + 1
     judged = sec.values["with_judges"]
     assert judged["used_judges"] and judged["width_ratio"] < 0.5  # this ensemble sees every flip
     assert rows[NAME][1] == pytest.approx(100 * judged["with_judges"]["value"])
