@@ -4,9 +4,11 @@ Projects are drawn by :func:`backend.review.source_sim.simulate_project` (named 
 known accuracy, each model answering through several strongly correlated prompts). For every replicate the
 truth model is fitted as the triage fits it, and the bench records:
 
-- *coverage*: how often each source's 95 % interval holds its planted top-1 accuracy, for Wilson's interval
-  on the expected count (posteriors taken as known; the table before this bench) and for the item bootstrap
-  over refits (:func:`backend.review.source_accuracy.source_accuracies`), annotators and judges apart;
+- *coverage*: how often each source's 95 % interval holds its planted top-1 accuracy, annotators and judges
+  apart: ``wilson``, Wilson's interval on the triage's (soft) fit, posteriors taken as known (the table before
+  this bench, but for the judges' figure, then an expected agreement); ``soft-fit bootstrap`` (with
+  ``--with-soft``), the item bootstrap over refits of that fit; ``table``, what the report prints
+  (:func:`backend.review.source_accuracy.source_table`: a fit on every source's top label, bootstrapped);
 - the *old soft figure*: a judge's expected agreement ``Σ p(c) q_c`` against its planted accuracy (the
   column's other meaning before top-1);
 - *calibration*: among unreviewed items whose top posterior lies in [0.9, 0.99), the mean posterior and the
@@ -14,7 +16,7 @@ truth model is fitted as the triage fits it, and the bench records:
   averaged into one source.
 
 Usage: ``python bench/bench_source_accuracy.py [--replicates 200] [--refits 200] [--items 400] [--reviewed 0]
-[--unsure-judges] [--json out]``.
+[--unsure-judges] [--with-soft] [--json out]``.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from statsmodels.stats.proportion import proportion_confint
 
-from backend.review.source_accuracy import source_accuracies
+from backend.review.source_accuracy import source_accuracies, source_table
 from backend.review.source_sim import SourceScenario, simulate_project
 from backend.review.triage import observations
 from backend.review.truth_model import TruthModel
@@ -55,10 +57,10 @@ def band(model: TruthModel, truth: dict, anchors: dict) -> tuple[list[float], li
     return probs, right
 
 
-def run(scenario: SourceScenario, *, replicates: int, refits: int, seed: int = 0) -> dict:
+def run(scenario: SourceScenario, *, replicates: int, refits: int, seed: int = 0, with_soft: bool = False) -> dict:
     rng = np.random.default_rng(seed)
-    hits: dict[str, dict[str, list[bool]]] = {"wilson": {"annotator": [], "judge": []},
-                                              "bootstrap": {"annotator": [], "judge": []}}
+    hits: dict[str, dict[str, list[bool]]] = {kind: {"annotator": [], "judge": []}
+                                              for kind in ("wilson", "soft-fit bootstrap", "table")}
     old_soft_gap, calib = [], {"per prompt": ([], []), "one source per model": ([], [])}
     for r in range(replicates):
         project = simulate_project(scenario, rng)
@@ -71,10 +73,13 @@ def run(scenario: SourceScenario, *, replicates: int, refits: int, seed: int = 0
             calib[name][1].extend(right)
             if per_prompt:
                 continue
-            for kind, rows in (("wilson", model.source_quality()),
-                               ("bootstrap", source_accuracies(model, refits=refits, seed=r))):
+            table = source_table(obs, labels=labels, anchors=project.anchors, refits=refits, seed=r)
+            kinds = [("wilson", model.source_quality()), ("table", table)]
+            if with_soft:
+                kinds.append(("soft-fit bootstrap", source_accuracies(model, refits=refits, seed=r)))
+            for kind, rows in kinds:
                 for q in rows:
-                    who = "judge" if q.soft else "annotator"
+                    who = "judge" if q.source.startswith("sim:") else "annotator"
                     hits[kind][who].append(q.low <= project.planted[q.source] <= q.high)
             for source in (s for s in model.sources_ if s.startswith("sim:")):
                 value, _n = expected_agreement(model, obs, source)
@@ -83,6 +88,8 @@ def run(scenario: SourceScenario, *, replicates: int, refits: int, seed: int = 0
                  "refits": refits, "coverage": {}, "calibration": {}}
     for kind, by in hits.items():
         for who, seen in by.items():
+            if not seen:
+                continue
             k, n = int(sum(seen)), len(seen)
             low, high = proportion_confint(k, n, method="wilson")
             out["coverage"][f"{kind} / {who}"] = {"covered": k, "n": n, "rate": k / n, "low": low, "high": high}
@@ -102,12 +109,13 @@ def main() -> None:
     parser.add_argument("--unsure-judges", action="store_true",
                         help="judges that put 0.6-0.95 on their top label when right, 0.5-0.8 when wrong "
                              "(default 0.9-0.99 and 0.8-0.97, as logprob judges)")
+    parser.add_argument("--with-soft", action="store_true", help="also bootstrap the soft fit (slower)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     started = time.perf_counter()
     masses = dict(right_mass=(0.6, 0.95), wrong_mass=(0.5, 0.8)) if args.unsure_judges else {}
     result = run(SourceScenario(n_items=args.items, reviewed=args.reviewed, **masses), replicates=args.replicates,
-                 refits=args.refits)
+                 refits=args.refits, with_soft=args.with_soft)
     result["seconds"] = round(time.perf_counter() - started, 1)
     for name, row in result["coverage"].items():
         print(f"coverage {name:24s} {row['rate']:.3f} [{row['low']:.3f}, {row['high']:.3f}] (n={row['n']})")

@@ -38,7 +38,7 @@ from scipy.stats import binomtest
 from backend.common import defaults
 from backend.review.calibration import not_enough
 from backend.review.model_sources import one_source_per_model
-from backend.review.source_accuracy import DEFAULT_REFITS, source_accuracies
+from backend.review.source_accuracy import DEFAULT_REFITS, source_table
 from backend.review.truth_model import SourceQuality, TruthModel
 
 __all__ = ["LIKELY_ERROR", "AMBIGUOUS", "GUIDELINE_GAP", "ItemEvidence", "Thresholds", "ItemTriage",
@@ -291,7 +291,7 @@ def triage(evidence: Sequence[ItemEvidence], *, labels: Sequence[str], flagged: 
     gaps = _gaps(model, rows, thresholds)
     gap_pairs = [set(g.pair) for g in gaps]
     return TriageResult(tuple(_classify(r, thresholds, gap_pairs) for r in rows), gaps,
-                        tuple(source_accuracies(model, refits=refits)), thresholds, posterior)
+                        tuple(source_table(obs, labels=labels, anchors=anchors, refits=refits)), thresholds, posterior)
 
 
 def _cross_fitted(obs: Mapping[str, Mapping[str, Any]], anchors: Mapping[str, str], reviewed: Sequence[str],
