@@ -22,7 +22,8 @@ the one-hot of a hard label, each label of a list, or a soft source's argmax (a 
 tied labels: a random tie-break's expected accuracy). Before, a soft source's figure was the *expected
 agreement* of a label drawn from its distribution, ``Σ p(c) q_c``, a different quantity from the hard
 sources' in the same column (a judge right 0.718 of the time showed 0.634). The interval is
-:func:`backend.review.source_accuracy.source_accuracies`'s item bootstrap over refits of this model;
+:func:`backend.review.source_accuracy.source_accuracies`'s item bootstrap over refits of this model (the
+report's table fits it on every source's top label, :func:`backend.review.source_accuracy.source_table`);
 :meth:`TruthModel.source_quality` alone gives Wilson's interval on the expected count, which treats the
 posteriors as known and covers the true accuracy only 85-92 % of the time (``bench/bench_source_accuracy.py``).
 """

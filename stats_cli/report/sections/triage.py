@@ -27,18 +27,19 @@ def _cell(x: float | None) -> float | str:
 #: What the sources' table shows and how far its intervals hold (bench/bench_source_accuracy.py, docs/triage.md).
 SOURCES_NOTE = (
     "Sources' table: top-1 accuracy, how often the label a source puts first is the true one (a judge's top "
-    "label, its prompts averaged into one source per model; the truth is the model's posterior, an anchored "
-    "item's gold). The 95% interval is an item bootstrap: items resampled and the model refitted each time. On "
-    "simulated projects with a planted truth (400 items, 60 replicates) it held the true accuracy 94.7% of the "
-    "time for annotators but only 91.7% for judges (Wilson's interval, which takes the posterior as known: "
-    "92.5% and 86.7%): a judge's figure runs one to two points low (the model reads its whole distribution, "
-    "not only its top label), so read a judge's interval as measured at about 92%, not 95%.")
+    "label, its prompts averaged into one source per model), read against a Dawid-Skene fit on every source's "
+    "top label (an anchored item's truth is its gold); P(label wrong) stays the fit on the judges' whole "
+    "distributions. The 95% interval is an item bootstrap: items resampled and that fit redone each time. On "
+    "simulated projects with a planted truth (400 items, 60 replicates) it held the true accuracy 95.0% of the "
+    "time for annotators and 94.4% for judges (Wilson's interval on the soft fit, which takes the posterior as "
+    "known: 92.5% and 86.7% with confident judges, 29% with unsure ones).")
 
 
 def _sources_table(sources: tuple[SourceQuality, ...]) -> Table:
     refits = next((q.interval for q in sources if q.interval != "wilson"), "Wilson")
     return Table.build(
-        f"Every source's top-1 accuracy (truth model; 95% interval: {refits} of the truth model over resampled items)",
+        f"Every source's top-1 accuracy (Dawid-Skene on every source's top label; 95% interval: {refits} over "
+        "resampled items)",
         ("source", "gives", "labels given", "top-1 accuracy", "low", "high"),
         [(q.source, "distributions (top label read)" if q.soft else "labels", q.n, q.accuracy, q.low, q.high)
          for q in sources])
