@@ -15,7 +15,8 @@ the guidelines, not the labels. The figures, all from the ledger:
 - the confident-learning member's probability of the original label;
 - ``p_wrong``: the truth model's posterior mass on the labels that make the original an error by the family's
   rule (``is_error``; any other label by default, a grade beyond delta on an ordinal scale) (:mod:`backend.review.truth_model`,
-  every annotator, judge and the ``cleanlab:`` member as sources, the experts' gold as anchors).
+  every annotator, every judge model (its prompts averaged into one source) and the ``cleanlab:`` member as
+  sources, the experts' gold as anchors).
 
 Rule: *likely error* when ``p_wrong`` reaches the error cut, the annotators did not split (their agreement
 not below ``pd_cut``) and the judges are not all unsure (unless the annotators are unanimous: people who
@@ -37,6 +38,8 @@ from scipy.stats import binomtest
 
 from backend.common import defaults
 from backend.review.calibration import not_enough
+from backend.review.model_sources import one_source_per_model
+from backend.review.source_accuracy import DEFAULT_REFITS, source_table
 from backend.review.truth_model import SourceQuality, TruthModel
 
 __all__ = ["LIKELY_ERROR", "AMBIGUOUS", "GUIDELINE_GAP", "ItemEvidence", "Thresholds", "ItemTriage",
@@ -165,12 +168,15 @@ def judge_figures(members: Mapping[str, Mapping[str, float]], labels: Sequence[s
     return mean_entropy, max(float(spread), 0.0)
 
 
-def observations(evidence: Sequence[ItemEvidence], *, pool_annotators: bool = False) -> dict[str, dict[str, Any]]:
-    """Item -> source -> label or distribution: annotators (or the original label when none), every member.
+def observations(evidence: Sequence[ItemEvidence], *, pool_annotators: bool = False,
+                 per_prompt: bool = False) -> dict[str, dict[str, Any]]:
+    """Item -> source -> label or distribution: annotators (or the original label when none), every judge model.
 
     ``pool_annotators`` makes the annotators one source with one confusion matrix (each label counts): for crowds whose names
     are not people (positions, anonymous workers) or who label a few items each, where one confusion
-    matrix per name has nothing to rest on and EM falls into a label-swapped optimum.
+    matrix per name has nothing to rest on and EM falls into a label-swapped optimum. A judge model is one
+    source, its prompts averaged (:func:`one_source_per_model`); ``per_prompt`` keeps a source per
+    member × prompt (for the measurement that chose this).
     """
     out: dict[str, dict[str, Any]] = {}
     for ev in evidence:
@@ -181,7 +187,7 @@ def observations(evidence: Sequence[ItemEvidence], *, pool_annotators: bool = Fa
             by = {f"annotator:{a}": lab for a, lab in ev.annotations.items() if lab is not None}
         if not by and ev.original is not None:
             by["original label"] = ev.original
-        by.update({m: dict(p) for m, p in ev.members.items() if p})
+        by.update({m: dict(p) for m, p in ev.members.items() if p} if per_prompt else one_source_per_model(ev.members))
         out[ev.item] = by
     return out
 
@@ -262,7 +268,8 @@ def _gaps(model: TruthModel, rows: list[ItemTriage], th: Thresholds) -> tuple[Gu
 
 def triage(evidence: Sequence[ItemEvidence], *, labels: Sequence[str], flagged: Sequence[str],
            anchors: Mapping[str, str | None] | None = None, thresholds: Thresholds | None = None,
-           pool_annotators: bool = False, is_error: ErrorRule | None = None) -> TriageResult:
+           pool_annotators: bool = False, is_error: ErrorRule | None = None, refits: int = DEFAULT_REFITS,
+           per_prompt: bool = False) -> TriageResult:
     """Fit the truth model on every item's evidence and triage the ``flagged`` ones.
 
     ``is_error`` (gold, original) -> whether the original is wrong: the family's rule
@@ -270,11 +277,12 @@ def triage(evidence: Sequence[ItemEvidence], *, labels: Sequence[str], flagged: 
 
     ``anchors`` are the experts' settled gold labels. Without ``thresholds``, the error cut is learnt
     from the anchored items (:func:`thresholds_from_verdicts`), else the defaults apply.
-    ``pool_annotators``: see :func:`observations`.
+    ``pool_annotators``, ``per_prompt``: see :func:`observations`. ``refits``: the sources' accuracy
+    intervals (:func:`backend.review.source_accuracy.source_accuracies`; 0 gives Wilson's).
     """
     anchors = {k: v for k, v in (anchors or {}).items() if v is not None}
     wrong = is_error or _exact
-    obs = observations(evidence, pool_annotators=pool_annotators)
+    obs = observations(evidence, pool_annotators=pool_annotators, per_prompt=per_prompt)
     model = TruthModel(labels).fit(obs, anchors=anchors)
     posterior = model.predict_proba()
     by_id = {ev.item: ev for ev in evidence}
@@ -306,7 +314,7 @@ def triage(evidence: Sequence[ItemEvidence], *, labels: Sequence[str], flagged: 
     gaps = _gaps(model, rows, thresholds)
     gap_pairs = [set(g.pair) for g in gaps]
     return TriageResult(tuple(_classify(r, thresholds, gap_pairs) for r in rows), gaps,
-                        tuple(model.source_quality()), thresholds, posterior)
+                        tuple(source_table(obs, labels=labels, anchors=anchors, refits=refits)), thresholds, posterior)
 
 
 def _cross_fitted(obs: Mapping[str, Mapping[str, Any]], anchors: Mapping[str, str], reviewed: Sequence[str],
@@ -356,7 +364,7 @@ def _classify(row: ItemTriage, th: Thresholds, gap_pairs: list[set[str]]) -> Ite
 
 def triage_items(results: Sequence[Any], *, labels: Sequence[str], crowd: Mapping[str, Mapping[str, str]] | None = None,
                  anchors: Mapping[str, str | None] | None = None, thresholds: Thresholds | None = None,
-                 is_error: ErrorRule | None = None) -> TriageResult:
+                 is_error: ErrorRule | None = None, refits: int = DEFAULT_REFITS) -> TriageResult:
     """Triage the flagged ledger rows (:class:`backend.scoring.results.ItemResult`) among all of them.
 
     ``crowd`` is item -> annotator -> label (several original annotations), ``anchors`` the settled gold.
@@ -381,5 +389,5 @@ def triage_items(results: Sequence[Any], *, labels: Sequence[str], crowd: Mappin
     counts = sorted(per_annotator.values())
     pool = bool(counts) and counts[len(counts) // 2] < defaults.TRIAGE_MIN_PER_ANNOTATOR
     return triage(evidence, labels=labels, flagged=flagged, anchors=anchors, thresholds=thresholds,
-                  pool_annotators=pool, is_error=is_error)
+                  pool_annotators=pool, is_error=is_error, refits=refits)
 

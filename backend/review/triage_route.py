@@ -72,7 +72,8 @@ def route_suspects(results: Sequence[Any], candidates: Sequence[Any], *, spec: T
 def _triage(scope: TriageScope) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """One question's triage block (thresholds, counts per class, gaps) and its suspects' rows."""
     result = triage_items(scope.results, labels=scope.labels, crowd=scope.crowd, anchors=scope.anchors,
-                          is_error=lambda gold, original: label_error(gold, original, scope.spec))
+                          is_error=lambda gold, original: label_error(gold, original, scope.spec),
+                          refits=0)  # the push shows no source interval: no bootstrap refits
     if len(result.sources) < MIN_SOURCES:
         return {"not_applied": f"{len(result.sources)} source(s) of labels; Dawid–Skene needs at least "
                                f"{MIN_SOURCES} to be identified: every suspect is sent",

@@ -9,7 +9,10 @@ Tie rule (documented, deterministic; the one :func:`backend.common.labels.break_
 backend uses too): a majority tie goes to the ``negative`` label when it is one of the tied labels,
 otherwise to the first tied label in natural label order; either way the item is marked ``tie``
 and lists the tied labels. A median over an even number of ratings whose
-two middle values differ is the half-way value (e.g. 2.5), also marked ``tie``.
+two middle values differ is one of the two, never the half-way value (a "3.5" nobody gave would become a
+class of its own and a p_d = 0 stratum): the lower one, or the ``negative`` label when it is one of the two,
+by the same :func:`break_tie` as majority ties and the Label Studio backend's ``median_label``; marked
+``tie`` with both middles in ``tied_labels``.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ def aggregate(table: RatingsTable, *, method: Method = "majority", negative: str
     if method == "strict" and negative is None:
         raise ValueError("strict aggregation needs the negative label (any vote for it wins)")
     if method == "median":
-        return _median(table)
+        return _median(table, negative)
     counts = table.counts()
     neg_index = table.categories.index(negative) if negative in table.categories else None
     out = _majority(table, counts, negative)
@@ -107,7 +110,7 @@ def _majority(table: RatingsTable, counts: np.ndarray, negative: str | None) -> 
     return out
 
 
-def _median(table: RatingsTable) -> list[AggregatedItem]:
+def _median(table: RatingsTable, negative: str | None) -> list[AggregatedItem]:
     if not table.categories:  # no rating anywhere
         return [AggregatedItem(item, None, None, 0, 0) for item in table.items]
     if not table.numeric():
@@ -123,13 +126,14 @@ def _median(table: RatingsTable) -> list[AggregatedItem]:
             out.append(AggregatedItem(item, None, None, 0, 0))
             continue
         low, high = ordered[i, (n[i] - 1) // 2], ordered[i, n[i] // 2]
-        median = (low + high) / 2.0
-        votes = int((matrix[i] == median).sum())
+        middles = (table.categories[int(np.flatnonzero(values == low)[0])],
+                   table.categories[int(np.flatnonzero(values == high)[0])])  # real grades, as spelt
         tie = bool(low != high)
+        label = break_tie(list(middles), negative=negative, order=middles) if tie else middles[0]
+        votes = int((matrix[i] == values[table.categories.index(label)]).sum())
         out.append(AggregatedItem(
-            item=item, label=normalize_label(median), p_d=votes / int(n[i]), votes=votes,
-            n_ratings=int(n[i]), tie=tie,
-            tied_labels=(normalize_label(low), normalize_label(high)) if tie else (),  # type: ignore[arg-type]
+            item=item, label=label, p_d=votes / int(n[i]), votes=votes,
+            n_ratings=int(n[i]), tie=tie, tied_labels=middles if tie else (),
         ))
     return out
 

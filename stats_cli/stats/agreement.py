@@ -161,23 +161,27 @@ def cohen_kappa(table: RatingsTable) -> Coefficient:
 
 
 def weighted_kappa(table: RatingsTable, *, weights: Weights = "quadratic") -> Coefficient:
-    """Weighted κ on ordered labels: scikit-learn's ``cohen_kappa_score(weights=...)``.
+    """Weighted κ on ordered labels: Cohen's weighted κ, the grades charged by their distance.
 
     A 4 against a 5 is a smaller disagreement than a 1 against a 5; weighted κ charges each pair of
     grades by their distance in the label order (``linear``: |i − j|, ``quadratic``: (i − j)²; the
     quadratic form is close to an intraclass correlation). Two annotators: Cohen's weighted κ over the
     items both rated. More annotators: the mean of the weighted κ of every annotator pair over the items
     that pair rated (Light's 1971 averaging, the usual extension; α ordinal/interval is the coefficient
-    built for many raters). The label order is ``table.categories`` (natural order: numbers
-    numerically); declare unused grades with :meth:`RatingsTable.with_categories`, since weights depend
-    on the distance between grades.
+    built for many raters). Numeric grades are charged by their *values* (a 2 against a 5 is three points
+    whether or not anyone gave a 3 or a 4); text labels by their rank in ``table.categories``. Written out
+    (κ_w = 1 − Σ w·O / Σ w·E over the pair's confusion matrix) because scikit-learn's weights are the labels'
+    ranks, which on the grades seen ({1, 2, 5}) put 2 and 5 one step apart; on an equally spaced scale the two
+    are the same, and the tests hold it to scikit-learn there to 1e-12.
     """
     if weights not in ("linear", "quadratic"):
         raise ValueError(f"weights must be linear or quadratic, not {weights!r}")
     table = table.drop_unrated()
     if len(table.annotators) < 2:
         return undefined(f"weighted κ needs two annotators, found {len(table.annotators)}")
-    labels = list(range(len(table.categories)))
+    grades = table.category_values() if table.numeric() else np.arange(len(table.categories), dtype=float)
+    distance = np.abs(grades[:, None] - grades[None, :])
+    cost = distance if weights == "linear" else distance ** 2
     values, reasons = [], []
     for j in range(len(table.annotators)):
         for k in range(j + 1, len(table.annotators)):
@@ -189,14 +193,26 @@ def weighted_kappa(table: RatingsTable, *, weights: Weights = "quadratic") -> Co
             if len(set(a.tolist()) | set(b.tolist())) < 2:
                 reasons.append("both gave one grade throughout")
                 continue
-            with np.errstate(divide="ignore", invalid="ignore"):
-                value = float(cohen_kappa_score(a, b, labels=labels, weights=weights))
-            if np.isfinite(value):
+            value = _weighted_kappa_pair(a, b, cost)
+            if value is not None:
                 values.append(value)
     if not values:
         why = reasons[0] if reasons else "no annotator pair is comparable"
         return undefined(f"weighted κ undefined: {why}")
     return defined(float(np.mean(values)))
+
+
+def _weighted_kappa_pair(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> float | None:
+    """1 − Σ cost·observed / Σ cost·expected (expected from the two raters' marginals); None when undefined."""
+    k = cost.shape[0]
+    observed = np.zeros((k, k))
+    np.add.at(observed, (a, b), 1.0)
+    observed /= observed.sum()
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
+    chance = float((cost * expected).sum())
+    if chance <= 1e-15:
+        return None
+    return 1.0 - float((cost * observed).sum()) / chance
 
 
 def specific_agreement(counts: np.ndarray, category: int) -> Coefficient:

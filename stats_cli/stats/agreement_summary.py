@@ -3,13 +3,18 @@
 One call gives raw agreement beside κ, α and AC1 (and, at the ordinal or interval level, weighted κ),
 and for binary labels the positive- and negative-class agreement that separates real disagreement from
 the kappa paradox. Undefined
-figures are None in JSON with their reason under ``undefined``.
+figures are None in JSON with their reason under ``undefined``. Two raters who gave the same answer on every
+item they rated (at least :data:`DUPLICATE_MIN_ITEMS` items, the same items) are named in a note and under
+``duplicated_raters``: on DialSummEval's coherence raters 2 and 3 do so (κ = 1.0), a copied column that lifts
+every coefficient, not agreement between two people.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Sequence
+
+import numpy as np
 
 from stats_cli.stats.agreement import (
     Level,
@@ -25,7 +30,12 @@ from stats_cli.stats.coefficient import Coefficient
 from stats_cli.stats.labels import labels_are_numeric, normalize_label
 from stats_cli.stats.ratings import RatingsTable
 
-__all__ = ["AgreementSummary", "agreement_summary", "POSITIVE_NAMES", "pick_positive"]
+__all__ = ["AgreementSummary", "agreement_summary", "POSITIVE_NAMES", "pick_positive", "duplicated_raters",
+           "DUPLICATE_MIN_ITEMS"]
+
+#: Items two raters must share before identical answers on all of them look like a copied column rather than
+#: luck (two careful raters on a handful of clear items may well agree everywhere).
+DUPLICATE_MIN_ITEMS = 10
 
 POSITIVE_NAMES = ("1", "true", "yes", "y", "positive", "pos", "consistent")
 COEFFICIENTS = ("pct_agreement", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1", "cohen_kappa",
@@ -48,6 +58,8 @@ class AgreementSummary:
     notes: tuple[str, ...] = field(default=())
     #: ratings per category (same order as ``categories``), over the pairable items
     category_ratings: tuple[int, ...] = field(default=())
+    #: (rater, rater, items) for every pair with identical answers on every item (see :func:`duplicated_raters`)
+    duplicated: tuple[tuple[str, str, int], ...] = field(default=())
 
     @property
     def rare_label(self) -> str | None:
@@ -91,6 +103,7 @@ class AgreementSummary:
             out["rare_label"] = self.rare_label
             out["rare_agreement"] = self.rare_agreement
         out["undefined"] = {k: c.reason for k, c in self.coefficients.items() if c.value is None}
+        out["duplicated_raters"] = [list(d) for d in self.duplicated]
         out["notes"] = list(self.notes)
         return out
 
@@ -108,6 +121,19 @@ def pick_positive(categories: list[str], positive: str | None) -> str:
             if category.casefold() == name:
                 return category
     return categories[-1]
+
+
+def duplicated_raters(table: RatingsTable, *, min_items: int = DUPLICATE_MIN_ITEMS) -> list[tuple[str, str, int]]:
+    """Rater pairs who rated the same items (at least ``min_items``) and gave the same answer on every one."""
+    rated = table.codes >= 0
+    out = []
+    for j in range(len(table.annotators)):
+        for k in range(j + 1, len(table.annotators)):
+            n = int(rated[:, j].sum())
+            if n >= min_items and np.array_equal(rated[:, j], rated[:, k]) \
+                    and np.array_equal(table.codes[:, j], table.codes[:, k]):
+                out.append((table.annotators[j], table.annotators[k], n))
+    return out
 
 
 def agreement_summary(
@@ -130,6 +156,10 @@ def agreement_summary(
                      f"({' < '.join(table.categories)}); recode them as numbers if that is not their order")
     if n_pairable < len(table.items):
         notes.append(f"{len(table.items) - n_pairable} item(s) with a single rating left out of agreement")
+    duplicated = duplicated_raters(table)
+    for a, b, n in duplicated:
+        notes.append(f"raters {a} and {b} gave identical answers on all {n} items they rated: a duplicated "
+                     "rater (a copied column) lifts every coefficient; drop one unless they are truly two people")
     coefficients: dict[str, Coefficient] = {
         "pct_agreement": observed_agreement(counts),
         "fleiss_kappa": fleiss_kappa(counts),
@@ -162,4 +192,5 @@ def agreement_summary(
         negative_label=negative_label,
         notes=tuple(notes),
         category_ratings=tuple(int(x) for x in counts[counts.sum(axis=1) >= 2].sum(axis=0)),
+        duplicated=tuple(duplicated),
     )

@@ -3,12 +3,18 @@
 Preference data is where label noise is largest (MT-Bench's human–human agreement is 63 % with ties, 81 %
 without), and the two figures say different things: *with ties* a tie is an answer like any other and two
 raters agree only when they give the same one; *without ties* counts only the rater pairs where neither
-said tie, so it measures agreement on which response is better once both took a side. Both are printed
-with the counts they rest on. A judge's *position bias* is how often its top answer changes when the two
-responses swap places (asked in both orders, :mod:`backend.families.orders`); the *reversal* share is how
-often the ensemble prefers the other response than the original annotation did. Every share carries a
-Clopper-Pearson interval (:func:`stats_cli.stats.bounds.clopper_pearson`). Counting is hand-written: no library
-counts preference pairs; the intervals are scipy's.
+said tie, so it measures agreement on which response is better once both took a side. As MT-Bench defines
+it (Zheng et al. 2023, per question), agreement is computed within each item (the share of its rater pairs
+that agree) and then averaged over items, so an item with five raters weighs as much as one with two. Ties
+are the raters' own answers; an LLM judge's answer here is its order-averaged verdict, whereas MT-Bench
+turns a judge that changes its answer when the responses swap places into a tie: the figures are not
+MT-Bench's on that point (the position-bias table says how often it happens). A judge's *position bias* is
+how often its top answer changes when the two responses swap places (asked in both orders,
+:mod:`backend.families.orders`) and, beside it, how often it prefers the response *shown first* (which side
+the bias favours: 0.5 is none); the *reversal* share is how often the ensemble prefers the other response
+than the original annotation did. Shares carry a Clopper-Pearson interval
+(:func:`stats_cli.stats.bounds.clopper_pearson`); a per-item mean over items with several rater pairs a
+percentile bootstrap over items (scipy). Counting is hand-written: no library counts preference pairs.
 """
 
 from __future__ import annotations
@@ -17,12 +23,18 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+import numpy as np
+from scipy.stats import bootstrap
+
 from stats_cli.stats.bounds import clopper_pearson
 
-__all__ = ["LEFT", "RIGHT", "TIE", "Share", "PairAgreement", "Reversals", "pair_agreement", "position_bias",
-           "reversals"]
+__all__ = ["LEFT", "RIGHT", "TIE", "FIRST_SHOWN", "Share", "ItemMean", "PairAgreement", "Reversals", "pair_agreement",
+           "position_bias", "first_position", "reversals"]
 
 LEFT, RIGHT, TIE = "left", "right", "tie"
+#: The response shown first in each order a pairwise control is asked in (``backend.families.pairwise.ORDERS``:
+#: "ab" shows the left response first, "ba" the right one).
+FIRST_SHOWN = {"ab": LEFT, "ba": RIGHT}
 
 
 @dataclass(frozen=True)
@@ -50,19 +62,54 @@ class Share:
 
 
 @dataclass(frozen=True)
-class PairAgreement:
-    """Agreement between raters on preference pairs, counted over rater pairs within each item.
+class ItemMean:
+    """The mean over items of each item's share of agreeing rater pairs.
 
-    ``with_ties``: agreeing rater pairs among all rater pairs (a tie matches only a tie). ``without_ties``:
-    agreeing pairs among the rater pairs where neither answer is a tie. ``tie_pairs``: rater pairs where at
-    least one said tie (the ones ``without_ties`` leaves out). With two raters there is one pair per item,
-    so the intervals are over items; with more, pairs of one item are not independent and the interval is
-    only indicative.
+    ``k`` agreeing pairs of ``n`` pairs over ``items`` items (the counts the mean rests on). The interval is
+    Clopper-Pearson when every item has one pair (each share is 0 or 1, the mean is k/n), else a 95 %
+    percentile bootstrap over items (pairs of one item are not independent; items are).
     """
 
     items: int
-    with_ties: Share
-    without_ties: Share
+    k: int
+    n: int
+    shares: tuple[float, ...] = ()
+
+    @property
+    def value(self) -> float | None:
+        return float(np.mean(self.shares)) if self.shares else None
+
+    @property
+    def interval(self) -> tuple[float | None, float | None]:
+        if not self.shares:
+            return None, None
+        if self.n == self.items:
+            return clopper_pearson(self.k, self.n)
+        data = np.asarray(self.shares)
+        if np.ptp(data) == 0:
+            return float(data[0]), float(data[0])
+        result = bootstrap((data,), np.mean, n_resamples=2000, method="percentile", confidence_level=0.95,
+                           random_state=np.random.default_rng(0))
+        return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+    def to_json(self) -> dict[str, Any]:
+        low, high = self.interval
+        return {"items": self.items, "k": self.k, "n": self.n, "value": self.value, "low": low, "high": high}
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    """Agreement between raters on preference pairs: per item over its rater pairs, then averaged over items.
+
+    ``with_ties``: agreeing rater pairs among an item's rater pairs (a tie matches only a tie).
+    ``without_ties``: the same among the pairs where neither answer is a tie (items where every pair has a
+    tie are left out of that mean). ``tie_pairs``: rater pairs where at least one said tie (the ones
+    ``without_ties`` leaves out).
+    """
+
+    items: int
+    with_ties: ItemMean
+    without_ties: ItemMean
     tie_pairs: int
 
     def to_json(self) -> dict[str, Any]:
@@ -72,21 +119,25 @@ class PairAgreement:
 
 def pair_agreement(answers: Mapping[str, Mapping[str, str | None]], *, tie: str = TIE) -> PairAgreement:
     """Agreement with and without ties over items with at least two answers (None answers left out)."""
-    items = agreed = pairs = agreed_nt = pairs_nt = tie_pairs = 0
+    tie_pairs = 0
+    with_ties: list[tuple[int, int]] = []
+    without: list[tuple[int, int]] = []
     for by_rater in answers.values():
         given = [a for a in by_rater.values() if a is not None]
         if len(given) < 2:
             continue
-        items += 1
-        for a, b in itertools.combinations(given, 2):
-            pairs += 1
-            agreed += a == b
-            if a == tie or b == tie:
-                tie_pairs += 1
-                continue
-            pairs_nt += 1
-            agreed_nt += a == b
-    return PairAgreement(items, Share(agreed, pairs), Share(agreed_nt, pairs_nt), tie_pairs)
+        pairs = list(itertools.combinations(given, 2))
+        sided = [(a, b) for a, b in pairs if tie not in (a, b)]
+        tie_pairs += len(pairs) - len(sided)
+        with_ties.append((sum(a == b for a, b in pairs), len(pairs)))
+        if sided:
+            without.append((sum(a == b for a, b in sided), len(sided)))
+    return PairAgreement(len(with_ties), _item_mean(with_ties), _item_mean(without), tie_pairs)
+
+
+def _item_mean(counts: Sequence[tuple[int, int]]) -> ItemMean:
+    return ItemMean(len(counts), sum(k for k, _ in counts), sum(n for _, n in counts),
+                    tuple(k / n for k, n in counts))
 
 
 def position_bias(flips: Iterable[Mapping[str, bool]]) -> dict[str, Share]:
@@ -101,6 +152,29 @@ def position_bias(flips: Iterable[Mapping[str, bool]]) -> dict[str, Share]:
             seen = counts.setdefault(member, [0, 0])
             seen[0] += bool(flipped)
             seen[1] += 1
+    return {member: Share(k, n) for member, (k, n) in counts.items()}
+
+
+def first_position(per_item: Iterable[Mapping[str, Mapping[str, str | None]]], *,
+                   first_shown: Mapping[str, str] = FIRST_SHOWN) -> dict[str, Share]:
+    """Per member: answers that preferred the response shown first, among its answers that took a side.
+
+    ``per_item`` holds one mapping per item: order key -> member id -> that order's top label (mapped back to
+    left / right). A tie, a missing answer or an order outside ``first_shown`` takes no side and is left out.
+    0.5 is no lean; the flip rate of :func:`position_bias` says how often the lean changed the answer.
+    """
+    counts: dict[str, list[int]] = {}
+    for orders in per_item:
+        for key, tops in orders.items():
+            first = first_shown.get(key)
+            if first is None:
+                continue
+            for member, top in tops.items():
+                if top not in (LEFT, RIGHT):
+                    continue
+                seen = counts.setdefault(member, [0, 0])
+                seen[0] += top == first
+                seen[1] += 1
     return {member: Share(k, n) for member, (k, n) in counts.items()}
 
 

@@ -42,6 +42,7 @@ DEFAULTS_ELSEWHERE = {
     "backend/demo/expert_servers.py": {"DEFAULT_PORT"},
     "backend/demo/run.py": {"DEFAULT_PORTS"},
     "backend/labelstudio/client.py": {"DEFAULT_PAGE_SIZE"},
+    "backend/review/source_accuracy.py": {"DEFAULT_REFITS"},  # the bootstrap's refits, no setting
     "backend/labelstudio/local.py": {"DEFAULT_BIN"},
     "backend/families/rating.py": {"DEFAULT_MAX_RATING"},  # Label Studio's own default maxRating
     "backend/providers/gemini.py": {"DEFAULT_BASE_URL"},

@@ -101,6 +101,9 @@ def crowd_section(data: AuditData) -> Section:
     agree = Table.build("Crowd agreement", AGREEMENT_COLUMNS, [agreement.cells()])
     quality = _quality_table(multi, gold)
     notes = [n for n in (paradox_note(agreement), skipped) if n]
+    notes += [f"Original annotators {a} and {b} gave identical answers on all {n} items they rated: a duplicated "
+              "rater (a copied column) lifts every agreement figure; drop one unless they are truly two people."
+              for a, b, n in agreement.summary.duplicated]
     if not any(r[1] for r in rows):
         notes.append("No crowd-annotated item has a gold label yet: the gold columns are pending.")
     by_rule = sum(1 for i in gold if gold[i] is not None and not data.outcome(by_id[i]).status.by_experts)

@@ -2,9 +2,10 @@
 
 For a pairwise control (left / right, and tie when the project allows it). Agreement is given twice
 because the two say different things (MT-Bench: 63 % with ties, 81 % without): with ties a tie must meet a
-tie; without ties only the rater pairs where neither said tie count. A judge's position bias is how often
-its top answer changed when the two responses swapped places (each question is asked in both orders and
-the orders averaged, which cancels the bias in the verdict; the rate says how much there was to cancel).
+tie; without ties only the rater pairs where neither said tie count; both per item, then averaged over items.
+A judge's position bias is how often its top answer changed when the two responses swapped places (each
+question is asked in both orders and the orders averaged, which cancels the bias in the verdict; the rate says
+how much there was to cancel), and beside it how often it preferred the response shown first (which side).
 The reversal share is how often the ensemble prefers the other response than the original annotation.
 Figures from :mod:`stats_cli.stats.pairwise_stats`, intervals Clopper-Pearson.
 """
@@ -13,8 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from backend.api import position_flips
-from stats_cli.stats.pairwise_stats import LEFT, RIGHT, TIE, PairAgreement, pair_agreement, position_bias, reversals
+from backend.api import argmax, position_flips
+from stats_cli.stats.pairwise_stats import (LEFT, RIGHT, TIE, PairAgreement, Share, first_position, pair_agreement,
+                                            position_bias, reversals)
 
 from ..agreement import expert_groups
 from ..fmt import percent
@@ -26,10 +28,14 @@ KEY, TITLE = "pairwise", "Preference pairs: ties, position bias, reversals"
 SIDES = frozenset({LEFT, RIGHT})
 AGREEMENT_COLUMNS = ("raters", "items", "% agree, ties counted", "low (%)", "high (%)", "rater pairs",
                      "% agree, ties left out", "low (%)", "high (%)", "pairs without a tie")
-TIES_NOTE = ("With ties: a tie agrees only with a tie, over every pair of raters of an item. Without ties: only "
+TIES_NOTE = ("Agreement is computed per item (the share of its rater pairs that agree) and averaged over items, "
+             "as MT-Bench defines it per question. With ties: a tie agrees only with a tie. Without ties: only "
              "the rater pairs where neither answered tie (how often raters who both took a side took the same "
-             "one); the pairs left out are the 'tie pairs' of the JSON values. Intervals: Clopper-Pearson 95 %, "
-             "over items with two raters (with more, pairs of one item are not independent).")
+             "one); the pairs left out are the 'tie pairs' of the JSON values. A tie is the rater's own answer; "
+             "the ensemble's answer is its verdict averaged over both orders, where MT-Bench counts a judge "
+             "that changes its answer with the order as a tie: compare with MT-Bench's 63 % / 81 % with that in "
+             "mind (the position-bias table says how often judges changed). Intervals 95 %: Clopper-Pearson "
+             "where every item has two raters, else a percentile bootstrap over items.")
 
 
 def is_preference(labels: tuple[str, ...]) -> bool:
@@ -56,16 +62,29 @@ def _groups(data: AuditData) -> tuple[dict[str, Mapping[str, Mapping[str, str | 
     return groups, notes
 
 
-def _bias_table(data: AuditData, labels: tuple[str, ...]) -> tuple[Table | None, dict[str, Any]]:
+def _order_tops(data: AuditData, labels: tuple[str, ...]) -> list[dict[str, dict[str, str | None]]]:
+    """Per item: order key -> member -> its top label in that order (answers mapped back to left / right)."""
+    return [{str(q.id): {m.member_id: argmax(m.probs, labels) if m.probs is not None else None for m in q.members}
+             for q in it.questions} for it in data.scored if it.questions]
+
+
+def _bias_table(data: AuditData, labels: tuple[str, ...]) -> tuple[Table | None, dict[str, Any], dict[str, Any]]:
     flips = [position_flips(it, labels) for it in data.scored if it.questions]
     bias = position_bias(f for f in flips if f)
     if not bias:
-        return None, {}
-    rows = [(member, share.n, share.k, percent(share.value), *(percent(x) for x in share.interval))
-            for member, share in bias.items()]
-    table = Table.build("Position bias per judge: top answer changed when the responses swapped places",
-                        ("judge", "items asked in both orders", "changed", "% changed", "low (%)", "high (%)"), rows)
-    return table, {member: share.to_json() for member, share in bias.items()}
+        return None, {}, {}
+    first = first_position(_order_tops(data, labels))
+    rows = []
+    for member, share in bias.items():
+        lean = first.get(member, Share(0, 0))  # None cells (no answer took a side) render as a dash
+        rows.append((member, share.n, share.k, percent(share.value), *(percent(x) for x in share.interval),
+                     lean.n, percent(lean.value), *(percent(x) for x in lean.interval)))
+    table = Table.build("Position bias per judge: top answer changed when the responses swapped places, and "
+                        "which side it leans to (the response shown first preferred; 50 % is no lean)",
+                        ("judge", "items asked in both orders", "changed", "% changed", "low (%)", "high (%)",
+                         "answers taking a side", "% first shown preferred", "low (%)", "high (%)"), rows)
+    return table, {member: share.to_json() for member, share in bias.items()}, \
+        {member: share.to_json() for member, share in first.items()}
 
 
 def pairwise_section(data: AuditData) -> Section:
@@ -89,10 +108,10 @@ def pairwise_section(data: AuditData) -> Section:
         [(turned.items, turned.reversed.n, turned.reversed.k, percent(turned.reversed.value), percent(low),
           percent(high), turned.to_tie, turned.from_tie)]))
     values["reversals"] = turned.to_json()
-    bias_table, bias = _bias_table(data, labels)
+    bias_table, bias, first = _bias_table(data, labels)
     if bias_table is not None:
         tables.append(bias_table)
-        values["position_bias"] = bias
+        values["position_bias"], values["first_position"] = bias, first
     else:
         notes.append("position bias: no verdict holds answers in both orders (each pair was asked in one order).")
     notes.append(TIES_NOTE)

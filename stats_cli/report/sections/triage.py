@@ -2,8 +2,8 @@
 
 A flag mixes wrong labels with items trained people disagree on. This section fits the truth model
 (:class:`backend.review.truth_model.TruthModel`: Dawid–Skene over every annotator, judge and the
-confident-learning member, the experts' settled verdicts as anchors) and shows: each source's estimated
-accuracy with a Wilson interval, the triage class of every flagged item with the figures it rests on
+confident-learning member, the experts' settled verdicts as anchors) and shows: each source's top-1
+accuracy with an item-bootstrap interval (:mod:`backend.review.source_accuracy`), the triage class of every flagged item with the figures it rests on
 (:mod:`backend.review.triage`), and the label pairs the sources keep confusing (guideline gaps).
 Every single-label question is triaged: a single-choice task asked in several option orders is one question
 asked again (its members averaged over the orders; the per-order verdicts, kept for the judges' position
@@ -14,7 +14,7 @@ label (multi-label sets, spans): the truth model takes one label out of the task
 
 from __future__ import annotations
 
-from backend.api import GoldStatus, label_error, not_triaged, triage_items
+from backend.api import GoldStatus, SourceQuality, label_error, not_triaged, triage_items
 
 from ..inputs import AuditData
 from ..model import Section, Status, Table, not_applicable, pending
@@ -27,6 +27,27 @@ def _cell(x: float | None) -> float | str:
     return "n/a" if x is None else x
 
 
+#: What the sources' table shows and how far its intervals hold (bench/bench_source_accuracy.py, docs/triage.md).
+SOURCES_NOTE = (
+    "Sources' table: top-1 accuracy, how often the label a source puts first is the true one (a judge's top "
+    "label, its prompts averaged into one source per model), read against a Dawid-Skene fit on every source's "
+    "top label (an anchored item's truth is its gold); P(label wrong) stays the fit on the judges' whole "
+    "distributions. The 95% interval is an item bootstrap: items resampled and that fit redone each time. On "
+    "simulated projects with a planted truth (400 items, 60 replicates) it held the true accuracy 95.0% of the "
+    "time for annotators and 94.4% for judges (Wilson's interval on the soft fit, which takes the posterior as "
+    "known: 92.5% and 86.7% with confident judges, 29% with unsure ones).")
+
+
+def _sources_table(sources: tuple[SourceQuality, ...]) -> Table:
+    refits = next((q.interval for q in sources if q.interval != "wilson"), "Wilson")
+    return Table.build(
+        f"Every source's top-1 accuracy (Dawid-Skene on every source's top label; 95% interval: {refits} over "
+        "resampled items)",
+        ("source", "gives", "labels given", "top-1 accuracy", "low", "high"),
+        [(q.source, "distributions (top label read)" if q.soft else "labels", q.n, q.accuracy, q.low, q.high)
+         for q in sources])
+
+
 def triage_section(data: AuditData) -> Section:
     why = not_triaged(data.spec)
     if why:
@@ -36,10 +57,7 @@ def triage_section(data: AuditData) -> Section:
     anchors = {str(it.id): gold for it, gold in data.reviewed()}
     result = triage_items(data.items, labels=list(data.spec.labels), crowd=data.crowd, anchors=anchors,
                           is_error=lambda gold, original: label_error(gold, original, data.spec))
-    sources = Table.build(
-        "Every source's estimated accuracy (truth model; 95% Wilson interval on the expected count)",
-        ("source", "labels given", "estimated accuracy", "low", "high"),
-        [(q.source, q.n, q.accuracy, q.low, q.high) for q in result.sources])
+    sources = _sources_table(result.sources)
     suspects = Table.build(
         "Every flagged item's triage and the figures it rests on",
         ("item", "class", "original", "truth model", "P(label wrong)", "p_d", "annotators' agreement",
@@ -61,8 +79,7 @@ def triage_section(data: AuditData) -> Section:
         f"a pair is a gap with >= {th.gap_min_items} flagged items on it and a pooled confusion rate >= "
         f"{th.gap_min_rate}. The defaults live in backend/common/defaults.py (TRIAGE_*); the error cut is learnt from "
         "the experts' verdicts once enough are settled (cross-fitted, never from the items under test).",
-        f"Anchors: {len(anchors)} items with a gold label settled by the experts. The intervals treat the "
-        "posteriors as known: read them as a lower bound on the uncertainty.",
+        f"Anchors: {len(anchors)} items with a gold label settled by the experts. " + SOURCES_NOTE,
         "Not to be trusted where: items have one annotation (no p_d); a judge is at chance (its entropy and "
         "spread say nothing, and Dawid-Skene with fewer than three informative sources is not identified and can "
         "swap labels: an estimated accuracy below 1/k is the sign); the annotators are pooled (anonymous, or "

@@ -108,6 +108,12 @@ def test_pairwise_section_counts_ties_bias_and_reversals():
     bias = sec.values["position_bias"]
     assert (bias["first"]["k"], bias["first"]["n"]) == (6, 6) and (bias["steady"]["k"], bias["steady"]["n"]) == (0, 6)
     assert bias["first"]["low"] == pytest.approx(0.025 ** (1 / 6))  # Clopper-Pearson lower end at k = n: (α/2)^(1/n)
+    first = sec.values["first_position"]  # which side: "first" takes the first-shown response in all 12 answers
+    assert (first["first"]["k"], first["first"]["n"]) == (12, 12)
+    # "steady" answers the same in both orders: the first-shown response in one of the two (tie answers left out)
+    assert first["steady"]["n"] == 10 and first["steady"]["k"] == 5
+    header = next(t for t in sec.tables if t.title.startswith("Position bias")).columns
+    assert "% first shown preferred" in header
 
 
 def test_family_sections_do_not_apply_elsewhere_and_the_html_lists_them_once_at_the_end():

@@ -55,3 +55,16 @@ def test_crowd_section_median_is_the_backend_original():
         label, p_d = labels[str(ids[name])]
         assert label == median == task_to_item(_task(ids[name], ratings), SPEC)[0].original, name
         assert p_d == ratings.count(median) / len(ratings)
+
+
+def test_the_crowd_section_names_two_annotators_with_identical_answers_on_every_item():
+    # a1 and a2 give the same grade on all 12 items (DialSummEval's coherence raters 2 and 3 do so): a copied
+    # column, which the crowd section must say rather than report its kappa as agreement.
+    from stats_cli.report.sections.crowd import crowd_section
+
+    grades = ["1", "2", "3", "4", "5", "3", "2", "4", "5", "1", "3", "4"]
+    crowd = {str(k): {"a1": g, "a2": g, "a3": grades[(k + 2) % 12]} for k, g in enumerate(grades)}
+    items = tuple(ItemResult(id=str(k), original=g, prediction=g, confidence=0.5, probs=None, flagged=False)
+                  for k, g in enumerate(grades))
+    section = crowd_section(AuditData(project="p", spec=SPEC, items=items, crowd=crowd))
+    assert any("a1 and a2" in n and "identical" in n for n in section.notes), section.notes

@@ -37,7 +37,8 @@ def test_every_source_is_a_row_and_every_flagged_item_is_triaged():
     sources, suspects = section.tables[:2]
     assert {r[0] for r in sources.rows} == {"annotator:ann1", "annotator:ann2", "annotator:ann3", "judge:a",
                                             "judge:b", "cleanlab:tfidf-logreg"}
-    assert all(0 <= r[3] <= r[2] <= r[4] <= 1 for r in sources.rows)
+    col = {name: k for k, name in enumerate(sources.columns)}
+    assert all(0 <= r[col["low"]] <= r[col["top-1 accuracy"]] <= r[col["high"]] <= 1 for r in sources.rows)
     flagged = {str(it.id) for it in items if it.flagged}
     assert {r[0] for r in suspects.rows} == flagged
     assert {r[1] for r in suspects.rows} <= {"likely error", "ambiguous", "guideline gap"}
@@ -229,8 +230,31 @@ def test_the_triage_is_what_the_lead_reads_in_the_html(tmp_path):
             for anchor in anchors:
                 section = page.locator(f"section#{anchor}")
                 text = section.inner_text()
-                assert "NOT APPLICABLE" not in text and "Every source's estimated accuracy" in text
+                assert "NOT APPLICABLE" not in text and "Every source's top-1 accuracy" in text
                 assert section.locator("td.text", has_text="likely error").count() > 0
                 section.screenshot(path=str(ARTIFACTS / f"triage-{name}-{anchor}.png"))
             left_out = page.locator("#not-in-this-report")
             assert left_out.count() == 0 or "Triage" not in left_out.inner_text()
+
+
+def test_a_judge_model_is_one_row_with_its_top1_accuracy_and_a_bootstrap_interval():
+    # Two prompts of one model (member ids provider:model/template@v1) are one source, its prompts averaged;
+    # the row reads its top label (its distribution puts 0.7 on it, so the expected agreement of a label drawn
+    # from it, the old figure, is at most 0.7; its top label agrees with the posterior on the 36 unflagged items
+    # and two annotators outvote it on the 9 flagged ones: 0.8), and the interval comes from refits over resampled items.
+    items, crowd = _items(5)
+    items = tuple(ItemResult(id=it.id, original=it.original, prediction=it.prediction, confidence=it.confidence,
+                             probs=it.probs, flagged=it.flagged,
+                             members=tuple(MemberResult(f"local:m/{p}@v1", probs={
+                                 it.prediction: 0.7, **{o: 0.15 for o in LABELS if o != it.prediction}})
+                                 for p in ("plain", "cot")))
+                  for it in items)
+    section = triage_section(AuditData(project="p", spec=SPEC, items=items, crowd=crowd))
+    sources = section.tables[0]
+    col = {name: k for k, name in enumerate(sources.columns)}
+    rows = {r[0]: r for r in sources.rows}
+    assert set(rows) == {"annotator:ann1", "annotator:ann2", "annotator:ann3", "local:m"}
+    assert rows["local:m"][col["gives"]].startswith("distributions")
+    assert rows["local:m"][col["labels given"]] == 45
+    assert rows["local:m"][col["top-1 accuracy"]] > 0.75
+    assert "bootstrap" in sources.title and all(s["interval"].startswith("bootstrap") for s in section.values["sources"])

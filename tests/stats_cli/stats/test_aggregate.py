@@ -38,9 +38,21 @@ def test_strict_any_negative_vote_wins() -> None:
 def test_median_on_numeric_scale_orders_numbers() -> None:
     t = RatingsTable.from_codes([[0, 1, 2], [2, 2, 1], [0, 2, -1]], categories=["2", "9", "10"])
     out = aggregate(t, method="median")
-    assert [a.label for a in out] == ["9", "10", "6"]
-    assert out[2].tie and out[2].tied_labels == ("2", "10") and out[2].p_d == 0.0
+    assert [a.label for a in out] == ["9", "10", "2"]
+    assert out[2].tie and out[2].tied_labels == ("2", "10")
     assert out[1].p_d == pytest.approx(2 / 3)
+
+
+def test_median_of_two_ratings_is_a_real_grade_never_a_half_one() -> None:
+    # 3 and 4: the median is one of them (the lower, as the Label Studio backend's median_label), never
+    # "3.5", which would become a class nobody gave and a p_d = 0 stratum.
+    t = RatingsTable.from_codes([[2, 3], [0, 4], [1, 1]], categories=["1", "2", "3", "4", "5"])
+    out = aggregate(t, method="median")
+    assert [a.label for a in out] == ["3", "1", "2"]
+    assert [a.p_d for a in out] == pytest.approx([0.5, 0.5, 1.0])
+    assert out[0].tie and out[0].tied_labels == ("3", "4") and not out[2].tie
+    assert {a.label for a in out} <= set(t.categories)
+    assert aggregate(t, method="median", negative="4")[0].label == "4"  # the tie rule of majority ties
 
 
 def test_median_refuses_string_labels() -> None:

@@ -210,3 +210,19 @@ def test_ordinal_text_labels_warn_that_the_order_is_alphabetical() -> None:
     notes = agreement_summary(table, level="ordinal").notes
     assert any("alphabetically" in n and "high < low < medium" in n for n in notes)
     assert not any("alphabetically" in n for n in agreement_summary(table, level="nominal").notes)
+
+
+def test_two_raters_with_identical_answers_on_every_item_are_flagged_as_duplicated() -> None:
+    # DialSummEval's coherence raters 2 and 3 agree on every item (κ = 1.0): a copied column, not agreement.
+    rng = np.random.default_rng(7)
+    first = rng.integers(0, 5, size=40)
+    codes = np.column_stack([rng.integers(0, 5, size=40), first, first, rng.integers(0, 5, size=40)])
+    table = RatingsTable.from_codes(codes, categories=["1", "2", "3", "4", "5"])
+    summary = agreement_summary(table, level="ordinal")
+    a2, a3 = table.annotators[1], table.annotators[2]
+    duplicated = [n for n in summary.notes if "identical" in n]
+    assert len(duplicated) == 1 and a2 in duplicated[0] and a3 in duplicated[0] and "40" in duplicated[0]
+    assert summary.to_json()["duplicated_raters"] == [[a2, a3, 40]]
+    independent = RatingsTable.from_codes(np.delete(codes, 2, axis=1), categories=["1", "2", "3", "4", "5"])
+    assert not [n for n in agreement_summary(independent).notes if "identical" in n]
+    assert agreement_summary(independent).to_json()["duplicated_raters"] == []

@@ -115,3 +115,21 @@ def test_the_agreement_summary_adds_weighted_kappa_at_the_ordinal_and_interval_l
         summary = agreement_summary(table, level=level).to_json()
         assert summary["weighted_kappa_quadratic"] == pytest.approx(weighted_kappa(table).value)
         assert summary["weighted_kappa_linear"] == pytest.approx(weighted_kappa(table, weights="linear").value)
+
+
+def test_weighted_kappa_weighs_numeric_grades_by_their_values_not_their_rank():
+    # Grades seen {1, 2, 5}, no --labels: a 2-vs-5 disagreement is three points, not one rank. Weighted on the
+    # values, κ equals scikit-learn's on the whole declared 1-5 scale (equally spaced codes = values).
+    from stats_cli.stats.agreement_summary import agreement_summary
+
+    a = ["1", "2", "5", "5", "2", "1", "5", "2", "1", "5"]
+    b = ["1", "5", "5", "2", "2", "2", "5", "1", "1", "5"]
+    seen = _table([[x, y] for x, y in zip(a, b)], grades=("1", "2", "5"))
+    for weights in ("linear", "quadratic"):
+        reference = cohen_kappa_score(a, b, labels=["1", "2", "3", "4", "5"], weights=weights)
+        assert weighted_kappa(seen, weights=weights).value == pytest.approx(reference, abs=1e-12)
+    summary = agreement_summary(seen, level="interval")
+    assert summary.value("weighted_kappa_quadratic") == pytest.approx(
+        cohen_kappa_score(a, b, labels=["1", "2", "3", "4", "5"], weights="quadratic"), abs=1e-12)
+    by_rank = cohen_kappa_score(a, b, labels=["1", "2", "5"], weights="quadratic")
+    assert abs(summary.value("weighted_kappa_quadratic") - by_rank) > 0.01

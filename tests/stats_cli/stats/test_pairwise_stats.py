@@ -70,3 +70,26 @@ def test_empty_shares_have_no_value_rather_than_zero():
     assert pair_agreement({}).with_ties.value is None
     with pytest.raises(ValueError):
         Share(3, 2)
+
+
+def test_agreement_is_per_item_then_averaged_as_mt_bench_defines_it():
+    # item 1: three raters all agree (3 agreeing pairs of 3); item 2: two raters disagree (0 of 1). Pooling the
+    # pairs says 3/4 = 0.75, a three-rater item weighing three times; MT-Bench's per-question mean is 0.5.
+    result = pair_agreement({"1": {"A": "left", "B": "left", "C": "left"}, "2": {"A": "left", "B": "right"}})
+    assert result.with_ties.value == pytest.approx(0.5)
+    assert result.without_ties.value == pytest.approx(0.5)
+    assert result.with_ties.items == 2 and (result.with_ties.k, result.with_ties.n) == (3, 4)
+    low, high = result.with_ties.interval
+    assert low is not None and low <= 0.5 <= high
+
+
+def test_first_position_rate_says_which_side_a_judge_prefers():
+    # judge a takes the response shown first every time (left in order ab, right in ba): 6 of 6 answers; judge
+    # b says left whatever the order, so the first-shown one half the time; a tie takes no side and is left out.
+    from stats_cli.stats.pairwise_stats import first_position
+
+    per_item = [{"ab": {"a": "left", "b": "left"}, "ba": {"a": "right", "b": "left"}} for _ in range(3)]
+    per_item.append({"ab": {"a": "tie", "b": None}, "ba": {"a": "right"}})
+    rate = first_position(per_item)
+    assert (rate["a"].k, rate["a"].n) == (7, 7)
+    assert (rate["b"].k, rate["b"].n) == (3, 6) and rate["b"].value == pytest.approx(0.5)
