@@ -1,7 +1,7 @@
 """`python -m bench.simulate`: every figure of the report against a planted truth, over many replicates.
 
 Run: ``python -m bench.simulate [--replicates 500] [--seed 0] [--jobs 2] [--families ...] [--designs ...]
-[--write-docs docs/statistics.md]``. Prints the coverage table (Markdown) and, with ``--write-docs``, writes
+[--all-sections] [--write-docs docs/statistics.md]``. Prints the coverage table (Markdown) and, with ``--write-docs``, writes
 it into docs/statistics.md between its markers. The same ``--replicates`` and ``--seed`` give the same table.
 Time: about 0.3 s per replicate and core (300 items, every section of the report), so the default grid
 (7 families × 6 designs × 500 replicates) takes about 1.8 h on one core, 55 min with ``--jobs 2``;
@@ -37,10 +37,11 @@ def grid(families: list[str], designs: list[str]) -> list[tuple[str, str]]:
     return [(f, d) for f in families for d in designs if d in EVERY_FAMILY or f in SOME_FAMILIES.get(d, ())]
 
 
-def run_cell(family: str, design: str, seeds: list[int]) -> list[tuple]:
+def run_cell(family: str, design: str, seeds: list[int], every_section: bool = False) -> list[tuple]:
     """One (family, design) cell's replicates, each as (planted counts per control, printed figures)."""
     with tempfile.TemporaryDirectory(prefix="simulate-") as tmp:
-        runner = Runner(f"sqlite:///{Path(tmp) / 'audit.sqlite'}")
+        db = f"sqlite:///{Path(tmp) / 'audit.sqlite'}"
+        runner = Runner(db, sections=None) if every_section else Runner(db)
         out = []
         for seed in seeds:
             rep = runner.run(CASES[family], DESIGNS[design], seed=seed)
@@ -62,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--families", nargs="+", default=list(CASES), choices=list(CASES))
     parser.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
     parser.add_argument("--write-docs", type=Path, default=None, help="write the table into this Markdown file")
+    parser.add_argument("--all-sections", action="store_true",
+                        help="build the whole report (slower): every figure with an interval is listed, checked or not")
     parser.add_argument("--estimate", action="store_true", help="time 3 replicates per cell, print the estimate")
     args = parser.parse_args(argv)
     if args.replicates < 1 or args.jobs < 1:
@@ -70,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.estimate:
         start = time.perf_counter()
         for family, design in cells:
-            run_cell(family, design, [args.seed * 1_000_003 + k for k in range(3)])
+            run_cell(family, design, [args.seed * 1_000_003 + k for k in range(3)], args.all_sections)
         per = (time.perf_counter() - start) / (3 * len(cells))
         total = per * sum(args.census_replicates if d in FEW else args.replicates for _, d in cells) / args.jobs
         print(f"{per:.2f} s per replicate; {len(cells)} cells × {args.replicates} replicates with --jobs {args.jobs}: "
@@ -84,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     work = [(f, d, chunk) for f, d in cells for chunk in _chunks(seeds(d), 25)]
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_cell, *w) for w in work]
+        futures = [pool.submit(run_cell, *w, args.all_sections) for w in work]
         for k, ((family, design, _), future) in enumerate(zip(work, futures)):
             for truths, printed in future.result():  # in submission order: the table does not depend on timing
                 tallies.add(family, design, truths, printed)
