@@ -14,7 +14,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
-from backend.scoring.ensemble import disagrees
+from backend.families.controls import MEMBER_SEP
+from backend.scoring.ensemble import disagrees, model_of
 from backend.task.spec import TaskSpec
 
 from .pipeline import Replicate
@@ -32,6 +33,7 @@ class ControlTruth:
     flagged: int
     flagged_errors: int
     annotators: Mapping[str, float] = field(default_factory=dict)  # each annotator's share of true answers
+    judges: Mapping[str, float] = field(default_factory=dict)  # each member's and model's top-1 accuracy
 
     def ratio(self, num: int, den: int) -> float | None:
         return num / den if den else None
@@ -70,6 +72,7 @@ def control_truths(rep: Replicate) -> dict[str, ControlTruth]:
         own = control.spec if control is not None else spec
         population = errors = flagged = flagged_errors = 0
         right: dict[str, int] = {}
+        judged: dict[str, list[bool]] = {}
         for p in rep.planted:
             if control is not None:
                 original = spec.task_family.control_values(spec, p.original).get(name)
@@ -88,8 +91,27 @@ def control_truths(rep: Replicate) -> dict[str, ControlTruth]:
             if control is None:
                 for annotator, answer in p.crowd.items():
                     right[annotator] = right.get(annotator, 0) + (answer == truth)
+            if verdict is not None and truth is not None:
+                for source, top in _tops(verdict, own).items():
+                    judged.setdefault(source, []).append(top == truth)
         out[name] = ControlTruth(name, population, errors, flagged, flagged_errors,
-                                 {a: k / population for a, k in right.items()} if population else {})
+                                 {a: k / population for a, k in right.items()} if population else {},
+                                 {j: sum(v) / len(v) for j, v in judged.items()})
+    return out
+
+
+def _tops(verdict: Any, spec: TaskSpec) -> dict[str, str]:
+    """Each member's and each model's (its prompts averaged) top label on one verdict."""
+    labels = list(spec.labels)
+    out, by_model = {}, {}
+    for m in verdict.members:
+        if not m.probs:
+            continue
+        member = m.member_id.split(MEMBER_SEP)[0]
+        out[member] = max(labels, key=lambda lab: (m.probs.get(lab, 0.0), -labels.index(lab)))
+        by_model.setdefault(model_of(member), []).append(m.probs)
+    for model, dists in by_model.items():
+        out[model] = max(labels, key=lambda lab: (sum(d.get(lab, 0.0) for d in dists), -labels.index(lab)))
     return out
 
 
@@ -125,6 +147,11 @@ def truth_of(figure: "Figure", truths: Mapping[str, ControlTruth]) -> tuple[bool
     known = TRUTHS.get((figure.section, figure.path)) or EXACT.get((figure.section, figure.path))
     if known is not None:
         return True, None if control is None else known(control)
+    if figure.section == "triage" and figure.path.startswith("sources[") and control is not None:
+        source = figure.path[len("sources["):-1]  # an annotator, a member or a model (prompts averaged)
+        if source.startswith("annotator:"):  # the truth model names the crowd's sources so
+            return True, control.annotators.get(source.split(":", 1)[1])
+        return True, control.judges.get(source)
     parts = figure.path.split(" | ")
     if len(parts) == 3 and (figure.section, parts[0], parts[2]) in ROW_TRUTHS:
         return True, None if control is None else ROW_TRUTHS[figure.section, parts[0], parts[2]](control, parts[1])
@@ -144,7 +171,16 @@ def _walk(node: Any, path: str) -> Iterator[tuple[str, Any]]:
             yield from _walk(value, f"{path}.{key}" if path else str(key))
     elif isinstance(node, list):
         for k, value in enumerate(node):
-            yield from _walk(value, f"{path}[{k}]")
+            yield from _walk(value, f"{path}[{_name(value, k)}]")
+
+
+def _name(node: Any, index: int) -> str:
+    """A list element's name: its source, member, annotator or label when it says one, else its place."""
+    if isinstance(node, Mapping):
+        for key in ("source", "member", "annotator", "model", "label", "name"):
+            if isinstance(node.get(key), str):
+                return node[key]
+    return str(index)
 
 
 def _point(node: Mapping[str, Any]) -> float | None:

@@ -45,9 +45,10 @@ def _unchecked(rows: Sequence[Row]) -> list[str]:
     return [f"- {kind} ({', '.join(sorted(families))})" for kind, families in sorted(kinds.items())]
 
 
-def markdown(rows: Sequence[Row], *, replicates: int, census: int, seed: int) -> str:
+def markdown(rows: Sequence[Row], *, replicates: int, census: int, seed: int, items: int) -> str:
     lines = [BEGIN, "",
-             f"{replicates} replicates per family and design (the `census` and `flagged` designs: {census}), seed {seed}. *coverage*: share of the printed 95 % "
+             f"{replicates} replicates per family and design (the `census` and `flagged` designs: {census}), {items} "
+             f"items per project, seed {seed}. *coverage*: share of the printed 95 % "
              "intervals holding the planted value (± its Monte-Carlo s.e.); *bias*: mean printed value minus the "
              "planted one; on the `census` design (every item reviewed) *max dev* is the largest |printed − exact|. "
              "*printed / pending*: replicates where the report gave a number / said PENDING.", "",
