@@ -69,20 +69,13 @@ def _slip(spec: TaskSpec, truth: str, rng: random.Random) -> str:
     return truth
 
 
-def _answers(store: ReviewStore, key: str, project: ReviewProject, labels: Mapping[str, str], *, start: int) -> None:
+def _store_answers(store: ReviewStore, key: str, project: ReviewProject, answers: Mapping[str, Mapping[str, str]],
+                   *, first_id: int) -> None:
+    """Store ``{task: {expert: label}}`` as the project's answers, as the review's collector stores them."""
     refs = {a.task_id: a.ref for a in store.assignments(key, round=project.round, expert=project.expert)}
-    store.replace_answers(project, [Answer(refs[t], t, project.round, project.expert if project.round == ROUND_REVIEW
-                                           else email, start + k, label)
-                                    for k, (t, (email, label)) in enumerate(_pairs(labels, project))])
-
-
-def _pairs(labels: Mapping[str, object], project: ReviewProject):
-    for task_id, value in labels.items():
-        if project.round == ROUND_REVIEW:
-            yield task_id, (project.expert, value)
-        else:
-            for email, label in value.items():  # type: ignore[union-attr]
-                yield task_id, (email, label)
+    rows = [(task, email, label) for task, by in answers.items() for email, label in by.items()]
+    store.replace_answers(project, [Answer(refs[task], task, project.round, email, first_id + k, label)
+                                    for k, (task, email, label) in enumerate(rows)])
 
 
 def run_review(ledger: Ledger, key: str, spec: TaskSpec, planted: Sequence[PlantedItem], results: Sequence[ItemResult],
@@ -109,7 +102,8 @@ def run_review(ledger: Ledger, key: str, spec: TaskSpec, planted: Sequence[Plant
         labels = {t: truth[t] if rng.random() >= design.expert_slip else _slip(spec, truth[t], rng) for t in ids}
         for t, label in labels.items():
             first[t][email] = label
-        _answers(store, key, project, labels, start=100_000 * (index + 1))
+        _store_answers(store, key, project, {t: {email: label} for t, label in labels.items()},
+                       first_id=100_000 * (index + 1))
     split = [t for t in ids if len(set(first[t].values())) > 1]
     if split:
         shared = ReviewProject(key, ROUND_RECONCILE, SHARED, None, None, 99)
@@ -121,5 +115,5 @@ def run_review(ledger: Ledger, key: str, spec: TaskSpec, planted: Sequence[Plant
                 second[t] = dict(first[t])  # each keeps their round-1 answer: still split
             else:
                 second[t] = {email: truth[t] for email in EXPERTS}
-        _answers(store, key, shared, second, start=900_000)
+        _store_answers(store, key, shared, second, first_id=900_000)
     refresh_gold(store, results, spec, source_project=key)
