@@ -12,8 +12,8 @@ Designs (``Design.name``):
 * ``random`` — the flagged in review plus a random sample of the project (``--sample N --design random``).
 * ``stratified`` — the flagged in review (a census stratum) plus the unflagged sampled by confidence band.
 * ``control`` — no suspect routed: a stratified control sample only (flagged items sampled like the rest).
-* ``round2`` — ``random``, with experts who slip in round 1; the items they split on go to round 2, where
-  they agree on the truth, except a share that stays split (unsettled).
+* ``round2`` — ``random``, with experts who slip in round 1 (never both on one item); the items they split on
+  go to round 2, where they agree on the truth, except a share that stays split (unsettled).
 * ``census`` — every item reviewed (a random sample as large as the project): every figure is exact.
 """
 
@@ -95,11 +95,15 @@ def run_review(ledger: Ledger, key: str, spec: TaskSpec, planted: Sequence[Plant
     truth = {p.id: p.truth for p in planted}
     ids = [str(r.id) for r in chosen]
     first: dict[str, dict[str, str]] = {t: {} for t in ids}
+    # at most one expert slips on an item (each with probability expert_slip): a slip is always caught by the
+    # other expert and settled in round 2, so the gold stays the truth (the report assumes correct experts)
+    slipper = {t: int(r // design.expert_slip) if r < 2 * design.expert_slip else None
+               for t in ids for r in [rng.random()]}
     for index, email in enumerate(EXPERTS):
         project = ReviewProject(key, ROUND_REVIEW, email, index, 1000 + index, 10 + index)
         store.add_project(project)
         store.assign(key, ids, round=ROUND_REVIEW, expert=email, ls_project_id=project.ls_project_id)
-        labels = {t: truth[t] if rng.random() >= design.expert_slip else _slip(spec, truth[t], rng) for t in ids}
+        labels = {t: _slip(spec, truth[t], rng) if slipper[t] == index else truth[t] for t in ids}
         for t, label in labels.items():
             first[t][email] = label
         _store_answers(store, key, project, {t: {email: label} for t, label in labels.items()},
