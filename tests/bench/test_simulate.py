@@ -40,7 +40,7 @@ def _census_rows(runner: Runner, family: str, seeds: range):
     for seed in seeds:
         rep = runner.run(small(family), DESIGNS["census"], seed=seed)
         tallies.add(family, "census", control_truths(rep), list(figures(rep.report)))
-    return [r for r in tallies.rows() if r.checked]
+    return [r for r in tallies.rows() if r.checked and r.figure.startswith("errors: ")]  # what a census makes exact
 
 
 @pytest.mark.parametrize("family", [

@@ -114,12 +114,12 @@ def census(label_studio, redis_url, tmp_path_factory):
 
 
 def _checked(rep: Replicate, control: str) -> list[tuple[str, float | None, float | None, float | None, float]]:
-    """(figure, printed value, low, high, exact value) of every figure of ``control`` the harness knows."""
+    """(figure, printed value, low, high, exact value) of ``control``'s error figures (the ones a census makes exact)."""
     truths = control_truths(rep)
     out = []
     for figure in figures(rep.report):
         known, exact = truth_of(figure, truths)
-        if known and figure.control == control:
+        if known and figure.control == control and figure.section == "errors":
             out.append((figure.path, figure.value, figure.low, figure.high, exact))
     return out
 
