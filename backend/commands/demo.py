@@ -19,7 +19,8 @@ from backend.scoring.cache import CallCache
 from backend.common.cli_errors import fail as _fail
 from backend.commands import context, demo_ls
 from backend.commands.score import run_scoring
-from backend.demo.judge import judge_member, judge_note, require_judge
+from backend.demo.judge import DEFAULT_JUDGE, EMBEDDED, judge_member, judge_note, require_judge
+from backend.providers.named_models import named_model
 from backend.scoring.members import build_members, MemberSpec
 from backend.task.spec import load_spec
 import tempfile
@@ -52,14 +53,16 @@ def demo(
     redis_port: Optional[int] = demo_ls.REDIS_PORT,
     tickets: Optional[Path] = typer.Option(None, "--tickets", help="Write the demo's 150 support tickets (15 labels "
                                            "planted wrong, field 'planted') to this JSONL file and exit."),
-    judge: Optional[str] = typer.Option(None, "--judge", help="Judge with this named local model instead of the "
-                                        "embedded one (installed once by scripts/install_judge.sh NAME; see "
-                                        "label-audit judge list). Says what it costs in time before the run."),
+    judge: Optional[str] = typer.Option(None, "--judge", help="The judge: a named local model (label-audit judge "
+                                        f"list) or '{EMBEDDED}' (SmolLM2-135M: a quick plumbing run, its flags are "
+                                        f"noise). Default: {DEFAULT_JUDGE} with --labelstudio (installed by the "
+                                        f"demo's first step when missing), {EMBEDDED} for the file demo."),
 ) -> None:
     """Score the bundled sample offline with the embedded default judge (SmolLM2-135M) and show the suspects.
 
     With --judge NAME: a named local judge instead (installed once by scripts/install_judge.sh NAME).
-    With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls); --stop ends it.
+    With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls), judged by default by
+    qwen2.5-coder-1.5b, installed first when missing; --stop ends it.
     """
     if env:  # only reads the demo's files: nothing starts, nothing is checked or installed
         demo_ls.print_env(home)
@@ -68,13 +71,19 @@ def demo(
         write_tickets(tickets)
         Console().print(f"wrote 150 tickets (15 planted label errors) to {tickets}")
         return
+    if judge is None and labelstudio and not stop:
+        judge = DEFAULT_JUDGE
+    judge = None if judge == EMBEDDED else judge
     try:  # the demo's judge whatever LABEL_AUDIT_MEMBERS says (the note is about it); the rest from settings
         settings = context.run_settings(member=[judge_member(judge)])
-        require_judge(judge, folder=settings.models_dir)  # installed, or nothing starts and nothing downloads
+        if judge:
+            named_model(judge)  # an unknown name is refused before anything starts
+        if not (labelstudio or stop):
+            require_judge(judge, folder=settings.models_dir)  # installed, or nothing starts and nothing downloads
     except (ValueError, OSError) as exc:
         _fail(str(exc))
     if labelstudio or stop:
-        demo_ls.main(stop=stop, home=home, warning=DEMO_WARNING, judge=judge,
+        demo_ls.main(stop=stop, home=home, warning=DEMO_WARNING, judge=judge, models_dir=settings.models_dir,
                      ports={"source": ls_port, "review": review_port, "backend": backend_port, "redis": redis_port})
         return
     console = Console()
