@@ -23,12 +23,14 @@ from backend.demo.judge import DEFAULT_JUDGE, EMBEDDED, judge_member, judge_note
 from backend.providers.named_models import named_model
 from backend.scoring.members import build_members, MemberSpec
 from backend.task.spec import load_spec
+import json
 import tempfile
 from backend.task.generic import generic_spec
 from backend.demo.tickets import write_tickets, LABELS
 from backend.demo.planted_report import describe, planted_table
+from backend.scoring.planted_ranking import planted_ranking, ranking_sentence
 
-DEMO_SAMPLE = "sample_factual_consistency.jsonl"
+DEMO_SAMPLE = "sample_snli.jsonl"  # the Label Studio demo's sample too (backend.demo.project)
 DEMO_WARNING = (
     "The embedded default judge is SmolLM2-135M-Instruct: a tiny model that runs anywhere, here so you can "
     "try the tool offline. It is NOT good enough to judge labels (it scores about chance on factual "
@@ -98,17 +100,21 @@ def demo(
     note = judge_note(judge, items=items, prompts=len(members)) if judge else DEMO_WARNING
     console.print(f"[bold yellow]Note:[/bold yellow] {note}\n")
     cache = None if no_cache else CallCache(cache_url or settings.store_url)
-    with resources.as_file(resources.files("backend").joinpath("data", DEMO_SAMPLE)) as sample:
+    with resources.as_file(resources.files("backend").joinpath("data", DEMO_SAMPLE)) as sample, \
+            tempfile.TemporaryDirectory() as folder:
         console.print(f"Scoring the bundled sample {sample.name} with {len(members)} members: "
                       + ", ".join(m.id for m in members))
+        results = out or Path(folder) / "results.jsonl"  # the planted errors are counted from it
         try:
             summary = run_scoring(
-                sample, spec, members, config=settings.engine_config(), cache=cache, out=out,
+                sample, spec, members, config=settings.engine_config(), cache=cache, out=results,
                 summary_json=summary_json, top=defaults.TOP, progress=None, console=console,
             )
         finally:
             if cache is not None:
                 cache.close()
+        records = [json.loads(line) for line in results.read_text("utf-8").splitlines() if line.strip()]
+    console.print(ranking_sentence(planted_ranking(records)))
     per_item = summary.get("seconds_per_item")
     if per_item is None:
         console.print("Per-item latency: every answer came from the cache (run `label-audit demo --no-cache` to time the model).")

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from sklearn.metrics import average_precision_score
-
 __all__ = ["planted_ranking", "ranking_sentence", "suspicion"]
 
 
@@ -40,6 +38,9 @@ def planted_ranking(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     flagged = [bool(r.get("flagged")) for r in records]
     found = sum(p and f for p, f in zip(planted, flagged))
     ap = None
+    # heavy: scikit-learn (~1 s), not loaded by label-audit --help
+    from sklearn.metrics import average_precision_score
+
     if n_planted and n_planted < len(records) and scored:
         ap = float(average_precision_score(planted, [-1.0 if s is None else s for s in scores]))
     return {"items": len(records), "scored": scored, "planted": n_planted, "flagged": sum(flagged),
