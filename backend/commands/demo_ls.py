@@ -14,10 +14,10 @@ from typing import Any, Optional
 import typer
 from rich.console import Console
 from backend.labelstudio.error_lines import client_errors, describe_error
-from backend.demo.judge import judge_member, judge_note
+from backend.demo.judge import judge_member, judge_note, left_out
 from backend.config.settings import Settings
 from backend.labelstudio.projectspec import spec_from_label_config
-from backend.scoring.members import entry_templates, parse_member_arg
+from backend.scoring.members import entry_templates, exclude_members, parse_member_arg
 from backend.task.option_orders import orders_of
 
 from backend.commands.local_paths import local_home, local_label_studio_bin
@@ -91,7 +91,8 @@ def _judge_note(judge: str) -> str:
     from backend.demo import project
     settings = Settings.from_env()  # the worker's, less the members the demo sets (it passes this environment on)
     spec = spec_from_label_config(project.LABEL_CONFIG, **settings.spec_options())
-    prompts = len(entry_templates(parse_member_arg(judge_member(judge)), spec, prompts_root=settings.prompts_dir))
+    (entry,) = exclude_members([parse_member_arg(judge_member(judge))], left_out(judge).split(","))
+    prompts = len(entry_templates(entry, spec, prompts_root=settings.prompts_dir))
     return judge_note(judge, items=len(project.sample_tasks()), prompts=prompts, orders=orders_of(spec))
 
 

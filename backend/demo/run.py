@@ -20,7 +20,7 @@ from rich.console import Console
 from backend.common import defaults
 from backend.demo import project as demo_project
 from backend.demo import services
-from backend.demo.judge import judge_member
+from backend.demo.judge import judge_member, left_out
 from backend.demo.home import (EXPERT_INSTANCES, RECONCILE_INSTANCE, DemoHome, load_secrets, load_state, save_state,
                                write_expert_instances)
 from backend.demo.processes import ProcessTable
@@ -102,10 +102,10 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
     when it differs from the judge of the previous run (they read their members once, at start).
     """
     table = ProcessTable(home.pids)
-    if state.get("judge") != judge:
+    if state.get("judge") != judge or state.get("left_out", "") != left_out(judge):
         table.stop("worker")
         table.stop("backend")
-    state["judge"] = judge
+    state["judge"], state["left_out"] = judge, left_out(judge)
     say = lambda text: _step(console, text)  # noqa: E731
     binary = services.label_studio_binary(say=say, configured=home.label_studio_bin)
     redis_url = services.ensure_redis(home, table, port=ports["redis"])
@@ -114,7 +114,8 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
     services.ensure_label_studios(table, instances, say=say)
     source = instances["source"]
     common = {"DATABASE_URL": home.database_url, "LABEL_AUDIT_HOME": str(home.root), "REDIS_URL": redis_url,
-              "LABEL_AUDIT_QUEUE": state["queue"], "LABEL_AUDIT_BATCH": "4", "LABEL_AUDIT_MEMBERS": judge_member(judge)}
+              "LABEL_AUDIT_QUEUE": state["queue"], "LABEL_AUDIT_BATCH": "4", "LABEL_AUDIT_MEMBERS": judge_member(judge),
+              "LABEL_AUDIT_EXCLUDE_MEMBERS": left_out(judge)}
     auth = (keys["backend"]["user"], keys["backend"]["password"])
     # Both read the source project (the backend its guidelines, the worker to import predictions).
     worker_env = services.child_env({**common, "LABEL_STUDIO_URL": source.url, "LABEL_STUDIO_API_KEY": source.token})
