@@ -8,7 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from backend.cli import app
-from backend.demo.judge import DEFAULT_JUDGE, ensure_judge, install_estimate, judge_member, judge_note, require_judge, time_estimate
+from backend.demo.judge import (DEFAULT_JUDGE, ensure_judge, install_estimate, judge_member, judge_note, left_out,
+                                require_judge, time_estimate)
 from backend.providers.named_models import NAMED_MODELS, installed_path
 
 NAME = "qwen2.5-coder-1.5b"
@@ -77,3 +78,26 @@ def test_the_install_step_checks_an_installed_judge_and_says_so() -> None:
 def test_the_install_estimate_is_said_before_it_starts() -> None:
     text = install_estimate(DEFAULT_JUDGE)
     assert "1.12 GB in 22 parts" in text and "SHA-256" in text and "measured" in text
+
+
+def test_the_demo_leaves_out_the_real_judges_collapsed_prompt_and_counts_the_rest() -> None:
+    from backend.commands.demo_ls import _judge_note
+    from backend.config.settings import Settings
+
+    assert left_out(None) == ""  # the embedded judge keeps every prompt
+    assert left_out(DEFAULT_JUDGE) == f"local:{DEFAULT_JUDGE}/fc-grounding-generated"
+    settings = Settings.from_env({"LABEL_AUDIT_MEMBERS": f"local:{DEFAULT_JUDGE}",
+                                  "LABEL_AUDIT_EXCLUDE_MEMBERS": left_out(DEFAULT_JUDGE)})
+    assert settings.members[0].exclude == ("fc-grounding-generated",)
+    assert "32 items x 3 prompts = 96 calls" in _judge_note(DEFAULT_JUDGE)
+
+
+def test_the_ticket_workers_settings_do_not_inherit_the_judges_left_out_prompts() -> None:
+    """The tickets' worker has the confident-learning member only: the judge's exclusion names a model it lacks
+    (this stopped the demo's second project with 'the ensemble has no model')."""
+    from backend.config.settings import Settings
+    from backend.demo import confident
+
+    env = {"LABEL_AUDIT_MEMBERS": judge_member(DEFAULT_JUDGE), "LABEL_AUDIT_EXCLUDE_MEMBERS": left_out(DEFAULT_JUDGE)}
+    settings = Settings.from_env(confident.worker_env(env, "tickets"))
+    assert [(m.provider, m.model) for m in settings.members] == [("cleanlab", "tfidf-logreg")]
