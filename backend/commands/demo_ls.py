@@ -119,6 +119,8 @@ def print_what_to_open(result: Any, console: Console, *, seconds: float, home: O
     console.print(f"  Source project     {result.ls_url}/projects/{result.project_id}/data   "
                   f"({summary.get('items', 0)} items, {summary.get('flagged', 0)} flagged): tabs \"Default\" (every "
                   "item) and \"Suspected label errors\", highest confidence first")
+    if result.planted:  # what the sample's known errors say about this run (the report's section gives each)
+        console.print(f"  Planted errors     {ranking_sentence(result.planted).removeprefix('Planted errors: ')}")
     console.print("  Review             one Label Studio per expert (their only account; no source data, "
                   "no other expert; sign-up closed)")
     for email, project_id in result.review_projects.items():
@@ -146,8 +148,6 @@ def print_what_to_open(result: Any, console: Console, *, seconds: float, home: O
     console.print(f"  Stop everything    {command()} demo --stop{home_arg}")
     console.print(f"(Passwords and tokens: {result.home.root / 'secrets.json'}, readable by you only. "
                   f"Logs: {result.home.root / 'logs'}.)")
-    if result.planted:
-        console.print(f"  Planted errors     {ranking_sentence(result.planted)}")
     if result.fallback:
         console.print(f"\n[bold red]No real judge:[/bold red] {result.fallback}. The embedded judge stood in: its "
                       "flags are noise, not label errors.")

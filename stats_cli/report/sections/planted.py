@@ -26,6 +26,12 @@ def _experts(data: AuditData, item_id: str) -> str:
     return ", ".join(f"{who}: {label if label is not None else 'no answer'}" for who, label in sorted(answers.items()))
 
 
+def _name(record: dict) -> str:
+    """The task id, with the item's own id when the data carries one (the sample's ``item``)."""
+    own = (record.get("data") or {}).get("item")
+    return f"{record['id']} ({own})" if own else str(record["id"])
+
+
 def planted_section(data: AuditData) -> Section:
     records = [it.to_json() for it in data.items]
     if not any("planted" in (r.get("data") or {}) for r in records):
@@ -34,7 +40,7 @@ def planted_section(data: AuditData) -> Section:
     order = sorted(records, key=lambda r: -(1.0 - float((r.get("probs") or {}).get(str(r.get("original")), 1.0))))
     rank = {str(r["id"]): k + 1 for k, r in enumerate(order)}
     planted = [r for r in records if (r.get("data") or {}).get("planted")]
-    rows = [(str(r["id"]), r.get("original"), r.get("prediction"),
+    rows = [(_name(r), r.get("original"), r.get("prediction"),
              None if not r.get("probs") else round(1.0 - float(r["probs"].get(str(r.get("original")), 0.0)), 3),
              rank[str(r["id"])], "yes" if r.get("flagged") else "no", _experts(data, str(r["id"])))
             for r in sorted(planted, key=lambda r: rank[str(r["id"])])]

@@ -13,7 +13,7 @@ FC = load_spec("factual-consistency")
 def _item(i: int, original: str, p_one: float, *, planted: bool | None) -> ItemResult:
     probs = {"1": p_one, "0": 1.0 - p_one}
     top = max(probs, key=probs.get)
-    data = {} if planted is None else {"planted": planted}
+    data = {} if planted is None else {"planted": planted, "item": f"snli-{i}"}
     return ItemResult(id=f"t{i}", original=original, prediction=top, confidence=probs[top], probs=probs,
                       flagged=top != original and probs[top] > 0.5, members=(MemberResult("local:a/p", probs=probs),),
                       data=data)
@@ -27,7 +27,7 @@ def test_planted_errors_are_ranked_and_shown_with_the_experts_answers():
     section = build_report(data).section("planted")
     assert section.values["found"] == 2 and section.values["average_precision"] == 1.0
     summary, table = section.tables
-    assert [row[0] for row in table.rows] == ["t0", "t3"]  # most suspect first
+    assert [row[0] for row in table.rows] == ["t0 (snli-0)", "t3 (snli-3)"]  # most suspect first, the item's own id
     assert table.rows[0][-1] == "ana: 0, ben: 0" and table.rows[1][-1] == "sent to review, no answer yet"
 
 
