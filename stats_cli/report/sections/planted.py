@@ -68,7 +68,7 @@ def planted_section(data: AuditData) -> Section:
 
 
 class PlantedSection(ReportSection):
-    key, title, order = KEY, TITLE, 15
+    key, title, order = KEY, TITLE, 30  # right after the label errors (same order, key sorts after "errors")
 
     @classmethod
     def compute(cls, data: AuditData, options: BuildOptions) -> Section:

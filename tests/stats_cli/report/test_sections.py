@@ -394,7 +394,7 @@ def test_sections_register_themselves_in_reading_order():
     from stats_cli.report.registry import ReportSection, registered_sections
 
     keys = [section.key for section in registered_sections()]
-    assert keys[:4] == ["audit", "planted", "experts", "errors"] and len(keys) == len(set(keys))  # planted: N/A unless known
+    assert keys[:3] == ["audit", "experts", "errors"] and len(keys) == len(set(keys))
     with pytest.raises(ValueError, match="two report sections"):
         type("Clash", (ReportSection,), {"key": "audit", "title": "Another audit"})
 
