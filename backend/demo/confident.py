@@ -53,8 +53,10 @@ def ensure_tickets_project(client: LabelStudio, *, known_id: int | None) -> tupl
 
 
 def worker_env(env: dict[str, str], queue: str) -> dict[str, str]:
-    """The second worker's environment: the confident-learning member only, on its own queue."""
-    return {**env, "LABEL_AUDIT_MEMBERS": MEMBER, "LABEL_AUDIT_QUEUE": queue, "LABEL_AUDIT_BATCH": "50"}
+    """The second worker's environment: the confident-learning member only, on its own queue (none of the judge's
+    left-out prompts: they name a model this ensemble does not have)."""
+    return {**env, "LABEL_AUDIT_MEMBERS": MEMBER, "LABEL_AUDIT_QUEUE": queue, "LABEL_AUDIT_BATCH": "50",
+            "LABEL_AUDIT_EXCLUDE_MEMBERS": ""}
 
 
 def planted_found(ledger: Any, project_id: int) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shlex
 import stat
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -72,3 +73,25 @@ def demo_environment(home: DemoHome) -> dict[str, str]:
 def export_lines(env: dict[str, str]) -> str:
     """``export NAME=value`` lines, each value shell-quoted, for ``eval "$(label-audit demo --env)"``."""
     return "".join(f"export {name}={shlex.quote(value)}\n" for name, value in env.items())
+
+
+def commands_folder() -> Path | None:
+    """The folder holding this install's ``label-audit`` and ``audit-stats`` (the venv's ``bin``), if they are there.
+
+    The interpreter's own folder, not resolved: a venv's ``python`` is a link to the system one.
+    """
+    folder = Path(sys.executable).parent
+    return folder if (folder / "label-audit").is_file() else None
+
+
+def command(name: str = "label-audit") -> str:
+    """How to type one of our commands so that it runs in any shell: its absolute path when known."""
+    folder = commands_folder()
+    return shlex.quote(str(folder / name)) if folder is not None else name
+
+
+def path_line() -> str:
+    """``export PATH=<venv bin>:"$PATH"``: a shell that never activated the venv then finds our commands
+    (empty when the commands' folder is unknown, e.g. run from a checkout with ``python -m``)."""
+    folder = commands_folder()
+    return "" if folder is None else f'export PATH={shlex.quote(str(folder))}:"$PATH"\n'

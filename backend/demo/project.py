@@ -18,38 +18,45 @@ from label_studio_sdk import LabelStudio
 from backend.labelstudio.client import create_project, find_user, import_tasks
 from backend.labelstudio.signup import invite_user
 
-SAMPLE = "sample_factual_consistency.jsonl"
-TITLE = "label-audit demo: factual consistency"
+SAMPLE = "sample_snli.jsonl"
+TITLE = "label-audit demo: premise and hypothesis"  # Label Studio allows 50 characters
 # Choice values are what people read; aliases are the stored labels the ensemble predicts ("0"/"1").
 LABEL_CONFIG = """<View>
-  <Header value="Document"/>
+  <Header value="Premise (a photo caption)"/>
   <Text name="grounding" value="$grounding"/>
-  <Header value="Statement"/>
+  <Header value="Hypothesis"/>
   <Text name="generated_text" value="$generated_text"/>
-  <Header value="Is every fact in the statement supported by the document?"/>
+  <Header value="Does the premise support the hypothesis?"/>
   <Choices name="label" toName="generated_text" choice="single-radio" showInLine="true">
-    <Choice value="Supported" alias="1" hint="Every fact in the statement is stated in the document"/>
-    <Choice value="Not supported" alias="0" hint="The statement contradicts the document or adds facts it lacks"/>
+    <Choice value="Supported" alias="1" hint="The hypothesis is true whenever the premise is"/>
+    <Choice value="Not supported" alias="0" hint="The premise contradicts the hypothesis, or leaves it open"/>
   </Choices>
 </View>"""
-GUIDELINES = ("<p>Read the document, then the statement. Choose <b>Supported</b> when every fact in the "
-              "statement is stated in the document (paraphrases count), <b>Not supported</b> when the "
-              "statement contradicts the document or adds a fact the document does not state.</p>")
-DESCRIPTION = ("24 short claims with their original labels (some are wrong on purpose). The Data "
-               "Manager lists them by Prediction score, where the ensemble is most confident first.")
+GUIDELINES = ("<p>Read the premise (a caption of a photo), then the hypothesis. Choose <b>Supported</b> when the "
+              "hypothesis must be true of any photo the premise describes (paraphrases and plain common sense "
+              "count), <b>Not supported</b> when the premise contradicts it or leaves it open (it may or may not "
+              "be true).</p>")
+DESCRIPTION = ("32 premise/hypothesis pairs from SNLI with their labels (a 100-vote crowd confirms each); 6 labels "
+               "are planted wrong, and the columns 'planted' and 'snli_label' say which and what SNLI says. The "
+               "tab 'Suspected label errors' lists what the ensemble flags, most confident first.")
+
+
+def sample_rows() -> list[dict[str, Any]]:
+    """The bundled sample (``bench/demo_sample.py`` says where it comes from), one dict per item."""
+    text = resources.files("backend").joinpath("data", SAMPLE).read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
 
 def sample_tasks() -> list[dict[str, Any]]:
-    """The bundled sample as Label Studio tasks: the inputs, the item id, the original label as an annotation."""
-    text = resources.files("backend").joinpath("data", SAMPLE).read_text(encoding="utf-8")
+    """The sample as Label Studio tasks: the inputs, the item id, what was planted (for the lead: the
+    experts' copies hold the inputs only), the original label as an annotation."""
     tasks = []
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        row = json.loads(line)
+    for row in sample_rows():
         choice = {"from_name": "label", "to_name": "generated_text", "type": "choices",
                   "value": {"choices": [str(row["label"])]}}
         tasks.append({"data": {"item": row["id"], "grounding": row["grounding"],
-                               "generated_text": row["generated_text"]},
+                               "generated_text": row["generated_text"], "planted": bool(row.get("planted")),
+                               "snli_label": row.get("snli_label", "")},
                       "annotations": [{"result": [choice]}]})
     return tasks
 

@@ -20,13 +20,14 @@ from rich.console import Console
 from backend.common import defaults
 from backend.demo import project as demo_project
 from backend.demo import services
-from backend.demo.judge import judge_member
+from backend.demo.judge import judge_member, left_out
 from backend.demo.home import (EXPERT_INSTANCES, RECONCILE_INSTANCE, DemoHome, load_secrets, load_state, save_state,
                                write_expert_instances)
 from backend.demo.processes import ProcessTable
 from backend.demo.round2 import ReviewProgress, reconcile_round
 from backend.config.settings import Settings
 from backend.demo.planted_report import describe
+from backend.scoring.planted_ranking import planted_ranking, ranking_sentence
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 DEFAULT_PORTS = {"source": 8080, "expert-a": 8081, "expert-b": 8082, "reconcile": 8083, "backend": defaults.BACKEND_PORT,
@@ -52,6 +53,8 @@ class DemoResult:
     confident: dict[str, Any] = field(default_factory=dict)  # the tickets project (confident learning)
     progress: ReviewProgress = field(default_factory=ReviewProgress)  # where the experts' review stands
     judge: str | None = None  # a named local judge (--judge), None for the embedded one
+    planted: dict[str, Any] = field(default_factory=dict)  # the sample's planted errors: found, ranked, AP
+    fallback: str | None = None  # why the embedded judge stands in for the real one (it could not be installed)
 
 
 def resolve_ports(state: dict[str, Any], wanted: dict[str, int | None]) -> dict[str, int]:
@@ -99,10 +102,10 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
     when it differs from the judge of the previous run (they read their members once, at start).
     """
     table = ProcessTable(home.pids)
-    if state.get("judge") != judge:
+    if state.get("judge") != judge or state.get("left_out", "") != left_out(judge):
         table.stop("worker")
         table.stop("backend")
-    state["judge"] = judge
+    state["judge"], state["left_out"] = judge, left_out(judge)
     say = lambda text: _step(console, text)  # noqa: E731
     binary = services.label_studio_binary(say=say, configured=home.label_studio_bin)
     redis_url = services.ensure_redis(home, table, port=ports["redis"])
@@ -111,7 +114,8 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
     services.ensure_label_studios(table, instances, say=say)
     source = instances["source"]
     common = {"DATABASE_URL": home.database_url, "LABEL_AUDIT_HOME": str(home.root), "REDIS_URL": redis_url,
-              "LABEL_AUDIT_QUEUE": state["queue"], "LABEL_AUDIT_BATCH": "4", "LABEL_AUDIT_MEMBERS": judge_member(judge)}
+              "LABEL_AUDIT_QUEUE": state["queue"], "LABEL_AUDIT_BATCH": "4", "LABEL_AUDIT_MEMBERS": judge_member(judge),
+              "LABEL_AUDIT_EXCLUDE_MEMBERS": left_out(judge)}
     auth = (keys["backend"]["user"], keys["backend"]["password"])
     # Both read the source project (the backend its guidelines, the worker to import predictions).
     worker_env = services.child_env({**common, "LABEL_STUDIO_URL": source.url, "LABEL_STUDIO_API_KEY": source.token})
@@ -181,13 +185,16 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console, 
     state["project"], created = demo_project.ensure_project(client, known_id=state.get("project"))
     save_state(home, state)
     _step(console, f"Sample project {state['project']} " + ("created" if created else "found")
-          + " (24 items with their original labels)")
+          + f" ({len(demo_project.sample_rows())} SNLI pairs, {sum(r['planted'] for r in demo_project.sample_rows())} "
+          "labels planted wrong)")
     demo_project.connect_model(client, state["project"], url=state["backend_url"],
                                auth=(keys["backend"]["user"], keys["backend"]["password"]))
     summary = score(client, state["project"], env, ProcessTable(home.pids), console,
                     label=f"scoring with {judge_member(judge)}" if judge else "scoring with the embedded judge")
     _step(console, f"Scored {summary['scored']} of {summary['items']} items; {summary['flagged']} flagged "
                    "(the ensemble contradicts the original label)")
+    planted = planted_figures(env["DATABASE_URL"], state["project"])
+    _step(console, ranking_sentence(planted))
     review_env = _expert_instances(home, instances, keys, env)
     pushed = json.loads(run_cli(["backend.cli", "review", "push", "--project", str(state["project"]),
                                  "--experts", ",".join(keys["experts"]), "--json"],
@@ -208,7 +215,17 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console, 
     urls = {email: instances[name].url for name, email in EXPERT_INSTANCES.items()}
     return DemoResult(home=home, ls_url=source.url, review_urls=urls, project_id=state["project"],
                       review_projects={k: int(v) for k, v in pushed["projects"].items()}, summary=summary,
-                      confident=found, progress=progress, judge=judge)
+                      confident=found, progress=progress, judge=judge, planted=planted)
+
+
+def planted_figures(database_url: str, project_id: int) -> dict[str, Any]:
+    """The sample project's planted errors in the ledger's latest run: found, ranked first, average precision."""
+    # heavy: the ledger's SQLAlchemy (~0.5 s), not loaded by label-audit --help
+    from backend.ledger import Ledger
+
+    ledger = Ledger(database_url)
+    version = ledger.latest_version(str(project_id))
+    return planted_ranking([r.to_json() for r in ledger.results(str(project_id), model_version=version)])
 
 
 def confident_step(client, env: dict[str, str], state: dict[str, Any], home: DemoHome,

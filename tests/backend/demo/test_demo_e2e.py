@@ -38,7 +38,8 @@ from tests.support.services import free_port, missing_service, port_open
 pytestmark = [pytest.mark.labelstudio, pytest.mark.redis, pytest.mark.llm, pytest.mark.timeout(3000)]
 
 REPO = Path(__file__).resolve().parents[3]
-N_ITEMS = 24
+N_ITEMS = 32
+N_PLANTED = 6
 
 
 @dataclass
@@ -89,7 +90,8 @@ def demo(tmp_path_factory):
     base = tmp_path_factory.mktemp("demo")
     ports = {"source": free_port(), "review": free_port(span=3), "backend": free_port(), "redis": free_port()}
     args = ["--home", str(base / "home"), "--ls-port", str(ports["source"]), "--review-port", str(ports["review"]),
-            "--backend-port", str(ports["backend"]), "--redis-port", str(ports["redis"])]
+            "--backend-port", str(ports["backend"]), "--redis-port", str(ports["redis"]),
+            "--judge", "embedded"]  # the tests' judge: seconds, offline (the demo's default is the real one)
     proc, seconds = run_demo_cli(["--labelstudio", *args], base)
     home = DemoHome.at(base / "home")
     try:
@@ -110,7 +112,11 @@ def test_first_run_prints_what_to_open(demo):
     for email in EXPERTS:
         assert f"login {email} / {demo.secrets['experts'][email]}" in out
     assert str(demo.home.report) in out and "label-audit demo --stop --home" in out
-    assert 'eval "$(label-audit demo --env --home' in out  # how every other command reaches the demo
+    assert re.search(r'eval "\$\(\S*label-audit demo --env --home', out)  # how every other command reaches the demo
+    assert re.search(rf"Planted errors: the ensemble flagged \d+ of {N_PLANTED} \(\d+ flagged in all\); \d+ of the "
+                     rf"{N_PLANTED} are among the first {N_PLANTED} of its ranking; average precision of the planted "
+                     r"errors \d\.\d\d", out)
+    assert "No real judge" not in out and "Reminder:" in out  # the embedded judge, asked for: named as such
     if demo.state["review_projects"]:  # the report was written before any expert answered: it says so, twice
         last = out.strip().splitlines()[-1]
         assert last.startswith("The report is a snapshot") and "bash scripts/demo.sh --home" in last
@@ -155,7 +161,9 @@ def test_project_is_scored_in_label_studio(demo):
         (pred,) = task.predictions
         assert pred.model_version == name and pred.score == pytest.approx(res.confidence)
         assert task.model_dump()["predictions_score"] == pytest.approx(res.confidence)
-    assert demo.home.report.read_text().count("Label audit report") >= 1
+    report = demo.home.report.read_text()
+    assert report.count("Label audit report") >= 1
+    assert "Planted label errors (known to the project)" in report and "average precision of the planted errors" in report
 
 
 def test_review_projects_are_blind(demo):
@@ -214,7 +222,7 @@ def test_browser_shows_scores_to_the_lead_and_only_inputs_to_an_expert(demo):
     assert "Supported" in text and "Not supported" in text
     confidences = {f"{r.confidence:.3f}" for r in ledger.results(str(project)) if r.confidence is not None}
     assert "Prediction" not in text and not [c for c in confidences if c in text]
-    assert "fc-" not in text  # the sample's item ids stay in the source project
+    assert "snli-" not in text and "planted" not in text  # the item ids and what was planted stay in the source
 
 
 def test_second_run_reuses_everything(demo, tmp_path):
@@ -287,14 +295,19 @@ def test_answers_open_round_two_then_the_review_settles(demo, tmp_path):
     assert "This report is a snapshot" not in report[:report.index("<section")]
 
 
-def test_env_points_every_command_at_the_demo(demo, tmp_path):
-    """After the eval of `label-audit demo --env`, `review status` reads the demo's review on each expert's instance."""
+def test_the_closing_lines_run_as_printed_in_a_new_shell(demo, tmp_path):
+    """The "Other commands" line, copied as printed into a shell that never activated the venv: the eval, then
+    `label-audit review status` and `audit-stats report`, which then read the demo's review and ledger."""
+    line = next(x for x in demo.stdout.splitlines() if x.strip().startswith("Other commands"))
+    (eval_line,) = re.findall(r'eval "\$\(.*?\)"', line)
+    project = demo.state["project"]
+    status, report = f"label-audit review status --project {project}", f"audit-stats report --project {project}"
+    assert status in line and report in line
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LABEL_STUDIO_", "LABEL_AUDIT_"))
-           and k not in ("DATABASE_URL", "REDIS_URL")}
-    script = ('eval "$("$PY" -m backend.cli demo --env "$@")"\n'
-              f'"$PY" -m backend.cli review status --project {demo.state["project"]} --json')
-    proc = subprocess.run(["bash", "-c", script, "demo-env", *demo.args[:2]], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300, env={**env, "PY": sys.executable, "PYTHONPATH": str(REPO)})
+           and k not in ("DATABASE_URL", "REDIS_URL", "VIRTUAL_ENV", "PATH")}
+    env.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(REPO)})
+    script = f"set -e\n{eval_line}\n{status} --json\n{report} --format json --no-progress >report.json"
+    proc = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert demo.secrets["source"]["token"] not in proc.stdout + proc.stderr
     status = json.loads(proc.stdout)
@@ -302,6 +315,7 @@ def test_env_points_every_command_at_the_demo(demo, tmp_path):
     assert set(round1) == set(demo.state["review_projects"])
     for email, url in round1.items():
         assert url.startswith(demo.url(demo.instance_of(email)))
+    assert json.loads((tmp_path / "report.json").read_text())["project"] == str(project)
 
 
 def test_stop_leaves_no_process(demo, tmp_path):

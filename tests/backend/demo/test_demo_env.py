@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +53,31 @@ def in_shell(parent: Path, then: str, *, env_extra: dict[str, str] | None = None
     env.update({"PYTHONPATH": str(REPO), "PY": sys.executable, "DEMO_PARENT": str(parent), **(env_extra or {})})
     script = f'set -e\neval "$("$PY" -m backend.cli demo --env --home "$DEMO_PARENT")"\n{then}'
     return subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=300, cwd=REPO)
+
+
+def fresh_shell(parent: Path, then: str) -> subprocess.CompletedProcess:
+    """A new shell that never activated the venv (PATH: the system's only) runs the demo's printed eval line,
+    then ``then`` as the demo prints it (bare ``label-audit`` / ``audit-stats``)."""
+    cli = Path(sys.executable).parent / "label-audit"
+    env = {k: v for k, v in os.environ.items() if k not in NAMES and k not in ("VIRTUAL_ENV", "PATH")}
+    env.update({"PYTHONPATH": str(REPO), "PATH": "/usr/local/bin:/usr/bin:/bin"})
+    script = f'set -e\neval "$({shlex.quote(str(cli))} demo --env --home {shlex.quote(str(parent))})"\n{then}'
+    return subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=300, cwd=parent)
+
+
+def test_the_eval_puts_the_commands_on_the_path_of_a_fresh_shell(tmp_path):
+    """What the demo's closing lines print works in a new terminal: no venv activated, bare command names."""
+    if not (Path(sys.executable).parent / "label-audit").is_file():
+        pytest.skip("the tests run outside the project's venv: its commands are not installed beside python")
+    parent = tmp_path / "my demo's home"
+    lay_out_demo(parent)
+    before = subprocess.run(["bash", "-c", "command -v label-audit"], capture_output=True, text=True,
+                            env={"PATH": "/usr/local/bin:/usr/bin:/bin"})
+    assert before.returncode != 0  # the fresh shell finds no label-audit of its own
+    proc = fresh_shell(parent, "command -v label-audit\ncommand -v audit-stats\nlabel-audit --help >/dev/null\n"
+                               "audit-stats --help >/dev/null")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == [str(Path(sys.executable).parent / n) for n in ("label-audit", "audit-stats")]
 
 
 def same(a: str | None, b: str) -> bool:
@@ -121,8 +147,9 @@ def test_commands_work_on_the_demo_after_the_eval(tmp_path, label_studio):
     config = ('<View><Text name="text" value="$text"/><Choices name="sentiment" toName="text">'
               '<Choice value="Positive"/><Choice value="Negative"/></Choices></View>')
     project, _ = label_studio.create_project(config, [{"text": "Great."}, {"text": "Broken."}], title="demo env")
-    proc = in_shell(tmp_path, f'"$PY" -m backend.cli review status --project {project} --json\n'
-                              f'"$PY" -m stats_cli.cli report --project {project} --format json --no-progress')
+    # as the demo prints them, in a new shell: the eval line first, then the bare commands
+    proc = fresh_shell(tmp_path, f'label-audit review status --project {project} --json\n'
+                                 f'audit-stats report --project {project} --format json --no-progress')
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert label_studio.token not in proc.stdout + proc.stderr
     decoder = json.JSONDecoder()
