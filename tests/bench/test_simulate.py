@@ -2,8 +2,8 @@
 
 The harness plants a truth, judges and experts of known quality, and runs the report's own code (ledger, review
 store, the report's sources, sections, JSON). On the ``census`` design every item is reviewed, so every figure it
-knows the estimand of must equal the planted value exactly; the families whose figures are wrong today are marked
-xfail with the bug (issue 39), strict, so the mark goes when the fix lands.
+knows the estimand of must equal the planted value exactly, for every family (ratings and numbers count an error
+as their family's disagreement beyond delta; a conditional control is estimated over the items that show it).
 """
 
 from __future__ import annotations
@@ -18,11 +18,6 @@ from bench.simulate.designs import DESIGNS
 from bench.simulate.figures import control_truths, figures
 from bench.simulate.pipeline import Runner
 from bench.simulate.projects import CASES
-
-ORDINAL = pytest.mark.xfail(strict=True, reason="issue 39: an ordinal control's error is counted as gold != original, "
-                                                "not as its family's disagreement (beyond delta)")
-SEVERAL = pytest.mark.xfail(strict=True, reason="issue 39: a conditional control is estimated over the whole project "
-                                                "(and an ordinal control's error is any difference)")
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +40,7 @@ def _census_rows(runner: Runner, family: str, seeds: range):
 
 @pytest.mark.parametrize("family", [
     "binary", "nominal", "multilabel", "pairwise",
-    pytest.param("rating", marks=ORDINAL), pytest.param("number", marks=ORDINAL),
-    pytest.param("controls", marks=SEVERAL)])
+    "rating", "number", "controls"])
 def test_every_known_figure_is_exact_when_every_item_is_reviewed(runner, family):
     rows = _census_rows(runner, family, range(1))
     names = {r.figure for r in rows}

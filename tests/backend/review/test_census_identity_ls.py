@@ -8,7 +8,7 @@ slips. The judge is the TEST-ONLY :class:`tests.support.hash_judge_server.HashJu
 nothing; the identity holds whatever they are). Each control's figures are compared with the values counted here
 from the planted truth over the items that show the control (:func:`bench.simulate.figures.control_truths`, the
 simulation bench's own definitions): errors, the error rate, errors in the project, precision, recall, errors
-left, and the floor. Controls whose figures are wrong today are marked xfail (strict) with the bug of issue 39.
+left, and the floor.
 """
 
 from __future__ import annotations
@@ -153,13 +153,9 @@ def test_the_three_way_choices_figures_are_exact(census):
     _assert_exact(census, "verdict")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 39: a conditional control is estimated over the whole project "
-                                       "(N = every item, the items that do not show it unsettled), not its domain")
 def test_the_conditional_controls_figures_are_exact(census):
     _assert_exact(census, "harm")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 39: an ordinal control's error is gold != original (a one-step "
-                                       "regrade counts), not its family's disagreement beyond delta")
 def test_the_ratings_figures_are_exact(census):
     _assert_exact(census, "quality")
