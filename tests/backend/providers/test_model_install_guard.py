@@ -20,6 +20,7 @@ import pytest
 from backend.providers import named_models
 from backend.providers.model_install import install
 from tests.backend.providers.test_model_install import NUMBERS, PAYLOADS, VERSION, part, small_model, write_wheel
+from tests.backend.providers.test_model_install import wheels  # noqa: F401  (the same fixture: the small model's wheels)
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -48,15 +49,6 @@ def _child(wheels: str, models: Path, pause: float, **env: str) -> subprocess.Po
 
 def _temporaries(models: Path) -> list[str]:
     return sorted(p.name for p in models.glob("*.tmp"))
-
-
-@pytest.fixture()
-def wheels(tmp_path: Path) -> Path:
-    folder = tmp_path / "wheels"
-    folder.mkdir()
-    for n in NUMBERS:
-        write_wheel(folder, n)
-    return folder
 
 
 def test_an_oversized_part_is_refused_at_the_expected_size(wheels: Path, tmp_path: Path) -> None:
