@@ -17,8 +17,12 @@ from cleanlab.filter import find_label_issues
 
 def label_issue_ranking(labels: Sequence[int], probs: np.ndarray) -> list[int]:
     """Row indices cleanlab calls label issues, most likely first (``find_label_issues``, self-confidence)."""
+    # n_jobs=1: cleanlab otherwise forks a multiprocessing pool, and a fork from a process with other threads
+    # (a worker's, pyarrow's jemalloc background thread) can leave the child waiting forever on a lock it
+    # copied held: seen in the test suite, a child stuck on a futex for 10 minutes. One process gives the same
+    # ranking (cleanlab: n_jobs only affects runtimes).
     ranked = find_label_issues(np.asarray(labels, dtype=int), np.asarray(probs, dtype=float),
-                               return_indices_ranked_by="self_confidence")
+                               return_indices_ranked_by="self_confidence", n_jobs=1)
     return [int(i) for i in ranked]
 
 

@@ -62,3 +62,27 @@ def test_shortfall_names_each_small_class_and_the_minimum():
 def test_a_class_with_one_item_cannot_be_cross_validated():
     with pytest.raises(ValueError, match="at least two"):
         out_of_fold_probs([{"text": "a"}, {"text": "b"}, {"text": "c"}], [0, 0, 1], ("x", "y"))
+
+
+def test_cleanlab_s_ranking_forks_no_process():
+    """cleanlab forks a multiprocessing pool unless told n_jobs=1; a fork from a process with other threads (a
+    worker's, pyarrow's jemalloc thread) once left the child waiting on a copied lock for the whole test timeout.
+    The ranking runs in a child interpreter that counts forks (os.register_at_fork)."""
+    import subprocess
+    import sys
+
+    code = """
+import os, numpy as np
+from backend.confident.issues import label_issue_ranking
+forks = []
+os.register_at_fork(before=lambda: forks.append(1))
+rng = np.random.default_rng(0)
+probs = rng.dirichlet([1, 1, 1], size=300)
+labels = rng.integers(0, 3, size=300)
+label_issue_ranking(list(labels), probs)
+print("forks", len(forks))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         cwd=str(__import__("pathlib").Path(__file__).resolve().parents[3]))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-2:] == ["forks", "0"]
