@@ -40,6 +40,7 @@ SDK_CALLS_ELSEWHERE = {
 #: setting exposes (a provider's public base URL, a page size). A setting's default always lives in defaults.py.
 DEFAULTS_ELSEWHERE = {
     "backend/demo/expert_servers.py": {"DEFAULT_PORT"},
+    "backend/demo/judge.py": {"DEFAULT_JUDGE"},  # the demo command's --judge, no setting
     "backend/demo/run.py": {"DEFAULT_PORTS"},
     "backend/labelstudio/client.py": {"DEFAULT_PAGE_SIZE"},
     "backend/review/source_accuracy.py": {"DEFAULT_REFITS"},  # the bootstrap's refits, no setting
