@@ -35,19 +35,16 @@ from backend.labelstudio.expertview import (
     field_title,
     shown_inputs,
 )
+from backend.controls.registry import audited_tags, control_type, render_attrs
 from backend.labelstudio.labelconfig import find_choice_control, find_inputs, parse_label_config
 
 #: Control tags an expert answers, and the attributes of each that only say how to render or bound it
-#: (kept). Everything else (``defaultValue``, ``hotkey``, ``perRegion``, conditions...) is dropped.
-RENDER_ATTRS: dict[str, tuple[str, ...]] = {
-    "Rating": ("maxRating", "icon", "size"),
-    "Number": ("min", "max", "step", "slider"),
-    "Pairwise": ("selectionStyle", "leftClass", "rightClass"),
-}
-CONTROL_TAGS = ("Choices", *RENDER_ATTRS)
+#: (kept; ``<Choices>`` keeps its ``<Choice>`` children instead). Everything else (``defaultValue``,
+#: ``hotkey``, ``perRegion``, conditions...) is dropped. A view of the control registry (:mod:`backend.controls`).
+RENDER_ATTRS: dict[str, tuple[str, ...]] = {tag: render_attrs(tag) for tag in audited_tags() if tag != "Choices"}
+CONTROL_TAGS = audited_tags()
 #: The one condition on an answer that the audit follows (as the spec does, backend.labelstudio.controls_config).
 CONDITION_KINDS = ("choice-selected",)
-PAIRWISE_ASK = "click the one you prefer"
 ROUND1_PREFIX = "round1_"
 
 
@@ -80,18 +77,20 @@ def round1_fields(controls: Sequence[str], *, taken: Collection[str] = ()) -> di
 
 def control_title(name: str, tag: str) -> str:
     """The neutral title of a control: its name made readable (module docstring: why not its header)."""
-    title = field_title(name)
-    return f"{title} ({PAIRWISE_ASK})" if tag == "Pairwise" else title
+    title, ctype = field_title(name), control_type(tag)
+    return f"{title} ({ctype.review_ask})" if ctype is not None and ctype.review_ask else title
 
 
 def response_titles(elems: Sequence[ET.Element]) -> dict[str, str]:
-    """Input name -> "Response 1" / "Response 2" for the two objects a ``<Pairwise>`` compares.
+    """Input name -> "Response 1" / "Response 2" for the two objects a ``<Pairwise>`` compares (a control type
+    whose ``compares_objects`` is set).
 
     Their own titles or field names (``chosen`` / ``rejected``) can name the original preference.
     """
     out: dict[str, str] = {}
     for elem in elems:
-        if elem.tag == "Pairwise":
+        ctype = control_type(elem.tag)
+        if ctype is not None and ctype.compares_objects:
             names = [n.strip() for n in (elem.get("toName") or "").split(",") if n.strip()]
             out.update({name: f"Response {i}" for i, name in enumerate(names[:2], start=1)})
     return out
@@ -157,7 +156,8 @@ def _append_control(block: ET.Element, root: ET.Element, elem: ET.Element, *, to
         return
     attrs = {"name": name, "toName": to_name}
     attrs.update({k: elem.get(k, "") for k in RENDER_ATTRS[elem.tag] if elem.get(k) is not None})
-    if required and elem.tag != "Pairwise":
+    ctype = control_type(elem.tag)
+    if required and (ctype is None or ctype.required):
         attrs["required"] = "true"
     ET.SubElement(block, elem.tag, attrs)
 

@@ -25,7 +25,7 @@ from backend.labelstudio.labelconfig import (
     find_inputs,
 )
 from backend.labelstudio.controls_config import AUDITED_TAGS, ConfigControl, SkippedControl, list_controls, select_controls
-from backend.labelstudio.scale_spec import scale_spec
+from backend.controls.registry import spec_builder
 from backend.spans.config import has_span_labels, span_spec
 from backend.task.family import get_family
 from backend.task.calibration_setting import resolve_calibration
@@ -238,9 +238,10 @@ def _control_spec(ctx: _Context, ctrl: ConfigControl, *, family: str | None, neg
     if ctrl.tag == "Choices":
         return _choices_spec(ctx, find_choice_control(ctx.root, control=ctrl.name), family=family,
                              negative_label=negative_label, named_negative=named_negative)
-    return scale_spec(ctrl, ctx.inputs, name=_spec_name(ctx.name), guidelines=ctx.guidelines,
-                      label_field=ctx.label_field, titles=_headers(ctx.root, ctx.inputs, ctrl.name)[0],
-                      option_orders=ctx.option_orders, calibration=ctx.calibration)
+    build = spec_builder(ctrl.tag)  # ValueError for a tag whose control type builds no spec of its own
+    return build(ctrl, ctx.inputs, name=_spec_name(ctx.name), guidelines=ctx.guidelines,
+                 label_field=ctx.label_field, titles=_headers(ctx.root, ctx.inputs, ctrl.name)[0],
+                 option_orders=ctx.option_orders, calibration=ctx.calibration)
 
 
 def _controls_spec(ctx: _Context, chosen: list[ConfigControl], *, negative_label: str | None,

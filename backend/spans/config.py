@@ -1,8 +1,9 @@
 """A span project's label config: the ``<Labels>`` control, the ``<Text>`` it marks, its entity types.
 
 The same reasoning as :mod:`backend.labelstudio.labelconfig`: the config the lead already wrote is the
-one description of the task. The blind review config keeps only the text and the entity types (no
-header, instruction, hint or pre-selection can reach the expert).
+one description of the task, parsed by the one defusedxml parser (:mod:`backend.controls.parse`). The blind
+review config keeps only the text and the entity types (no header, instruction, hint or pre-selection can
+reach the expert).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from backend.controls.parse import parse_label_config
 from backend.spans.model import NOT_AN_ENTITY
 from backend.task.calibration_setting import EXTRA_KEY as CALIBRATION_KEY, resolve_calibration
 from backend.task.generic import GENERIC_PROMPT_DIR, guidelines_text
@@ -42,26 +44,17 @@ class SpanControl:
             raise ValueError(f"an entity type may not be called {NOT_AN_ENTITY!r}: it is the judges' 'no' option")
 
 
-def _parse(xml: str) -> ET.Element:
-    if not xml or not xml.strip():
-        raise ValueError("the label config is empty")
-    try:
-        return ET.fromstring(xml)
-    except ET.ParseError as exc:
-        raise ValueError(f"the label config is not well-formed XML: {exc}") from exc
-
-
 def has_span_labels(xml: str) -> bool:
     """Whether the config marks text spans with ``<Labels>`` (the NER template)."""
     try:
-        return any(e.get("name") for e in _parse(xml).iter("Labels"))
+        return any(e.get("name") for e in parse_label_config(xml).iter("Labels"))
     except ValueError:
         return False
 
 
 def span_control(xml: str, *, control: str | None = None) -> SpanControl:
     """The single ``<Labels>`` over a ``<Text value="$field">``; ValueError saying what is missing."""
-    root = _parse(xml)
+    root = parse_label_config(xml)
     controls = [c for c in root.iter("Labels") if c.get("name")]
     if control is not None:
         controls = [c for c in controls if c.get("name") == control]

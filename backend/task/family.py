@@ -27,14 +27,15 @@ How to add a family
 1. Write one module under ``backend/families/`` with a subclass of :class:`TaskFamily` (or of
    :class:`backend.families.single.SingleChoiceFamily` when an item has one label) and ``@register_family``
    on it, with a class-level ``name``.
-2. Add ``name: "backend.families.<module>"`` to :data:`FAMILY_MODULES` (the module is imported on first use).
+2. Name it in its control type's ``families`` (``name: "backend.families.<module>"``, one module per tag in
+   :mod:`backend.controls`); :data:`FAMILY_MODULES` is a view of them (the module is imported on first use).
 3. Override what differs: :meth:`check_spec`, :meth:`questions`/:meth:`question_original`/:meth:`assemble`
    (several questions per item), :meth:`read_result`/:meth:`write_result` (Label Studio JSON), the
    review and gold methods (:meth:`gold`, :meth:`reconciled`, :meth:`disputed`, :meth:`show_answer`), what the
    report shows (:meth:`report_parts`, :attr:`report_skips`) and the class attributes.
-4. A family read from a Label Studio control other than ``<Choices>`` (spans: ``<Labels>``) adds its reader
-   to :func:`backend.labelstudio.projectspec.spec_from_label_config` (today: ``<Choices>`` single or
-   multiple) and, when its review needs another control, to :mod:`backend.labelstudio.expertview`.
+4. A family read from another Label Studio control declares that control's type in :mod:`backend.controls`
+   (its tag, result type, kept attributes, and the ``spec_builder`` function in the family's module that
+   builds a control's spec from its parsed element).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Sequence, TypeVar
 
+from backend.controls.registry import family_modules
 from backend.task.marks import mark_result
 
 if TYPE_CHECKING:  # the spec imports this module; the families only need the types
@@ -53,18 +55,10 @@ if TYPE_CHECKING:  # the spec imports this module; the families only need the ty
 __all__ = ["FAMILY_MODULES", "Question", "TaskFamily", "family_names", "get_family", "questions_params",
            "register_family"]
 
-#: Family name -> module whose class registers itself under that name when imported.
-FAMILY_MODULES: dict[str, str] = {
-    "binary": "backend.families.single",
-    "ordinal": "backend.families.single",
-    "nominal": "backend.families.single",
-    "multilabel": "backend.families.multilabel",
-    "spans": "backend.families.spans",
-    "rating": "backend.families.rating",
-    "number": "backend.families.number",
-    "pairwise": "backend.families.pairwise",
-    "controls": "backend.families.controls",
-}
+#: Family name -> module whose class registers itself under that name when imported: a view of the control
+#: registry (each control type names its families, :mod:`backend.controls`), plus the family of a project
+#: with several controls, which no single tag has.
+FAMILY_MODULES: dict[str, str] = {**family_modules(), "controls": "backend.families.controls"}
 
 _FAMILIES: dict[str, "TaskFamily"] = {}
 T = TypeVar("T", bound=type)

@@ -7,7 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from backend.labelstudio.expertcontrols import PAIRWISE_ASK, expert_controls_config, review_fields, round1_field
+from backend.controls.registry import control_type
+from backend.labelstudio.expertcontrols import expert_controls_config, review_fields, round1_field
 from backend.labelstudio.expertview import expert_label_config
 
 DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
@@ -101,7 +102,7 @@ def test_pairwise_keeps_both_responses_and_asks_neutrally():
     assert "chosen" not in ET.tostring(root, encoding="unicode")  # nor in the config, readable in the settings
     headers = [h.get("value") for h in root.iter("Header")]
     # the responses' own titles (here the field names chosen/rejected) would name the original preference
-    assert headers == ["Prompt", "Response 1", "Response 2", f"Pw ({PAIRWISE_ASK})"]
+    assert headers == ["Prompt", "Response 1", "Response 2", f"Pw ({control_type('Pairwise').review_ask})"]
     # ... and so would the data keys, which the expert's Data Manager shows as columns
     assert [t.get("value") for t in root.iter("Text")] == ["$prompt", "$response_1", "$response_2"]
     assert review_fields(PREFERENCE, controls=("pw",)) == {"chosen": "response_1", "rejected": "response_2"}
