@@ -87,10 +87,12 @@ class PairwiseFamily(NominalFamily):
     """``left`` / ``right`` (/ ``tie``); two questions, one per order, merged per member."""
 
     name = "pairwise"
-    report_skips = {
-        "stratified": "p_d stratification needs several annotations of one answer per item",
-        "probes": "the probes plant a single label in one text",
-    }
+    ambiguous_choice = False  # the expert clicks a response: no extra choice to offer
+    confident_learning = False
+    preference = True
+    one_text = False
+    lacks = {"one_text": "a preference compares two responses: the probes plant a single label in one text, and "
+                         "p_d stratification needs several annotations of one answer per item"}
 
     def check_spec(self, spec: "TaskSpec") -> None:
         if spec.labels[:2] != (LEFT, RIGHT) or not set(spec.labels) <= {LEFT, RIGHT, TIE}:

@@ -90,6 +90,7 @@ class RatingFamily(OrdinalFamily):
 
     name = "rating"
     builtin_specs = False
+    confident_learning = False  # a <Rating> or <Number> is judged from its control, not learnt as text classes
     result_kind = "rating"
 
     def check_spec(self, spec: "TaskSpec") -> None:

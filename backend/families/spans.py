@@ -37,19 +37,9 @@ class SpanFamily(TaskFamily):
 
     name = "spans"
     span_valued = True
-    report_skips = {
-        key: f"{why}; the span view is in 'Spans, by error kind'" for key, why in {
-            "classes": "a confusion of single labels does not fit span lists",
-            "ensemble": "members answer one question per span, not one distribution per item",
-            "ensemble_gold": "members answer one question per span, not one distribution per item",
-            "judges": "members answer one question per span, not one distribution per item",
-            "crowd": "the original spans are the annotators' per-span majority",
-            "stratified": "p_d of span lists is not defined here",
-            "probes": "the probes plant a single label",
-            "triage": "members answer one question per span and the truth model takes one label out of the task's "
-                      "classes per item",
-        }.items()
-    }
+    lacks = {"one_label": "members answer one question per span, not one distribution per item, and the truth "
+                          "model takes one label out of the task's classes per item; the span view is in "
+                          "'Spans, by error kind'"}
 
     def check_spec(self, spec: "TaskSpec") -> None:
         if spec.labels[-1] != NOT_AN_ENTITY:
