@@ -33,6 +33,8 @@ from backend.task.option_orders import resolve_orders
 from backend.task.spec import BUILTIN_SPECS, ChoiceBinding, ControlSpec, TaskSpec, load_spec
 
 
+#: The audited tags as the errors name them ("<Choices>, <Rating>, ..."): the control registry's.
+_AUDITED = ", ".join(f"<{tag}>" for tag in AUDITED_TAGS)
 #: Marks the project's labelling guidelines carried along with its label config (see ``attach_guidelines``).
 GUIDELINES_MARK = "label-audit-guidelines:"
 
@@ -176,8 +178,8 @@ def _spec_once(xml: str, label_field: str | None, name: str | None, control: str
     root = _parse(xml)
     guide = guidelines if guidelines is not None else attached or ""
     audited, skipped = list_controls(root)
-    if not audited and has_span_labels(xml):  # NER: spans family
-        return span_spec(xml, guidelines=guide, control=control, name=name, label_field=label_field or "label",
+    if not audited and has_span_labels(root):  # NER: spans family (the tree parsed above, not the XML again)
+        return span_spec(root, guidelines=guide, control=control, name=name, label_field=label_field or "label",
                          option_orders=option_orders, calibration=calibration)
     chosen = select_controls(audited, control)
     if not chosen:
@@ -212,11 +214,10 @@ def skipped_controls(xml: str, *, control: str | None = None) -> list[SkippedCon
 def _nothing_to_audit(root: ET.Element, skipped: list[SkippedControl]) -> str:
     regions = [s for s in skipped if s.tag.endswith("Labels")]
     if regions and not any(e.get("name") for e in root.iter("Choices")):
-        return (f"the label config labels regions (<{regions[0].tag}>): only per-item answers (<Choices>, <Rating>, "
-                "<Number>, <Pairwise>) can be audited")
+        return (f"the label config labels regions (<{regions[0].tag}>): only per-item answers ({_AUDITED}) can be "
+                "audited")
     why = "; ".join(s.describe() for s in skipped)
-    return ("the label config has no control a judge can answer (<Choices>, <Rating>, <Number>, <Pairwise>)"
-            + (f": {why}" if why else ""))
+    return f"the label config has no control a judge can answer ({_AUDITED})" + (f": {why}" if why else "")
 
 
 @dataclass(frozen=True)

@@ -44,17 +44,22 @@ class SpanControl:
             raise ValueError(f"an entity type may not be called {NOT_AN_ENTITY!r}: it is the judges' 'no' option")
 
 
-def has_span_labels(xml: str) -> bool:
-    """Whether the config marks text spans with ``<Labels>`` (the NER template)."""
+def _root(config: str | ET.Element) -> ET.Element:
+    """A config's tree: the one already parsed (the project's derivation parses once), else ``config`` parsed."""
+    return config if isinstance(config, ET.Element) else parse_label_config(config)
+
+
+def has_span_labels(config: str | ET.Element) -> bool:
+    """Whether the config (its XML or parsed tree) marks text spans with ``<Labels>`` (the NER template)."""
     try:
-        return any(e.get("name") for e in parse_label_config(xml).iter("Labels"))
+        return any(e.get("name") for e in _root(config).iter("Labels"))
     except ValueError:
         return False
 
 
-def span_control(xml: str, *, control: str | None = None) -> SpanControl:
+def span_control(config: str | ET.Element, *, control: str | None = None) -> SpanControl:
     """The single ``<Labels>`` over a ``<Text value="$field">``; ValueError saying what is missing."""
-    root = parse_label_config(xml)
+    root = _root(config)
     controls = [c for c in root.iter("Labels") if c.get("name")]
     if control is not None:
         controls = [c for c in controls if c.get("name") == control]
@@ -101,13 +106,13 @@ def review_span_config(xml: str, *, control: str | None = None, answer_fields: S
     return ET.tostring(view, encoding="unicode").replace(" />", "/>")
 
 
-def span_spec(xml: str, *, guidelines: str = "", control: str | None = None, name: str | None = None,
+def span_spec(config: str | ET.Element, *, guidelines: str = "", control: str | None = None, name: str | None = None,
               label_field: str = "label", option_orders: int | None = None, calibration: str | None = None) -> Any:
     """The task spec of a span project: family ``spans``, its entity types then "not an entity".
 
     ``option_orders`` and ``calibration`` (the settings', None: the defaults) are carried for its questions
     (:func:`backend.task.generic.derived_options`)."""
-    ctrl = span_control(xml, control=control)
+    ctrl = span_control(config, control=control)
     return TaskSpec(
         name=name if name and name != "auto" else "spans", family="spans", prompt_dir=GENERIC_PROMPT_DIR,
         fields={"text": ctrl.field}, labels=(*ctrl.labels, NOT_AN_ENTITY), label_field=label_field,
