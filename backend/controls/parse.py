@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring as safe_fromstring
 
-__all__ = ["parse_label_config"]
+__all__ = ["config_root", "parse_label_config"]
 
 
 def parse_label_config(xml: str) -> ET.Element:
@@ -26,3 +26,9 @@ def parse_label_config(xml: str) -> ET.Element:
         raise ValueError(f"the label config declares a DTD or entities, which are refused: {exc}") from exc
     except ET.ParseError as exc:
         raise ValueError(f"the label config is not well-formed XML: {exc}") from exc
+
+
+def config_root(config: str | ET.Element) -> ET.Element:
+    """A config's tree: the one a caller already parsed (read, never changed, by every reader), else ``config``
+    parsed; so a caller that holds the tree (the review's source project) passes it down instead of the XML."""
+    return config if isinstance(config, ET.Element) else parse_label_config(config)

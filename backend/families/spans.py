@@ -24,6 +24,7 @@ from backend.spans.config import review_span_config, span_control_of
 from backend.spans.gold_spans import item_gold
 
 if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
     from backend.scoring.results import ItemResult
     from backend.spans.config import SpanControl
     from backend.task.spec import TaskSpec
@@ -124,7 +125,8 @@ class SpanFamily(TaskFamily):
         return prediction_result(predicted_from_value(str(result.prediction)), control=control.name,
                                  to_name=control.to_name, model_version=model_version)
 
-    def review_config(self, spec: "TaskSpec", label_config: str, *, answer_fields: Sequence[str] = ()) -> str | None:
+    def review_config(self, spec: "TaskSpec", label_config: "str | Element", *,
+                      answer_fields: Sequence[str] = ()) -> str | None:
         """Blind review: the text and the entity types only; round 2 adds each expert's spans above them."""
         return review_span_config(label_config, control=span_control_of(spec).name, answer_fields=answer_fields)
 

@@ -36,7 +36,8 @@ from backend.labelstudio.expertview import (
     shown_inputs,
 )
 from backend.controls.registry import audited_tags, control_type, render_attrs
-from backend.labelstudio.labelconfig import find_choice_control, find_inputs, parse_label_config
+from backend.controls.parse import config_root
+from backend.labelstudio.labelconfig import find_choice_control, find_inputs
 
 #: Control tags an expert answers, and the attributes of each that only say how to render or bound it
 #: (kept; ``<Choices>`` keeps its ``<Choice>`` children instead). Everything else (``defaultValue``,
@@ -111,9 +112,10 @@ def response_fields(root: ET.Element, elems: Sequence[ET.Element]) -> dict[str, 
     return out
 
 
-def review_fields(source_xml: str, *, controls: Sequence[str]) -> dict[str, str]:
-    """Source field -> the data key a review task holds it under, for the fields that are renamed."""
-    root = parse_label_config(source_xml)
+def review_fields(source_xml: str | ET.Element, *, controls: Sequence[str]) -> dict[str, str]:
+    """Source field -> the data key a review task holds it under, for the fields that are renamed (``source_xml``:
+    the config or its tree already parsed)."""
+    root = config_root(source_xml)
     return response_fields(root, find_controls(root, controls))
 
 
@@ -163,7 +165,7 @@ def _append_control(block: ET.Element, root: ET.Element, elem: ET.Element, *, to
 
 
 def expert_controls_config(
-    source_xml: str,
+    source_xml: str | ET.Element,
     *,
     controls: Sequence[str],
     exclude_fields: Sequence[str],
@@ -179,10 +181,10 @@ def expert_controls_config(
     """
     if not controls:
         raise ValueError("no control to review")
-    root = parse_label_config(source_xml)
+    root = config_root(source_xml)  # the tree when the caller holds it (parsed once)
     elems = find_controls(root, controls)
     if len(elems) == 1 and elems[0].tag == "Choices" and not round1:
-        return expert_label_config(source_xml, control=controls[0], exclude_fields=exclude_fields,
+        return expert_label_config(root, control=controls[0], exclude_fields=exclude_fields,
                                    guidelines_html=guidelines_html)
     inputs = shown_inputs(root, exclude_fields)
     view = ET.Element("View")

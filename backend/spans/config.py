@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from backend.controls.parse import parse_label_config
+from backend.controls.parse import config_root
 from backend.spans.model import NOT_AN_ENTITY
 from backend.task.calibration_setting import EXTRA_KEY as CALIBRATION_KEY, resolve_calibration
 from backend.task.generic import GENERIC_PROMPT_DIR, guidelines_text
@@ -44,22 +44,17 @@ class SpanControl:
             raise ValueError(f"an entity type may not be called {NOT_AN_ENTITY!r}: it is the judges' 'no' option")
 
 
-def _root(config: str | ET.Element) -> ET.Element:
-    """A config's tree: the one already parsed (the project's derivation parses once), else ``config`` parsed."""
-    return config if isinstance(config, ET.Element) else parse_label_config(config)
-
-
 def has_span_labels(config: str | ET.Element) -> bool:
     """Whether the config (its XML or parsed tree) marks text spans with ``<Labels>`` (the NER template)."""
     try:
-        return any(e.get("name") for e in _root(config).iter("Labels"))
+        return any(e.get("name") for e in config_root(config).iter("Labels"))
     except ValueError:
         return False
 
 
 def span_control(config: str | ET.Element, *, control: str | None = None) -> SpanControl:
     """The single ``<Labels>`` over a ``<Text value="$field">``; ValueError saying what is missing."""
-    root = _root(config)
+    root = config_root(config)
     controls = [c for c in root.iter("Labels") if c.get("name")]
     if control is not None:
         controls = [c for c in controls if c.get("name") == control]
@@ -86,7 +81,7 @@ def span_control(config: str | ET.Element, *, control: str | None = None) -> Spa
                        hints=tuple(hints))
 
 
-def review_span_config(xml: str, *, control: str | None = None, answer_fields: Sequence[str] = ()) -> str:
+def review_span_config(xml: str | ET.Element, *, control: str | None = None, answer_fields: Sequence[str] = ()) -> str:
     """The blind review config: the text and the entity types, nothing else (no hint, no pre-selection).
 
     ``answer_fields`` (round 2) adds each expert's round-1 spans, as text, above the entities to agree on.

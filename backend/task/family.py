@@ -49,6 +49,8 @@ from backend.controls.registry import family_modules
 from backend.task.marks import mark_result
 
 if TYPE_CHECKING:  # the spec imports this module; the families only need the types
+    from xml.etree.ElementTree import Element
+
     from backend.task.dataset import Item
     from backend.scoring.results import ItemResult
     from backend.task.spec import TaskSpec
@@ -227,9 +229,11 @@ class TaskFamily:
         """A label value as an expert reads it in a reconciliation task ("Expert A: ...")."""
         return value
 
-    def review_config(self, spec: "TaskSpec", label_config: str, *, answer_fields: Sequence[str] = ()) -> str | None:
+    def review_config(self, spec: "TaskSpec", label_config: "str | Element", *,
+                      answer_fields: Sequence[str] = ()) -> str | None:
         """A review config of the family's own (spans: a ``<Labels>`` view); None: the choices view of
-        :func:`backend.labelstudio.expertview.expert_label_config`."""
+        :func:`backend.labelstudio.expertview.expert_label_config`. ``label_config``: the XML or its tree already
+        parsed (the review's source project holds it)."""
         return None
 
     def disputed(self, spec: "TaskSpec", answers: Sequence[str], *, delta: int | None = None) -> tuple[str, ...]:
