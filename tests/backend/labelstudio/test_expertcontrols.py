@@ -127,3 +127,20 @@ def test_one_choices_control_keeps_the_single_control_view():
 def test_an_unknown_control_is_refused():
     with pytest.raises(ValueError, match="no control named 'style'"):
         built(SUMMEVAL, ("coherence", "style"))
+
+
+def test_a_parsed_tree_gives_the_same_views_and_stays_unchanged():
+    """The review's source project parses its config once and passes the tree (SourceProject.root): every view
+    built from the tree equals the one built from the XML, and the tree is read, never changed."""
+    from backend.controls.parse import parse_label_config
+
+    for xml, controls in ((SUMMEVAL, list(DIMENSIONS)), (GRADING, ["rating", "tokens_wasted"]),
+                          (PREFERENCE, ["pw"]), (SUMMEVAL, ["fluency"])):
+        root = parse_label_config(xml)
+        before = ET.tostring(root, encoding="unicode")
+        kw = {"controls": controls, "exclude_fields": ("label",)}
+        assert expert_controls_config(root, **kw) == expert_controls_config(xml, **kw)
+        assert expert_controls_config(root, round1={c: f"r_{c}" for c in controls}, **kw) == \
+            expert_controls_config(xml, round1={c: f"r_{c}" for c in controls}, **kw)
+        assert review_fields(root, controls=controls) == review_fields(xml, controls=controls)
+        assert ET.tostring(root, encoding="unicode") == before
