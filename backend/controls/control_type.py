@@ -25,8 +25,10 @@ class ControlType:
 
     ``families`` maps each family a control of this tag can be judged as to the module that registers it
     (``<Choices>``: binary, ordinal, nominal, multi-label); ``spec_builder`` is ``"module:function"`` building a
-    control's spec from its parsed element (:class:`backend.controls.element.ConfigControl`), "" when the
-    project's spec derivation builds it itself (``<Choices>``, with its built-in specs; ``<Labels>``, a span
+    control's spec from its parsed element (:class:`backend.controls.element.ConfigControl`), called as
+    ``build(ctrl, inputs, root=..., name=..., guidelines=..., label_field=..., titles=..., option_orders=...,
+    calibration=...)`` (``root``: the parsed config, for a control that reads more than its element), "" when
+    the project's spec derivation builds it itself (``<Choices>``, with its built-in specs; ``<Labels>``, a span
     project). ``render_attrs``: the attributes the blind expert view keeps (everything else, such as a
     ``defaultValue``, could pre-select an answer); ``review_ask`` what the expert's title adds; ``required``
     whether the expert must answer it (a click on a response is the answer of a ``<Pairwise>``).
@@ -46,6 +48,11 @@ class ControlType:
     #: "Response 2"... under neutral data keys (their own titles or fields, such as ``chosen``, could name
     #: the original answer).
     compares_objects: bool = False
+    #: Audited only as the project's one control (a control whose questions are asked pair by pair of its
+    #: objects cannot share a project's questions): beside others it is refused with ``alone_reason``.
+    alone_reason: str = ""
+    #: Object tags this control brings as item inputs besides text and images (a ``<Ranker>``'s ``<List>``).
+    input_tags: tuple[str, ...] = ()
     skip_reason: str = ""
 
     def __post_init__(self) -> None:

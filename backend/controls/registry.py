@@ -16,8 +16,8 @@ from typing import Any, Callable, Mapping
 
 from backend.controls.control_type import PER_ITEM, REGIONS, SKIPPED, ControlType
 
-__all__ = ["REGION_REASON", "audited_tags", "control_type", "control_types", "family_modules", "render_attrs",
-           "result_kinds", "skip_reason", "spec_builder"]
+__all__ = ["REGION_REASON", "audited_tags", "control_type", "control_types", "family_modules", "input_tags",
+           "render_attrs", "result_kinds", "skip_reason", "spec_builder"]
 
 #: Modules of this folder that declare no control type.
 _INFRASTRUCTURE = frozenset({"control_type", "element", "parse", "registry"})
@@ -67,6 +67,11 @@ def family_modules() -> dict[str, str]:
     for ctype in control_types().values():
         out.update(ctype.families)
     return out
+
+
+def input_tags() -> frozenset[str]:
+    """Object tags the control types bring as item inputs besides text and images."""
+    return frozenset(tag for t in control_types().values() for tag in t.input_tags)
 
 
 def skip_reason(tag: str) -> str:

@@ -13,7 +13,7 @@ every attribute that makes no small integer scale, however large, is a ``ValueEr
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.task.generic import MAX_CLASSES
@@ -79,9 +79,10 @@ def number_labels(*, minimum: str | None, maximum: str | None, step: str | None,
 
 
 def control_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str, guidelines: str, label_field: str,
-                 titles: Mapping[str, str], option_orders: int | None = None,
-                 calibration: str | None = None) -> "TaskSpec":
-    """A ``<Number>``'s spec (its builder in :mod:`backend.controls.number`); ValueError with the reason."""
+                 titles: Mapping[str, str], option_orders: int | None = None, calibration: str | None = None,
+                 root: Any = None) -> "TaskSpec":
+    """A ``<Number>``'s spec (its builder in :mod:`backend.controls.number`; ``root`` unread: the element says it
+    all); ValueError with the reason."""
     labels = number_labels(minimum=ctrl.get("min"), maximum=ctrl.get("max"), step=ctrl.get("step"), name=ctrl.name)
     return scale_spec(ctrl, inputs, labels=labels, family="number", name=name, guidelines=guidelines,
                       question=f"Which number from {labels[0]} to {labels[-1]} does this item deserve?",

@@ -55,8 +55,8 @@ def pair_fields(spec: "TaskSpec") -> tuple[str, str]:
 
 
 def control_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str, guidelines: str, label_field: str,
-                 titles: Mapping[str, str], option_orders: int | None = None,
-                 calibration: str | None = None) -> "TaskSpec":
+                 titles: Mapping[str, str], option_orders: int | None = None, calibration: str | None = None,
+                 root: Any = None) -> "TaskSpec":
     """A ``<Pairwise>``'s spec (its builder in :mod:`backend.controls.pairwise`): a preference between the two
     objects of ``toName`` (left, right); the other inputs are context. ValueError with the reason.
 

@@ -63,9 +63,10 @@ def scale_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, labels: Se
 
 
 def control_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str, guidelines: str, label_field: str,
-                 titles: Mapping[str, str], option_orders: int | None = None,
-                 calibration: str | None = None) -> "TaskSpec":
-    """A ``<Rating>``'s spec (its builder in :mod:`backend.controls.rating`); ValueError with the reason."""
+                 titles: Mapping[str, str], option_orders: int | None = None, calibration: str | None = None,
+                 root: Any = None) -> "TaskSpec":
+    """A ``<Rating>``'s spec (its builder in :mod:`backend.controls.rating`; ``root`` unread: the element says it
+    all); ValueError with the reason."""
     labels = rating_labels(ctrl.get("maxRating"), name=ctrl.name)
     return scale_spec(ctrl, inputs, labels=labels, family="rating", name=name, guidelines=guidelines,
                       question=f"How many stars, from 1 to {labels[-1]}, does this item deserve?",

@@ -17,13 +17,14 @@ from dataclasses import dataclass
 
 from backend.controls.element import IMAGE_TAGS, InputObject
 from backend.controls.parse import parse_label_config
+from backend.controls.registry import input_tags
 from backend.families.single import choice_from_result  # noqa: F401  (re-exported: its readers import it here)
 from backend.task.spec import TaskSpec
 
 # Object tags whose ``value="$field"`` shows a text-like item input.
 TEXT_TAGS = frozenset({"Text", "HyperText", "Paragraphs", "Markdown", "Table"})
 # Every object tag this tool judges an input of; any other object tag bound to data is refused.
-INPUT_TAGS = TEXT_TAGS | IMAGE_TAGS
+INPUT_TAGS = TEXT_TAGS | IMAGE_TAGS | input_tags()  # and those a control type brings (the control registry)
 # Attributes of an input tag that only say how to render it (kept); everything else is dropped.
 INPUT_ATTRS = ("name", "value", "valueType", "layout", "nameKey", "textKey", "granularity")
 CHOICE_ATTRS = ("value", "alias", "hotkey")

@@ -25,7 +25,7 @@ from backend.labelstudio.labelconfig import (
     find_inputs,
 )
 from backend.labelstudio.controls_config import AUDITED_TAGS, ConfigControl, SkippedControl, list_controls, select_controls
-from backend.controls.registry import spec_builder
+from backend.controls.registry import control_type, spec_builder
 from backend.spans.config import has_span_labels, span_spec
 from backend.task.family import get_family
 from backend.task.calibration_setting import resolve_calibration
@@ -240,7 +240,7 @@ def _control_spec(ctx: _Context, ctrl: ConfigControl, *, family: str | None, neg
         return _choices_spec(ctx, find_choice_control(ctx.root, control=ctrl.name), family=family,
                              negative_label=negative_label, named_negative=named_negative)
     build = spec_builder(ctrl.tag)  # ValueError for a tag whose control type builds no spec of its own
-    return build(ctrl, ctx.inputs, name=_spec_name(ctx.name), guidelines=ctx.guidelines,
+    return build(ctrl, ctx.inputs, root=ctx.root, name=_spec_name(ctx.name), guidelines=ctx.guidelines,
                  label_field=ctx.label_field, titles=_headers(ctx.root, ctx.inputs, ctrl.name)[0],
                  option_orders=ctx.option_orders, calibration=ctx.calibration)
 
@@ -252,6 +252,9 @@ def _controls_spec(ctx: _Context, chosen: list[ConfigControl], *, negative_label
     controls = []
     for ctrl in chosen:
         try:
+            ctype = control_type(ctrl.tag)
+            if ctype is not None and ctype.alone_reason:  # audited only as the project's one control
+                raise ValueError(ctype.alone_reason)
             own = _control_spec(ctx, ctrl, family=None, negative_label=negative_label, named_negative=named_negative)
         except ValueError as exc:
             raise ValueError(f"<{ctrl.tag} name={ctrl.name!r}>: {exc} (audit the others with "
