@@ -2,7 +2,7 @@
 
 A project is a list of controls (every element with a ``name`` and a ``toName``). The per-item controls
 whose answer is one of a few options are audited: ``<Choices>``, ``<Rating>``, ``<Number>`` over a small
-integer scale, ``<Pairwise>``. Every other control is listed with the reason it is skipped (free text,
+integer scale, ``<Pairwise>``, ``<Ranker>`` (a ranking of a ``<List>``). Every other control is listed with the reason it is skipped (free text,
 regions, a taxonomy tree...), and the rest of the project proceeds. Read once per config
 (:func:`list_controls`); :mod:`backend.labelstudio.projectspec` turns the result into the task spec.
 """
@@ -17,14 +17,12 @@ from backend.task.spec import Condition
 __all__ = ["AUDITED_TAGS", "ConfigControl", "SkippedControl", "list_controls", "select_controls"]
 
 #: Control tags a judge can answer, each with one answer per item.
-AUDITED_TAGS = ("Choices", "Rating", "Number", "Pairwise")
+AUDITED_TAGS = ("Choices", "Rating", "Number", "Pairwise", "Ranker")
 #: Why a control of another tag is skipped (the tag's family of answers, not a judge's options).
 SKIP_REASONS = {
     "TextArea": "free text: a judge answers options, not prose",
     "Taxonomy": "a tree of nested choices: not audited yet (its answer is a list of paths, see docs/controls.md)",
     "DateTime": "a date: not a choice among options",
-    "Ranker": "a ranking of a list: not a choice among options",
-    "List": "a ranking of a list: not a choice among options",
     "Relations": "relations between regions: regions are not audited by this tool",
     "Relation": "relations between regions: regions are not audited by this tool",
 }

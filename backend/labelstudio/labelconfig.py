@@ -26,8 +26,10 @@ from backend.task.spec import TaskSpec
 TEXT_TAGS = frozenset({"Text", "HyperText", "Paragraphs", "Markdown", "Table"})
 # Object tags whose ``value="$field"`` shows an image: judged by members that see (backend.images).
 IMAGE_TAGS = frozenset({"Image"})
+# Object tags whose ``value="$field"`` shows a list of objects (``id``, ``title``, ``body``) a ``<Ranker>`` orders.
+LIST_TAGS = frozenset({"List"})
 # Every object tag this tool judges an input of; any other object tag bound to data is refused.
-INPUT_TAGS = TEXT_TAGS | IMAGE_TAGS
+INPUT_TAGS = TEXT_TAGS | IMAGE_TAGS | LIST_TAGS
 # Attributes of an input tag that only say how to render it (kept); everything else is dropped.
 INPUT_ATTRS = ("name", "value", "valueType", "layout", "nameKey", "textKey", "granularity")
 CHOICE_ATTRS = ("value", "alias", "hotkey")

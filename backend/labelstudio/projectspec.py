@@ -25,6 +25,7 @@ from backend.labelstudio.labelconfig import (
     find_inputs,
 )
 from backend.labelstudio.controls_config import AUDITED_TAGS, ConfigControl, SkippedControl, list_controls, select_controls
+from backend.labelstudio.ranker_spec import ranker_spec
 from backend.labelstudio.scale_spec import scale_spec
 from backend.spans.config import has_span_labels, span_spec
 from backend.task.family import get_family
@@ -238,6 +239,10 @@ def _control_spec(ctx: _Context, ctrl: ConfigControl, *, family: str | None, neg
     if ctrl.tag == "Choices":
         return _choices_spec(ctx, find_choice_control(ctx.root, control=ctrl.name), family=family,
                              negative_label=negative_label, named_negative=named_negative)
+    if ctrl.tag == "Ranker":
+        return ranker_spec(ctx.root, ctrl, ctx.inputs, name=_spec_name(ctx.name), guidelines=ctx.guidelines,
+                           label_field=ctx.label_field, titles=_headers(ctx.root, ctx.inputs, ctrl.name)[0],
+                           option_orders=ctx.option_orders)
     return scale_spec(ctrl, ctx.inputs, name=_spec_name(ctx.name), guidelines=ctx.guidelines,
                       label_field=ctx.label_field, titles=_headers(ctx.root, ctx.inputs, ctrl.name)[0],
                       option_orders=ctx.option_orders, calibration=ctx.calibration)
@@ -250,6 +255,8 @@ def _controls_spec(ctx: _Context, chosen: list[ConfigControl], *, negative_label
     controls = []
     for ctrl in chosen:
         try:
+            if ctrl.tag == "Ranker":
+                raise ValueError("a ranking is audited on its own (its pairs are asked of every judge)")
             own = _control_spec(ctx, ctrl, family=None, negative_label=negative_label, named_negative=named_negative)
         except ValueError as exc:
             raise ValueError(f"<{ctrl.tag} name={ctrl.name!r}>: {exc} (audit the others with "

@@ -63,6 +63,7 @@ FAMILY_MODULES: dict[str, str] = {
     "rating": "backend.families.rating",
     "number": "backend.families.number",
     "pairwise": "backend.families.pairwise",
+    "ranker": "backend.families.ranker",
     "controls": "backend.families.controls",
 }
 

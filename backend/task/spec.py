@@ -25,7 +25,7 @@ Family = str
 FAMILIES = family_names()
 BUILTIN_SPECS = ("factual-consistency", "likert", "relevance")
 #: Result types of the per-item controls a judge can answer (Label Studio's ``type`` of a result region).
-RESULT_KINDS = ("choices", "rating", "number", "pairwise")
+RESULT_KINDS = ("choices", "rating", "number", "pairwise", "ranker")
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class ChoiceBinding:
     labels: tuple[str, ...] = ()
     shown: tuple[str, ...] = ()
     source: str = "labelstudio"
-    #: The result type the control reads and writes: ``choices``, ``rating``, ``number`` or ``pairwise``.
+    #: The result type the control reads and writes: ``choices``, ``rating``, ``number``, ``pairwise`` or ``ranker``.
     kind: str = "choices"
 
     def __post_init__(self) -> None:
