@@ -16,8 +16,8 @@ preference question asked in both orders (the pairwise family's wording, :mod:`b
 so a judge's lean to the response shown first cancels (:func:`backend.families.orders.merge_orders`). The
 question's original answer is always "the first is better" (p ranks above q): the judge never learns which
 one the annotator put first, since both orders are asked. The ensemble's ranking is Borda's (each position's
-summed probability of beating the others; a tie keeps the original order), written back in the original's columns and column sizes; its
-Kendall τ against the original is kept in the verdict's data. The item is flagged when more pairs than the
+summed probability of beating the others; a tie keeps the original order), written back in the original's
+columns and column sizes; its Kendall τ against the original is kept in the verdict's data. The item is flagged when more pairs than the
 lead allows (``--delta`` / ``LABEL_AUDIT_DELTA``; default :data:`backend.common.defaults.RANKER_SWAPS`) are
 confidently reversed (the pair's verdict is flagged under the usual threshold).
 """
@@ -307,7 +307,8 @@ class RankerFamily(TaskFamily):
 
     def review_config(self, spec: "TaskSpec", label_config: str, *, answer_fields: Sequence[str] = ()) -> str | None:
         """The blind view, built from the spec: the context under neutral titles, the list (data order, no
-        annotation, no prediction) and the ranker with its buckets; round 2 adds each expert's ranking."""
+        annotation, no prediction) and the ranker with its buckets; round 2 adds the round-1 answers
+        (``answer_fields``: the data fields holding them, :mod:`backend.review.round1_text`)."""
         return review_xml(spec, answer_fields=answer_fields)
 
 
@@ -320,9 +321,9 @@ def review_xml(spec: "TaskSpec", *, answer_fields: Sequence[str] = ()) -> str:
         if var != setup.variable:
             lines += [f'  <Header value={quoteattr(source.replace("_", " ").capitalize())} size="5"/>',
                       f"  <Text name={quoteattr(source)} value={quoteattr('$' + source)}/>"]
-    for k, field in enumerate(answer_fields):
-        lines += [f'  <Header value="Expert {chr(65 + k)}" size="5"/>',
-                  f"  <Text name={quoteattr(field)} value={quoteattr('$' + field)}/>"]
+    if answer_fields:
+        lines.append('  <Header value="Round 1 answers" size="5"/>')
+    lines += [f"  <Text name={quoteattr(field)} value={quoteattr('$' + field)}/>" for field in answer_fields]
     lines.append(f'  <List name={quoteattr(setup.list_name)} value={quoteattr("$" + spec.fields[setup.variable])} '
                  'title="Responses"/>')
     buckets = "".join(f"\n    <Bucket name={quoteattr(b)} title={quoteattr(t)}/>"

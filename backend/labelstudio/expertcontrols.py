@@ -43,6 +43,7 @@ RENDER_ATTRS: dict[str, tuple[str, ...]] = {
     "Rating": ("maxRating", "icon", "size"),
     "Number": ("min", "max", "step", "slider"),
     "Pairwise": ("selectionStyle", "leftClass", "rightClass"),
+    "Ranker": (),  # its review view is the ranker family's own (backend.families.ranker.review_xml)
 }
 CONTROL_TAGS = ("Choices", *RENDER_ATTRS)
 #: The one condition on an answer that the audit follows (as the spec does, backend.labelstudio.controls_config).

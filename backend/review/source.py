@@ -111,8 +111,9 @@ class SourceProject:
                 self.label_config, control=self.control, exclude_fields=(self.label_field,),
                 answer_fields=[expert_field(i) for i in range(n_experts)], choices_title="Agreed label",
                 extra_choices=extra_choices(True))
-        own = self.spec.task_family.review_config(self.spec, self.label_config,
-                                                  answer_fields=[expert_field(i) for i in range(n_experts)])
+        shown = [expert_field(i) for i in range(n_experts)] if self.single_choices \
+            else list(self.round1_fields().values())
+        own = self.spec.task_family.review_config(self.spec, self.label_config, answer_fields=shown)
         if own is not None:
             return own
         if not self.single_choices:
