@@ -3,7 +3,9 @@
 Label Studio's *LLM Ranker* template shows a ``<List>`` of responses (task data: a list of objects with ``id``,
 ``title``, ``body``) and a ``<Ranker>`` over it, perhaps with ``<Bucket>`` columns. A person's drag on Label
 Studio 1.23.2 reads back as ``{"from_name": "rank", "to_name": "answers", "type": "ranker", "value": {"ranker":
-{<column>: [ids...]}}}`` (docs/controls.md): one list of ids per column, in the order shown. The label value
+{<column>: [ids...]}}}`` (docs/controls.md): one list of ids per column, in the order shown; without buckets the
+one column is keyed by the ranker's own name (``{"rank": [...]}``), with buckets each bucket by its name and the
+list's own column by ``"_"``. The label value
 is that ``ranker`` object as compact JSON, its columns in the config's order, so the ledger and the review
 stores keep one string per item and write it back unchanged.
 

@@ -95,7 +95,7 @@ def test_a_list_field_is_kept_as_json_and_pairs_show_the_ranked_responses_in_bot
     spec = spec_from_label_config(PLAIN)
     fam = spec.task_family
     item = item_from_record({"id": "1", "prompt": "Name a prime.", "items": ITEMS,
-                             "label": json.dumps({"answers": ["r2", "r0", "r1"]})}, spec)
+                             "label": json.dumps({"rank": ["r2", "r0", "r1"]})}, spec)
     assert json.loads(item.fields["items"]) == ITEMS
     ab, ba = fam.questions(spec)[:2]
     assert (ab.key, ba.key) == ("r0-1.ab", "r0-1.ba")
@@ -117,9 +117,9 @@ def _score(spec, records, judge):
 def test_the_ensemble_ranks_by_quality_both_orders_cancel_the_lean_and_swaps_flag():
     spec = spec_from_label_config(PLAIN)
     judge = LeaningJudge()
-    good = {"answers": ["r0", "r1", "r2", "r3"]}
-    one_swap = {"answers": ["r1", "r0", "r2", "r3"]}
-    reversed_ = {"answers": ["r3", "r2", "r1", "r0"]}
+    good = {"rank": ["r0", "r1", "r2", "r3"]}
+    one_swap = {"rank": ["r1", "r0", "r2", "r3"]}
+    reversed_ = {"rank": ["r3", "r2", "r1", "r0"]}
     records = [{"id": str(k), "prompt": "Name a prime.", "items": ITEMS, "label": json.dumps(v)}
                for k, v in enumerate((good, one_swap, reversed_))]
     results = _score(spec, records[:1], judge)
@@ -153,8 +153,8 @@ def test_an_unranked_or_unknown_id_task_is_an_error_of_its_own_and_asks_nothing(
     spec = spec_from_label_config(PLAIN)
     judge = LeaningJudge()
     records = [{"id": "1", "prompt": "p", "items": ITEMS},
-               {"id": "2", "prompt": "p", "items": ITEMS, "label": json.dumps({"answers": ["r0"]})},
-               {"id": "3", "prompt": "p", "items": ITEMS, "label": json.dumps({"answers": ["r0", "zz"]})}]
+               {"id": "2", "prompt": "p", "items": ITEMS, "label": json.dumps({"rank": ["r0"]})},
+               {"id": "3", "prompt": "p", "items": ITEMS, "label": json.dumps({"rank": ["r0", "zz"]})}]
     results = _score(spec, records, judge)
     assert [r.error.reason for r in results] == ["not_ranked", "not_ranked", "bad_label"]
     assert judge.calls == 2  # only task 3's one pair was asked (its unknown id shows as an empty response)

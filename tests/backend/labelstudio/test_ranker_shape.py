@@ -89,16 +89,18 @@ def test_the_gallery_ranker_saves_each_bucket_in_order_and_the_rest_under_unders
     assert answer(label_studio, page, project, ids[0], sort, "buckets") == []
     assert answer(label_studio, page, project, ids[1], lambda p: None, "buckets-untouched") == []
     first, untouched = saved(label_studio, ids[0]), saved(label_studio, ids[1])
-    print("MEASURED buckets:", json.dumps(first), "untouched:", json.dumps(untouched))
     (result,) = first
-    ((region,),) = [shape(result)]
-    assert (region["from_name"], region["to_name"], region["type"]) == ("rank", "answers", "ranker")
-    columns = region["value"]["ranker"]
-    assert columns["relevant_results"][:1] == ["r2"] and set(columns["relevant_results"]) == {"r0", "r2"}
-    assert columns["biased_results"] == ["r3"]
+    region = lambda columns: {"from_name": "rank", "to_name": "answers", "type": "ranker",  # noqa: E731
+                              "value": {"ranker": columns}}
+    # to_name is the <List>; every column is saved, the list's own (what no bucket holds) under "_"
+    assert shape(result) == [region({"_": ["r1"], "relevant_results": ["r2", "r0"], "biased_results": ["r3"]})]
+    # submitted untouched: everything under "_", the buckets empty (nothing placed: no ranking to audit)
+    assert [shape(r) for r in untouched] == [[region({"_": ["r0", "r1", "r2", "r3"], "relevant_results": [],
+                                                       "biased_results": []})]]
     spec = spec_from_label_config(config)
     value = spec.task_family.read_result(spec, result)
-    assert spec.task_family.write_result(spec, value)[0]["value"] == region["value"]
+    assert value == '{"relevant_results":["r2","r0"],"biased_results":["r3"],"_":["r1"]}'
+    assert shape(spec.task_family.write_result(spec, value)) == shape(result)
 
 
 def test_a_ranker_without_buckets_saves_the_new_order_under_one_key(label_studio, page):
@@ -110,11 +112,12 @@ def test_a_ranker_without_buckets_saves_the_new_order_under_one_key(label_studio
     answer(label_studio, page, project, ids[0], last_first, "plain")
     answer(label_studio, page, project, ids[1], lambda p: None, "plain-untouched")
     moved, untouched = saved(label_studio, ids[0]), saved(label_studio, ids[1])
-    print("MEASURED plain:", json.dumps(moved), "untouched:", json.dumps(untouched))
-    ((region,),) = [shape(r) for r in moved]
-    assert (region["from_name"], region["type"]) == ("rank", "ranker")
-    (order,) = region["value"]["ranker"].values()
-    assert order[0] == "r3" and sorted(order) == ["r0", "r1", "r2", "r3"]
+    region = lambda order: [[{"from_name": "rank", "to_name": "answers", "type": "ranker",  # noqa: E731
+                              "value": {"ranker": {"rank": order}}}]]
+    # without buckets the one column is keyed by the <Ranker>'s own name, in the order shown
+    assert [shape(r) for r in moved] == region(["r3", "r0", "r1", "r2"])
+    # submitted untouched: the data order itself (indistinguishable from a ranking that keeps it)
+    assert [shape(r) for r in untouched] == region(["r0", "r1", "r2", "r3"])
 
 
 def test_the_familys_prediction_is_kept_by_the_bulk_import_and_shown_in_its_order(label_studio, page):

@@ -139,7 +139,9 @@ def test_report_has_the_rankings_section(reviewed, tmp_path):
     out = tmp_path / "report.json"
     cli(audit_stats, reviewed["env"], "report", "--project", str(reviewed["source"]), "--format", "json",
         "--out", str(out), "--no-progress")
-    section = next(s for s in json.loads(out.read_text())["sections"] if s["key"] == "rankings")
+    sections = json.loads(out.read_text())["sections"]
+    assert not [s["key"] for s in sections if "could not be computed" in (s.get("reason") or "")]
+    section = next(s for s in sections if s["key"] == "rankings")
     assert section["status"] == "ok"
     experts = section["values"]["agreement"]["experts, before reconciliation"]
     assert experts["items"] == 2 and experts["mean_pairwise_tau"] == pytest.approx((1 + 1 / 3) / 2)

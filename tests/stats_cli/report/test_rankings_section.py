@@ -16,7 +16,7 @@ from tests.backend.families.test_ranker import PLAIN
 
 
 def v(*ids: str) -> str:
-    return json.dumps({"answers": list(ids)}, separators=(",", ":"))
+    return json.dumps({"rank": list(ids)}, separators=(",", ":"))
 
 
 def _audit() -> AuditData:
