@@ -76,6 +76,8 @@ def reviewed(label_studio, tmp_path_factory):
                           "--allow-same-instance", "--initial-passwords", "--json"))
     projects = {p.expert: p for p in ReviewStore(env["DATABASE_URL"]).projects(str(source), round=ROUND_REVIEW)}
     _screenshots(ls, "ranker-review", experts, projects, push.get("passwords", {}))  # before any answer
+    before = {email: list(iter_tasks(ls.client, projects[email].ls_project_id, with_annotations=True))
+              for email in experts}
     k_of = {d["prompt"]: k for k, d in enumerate(data)}
     for email, column in zip(experts, (2, 3)):
         for t in iter_tasks(ls.client, projects[email].ls_project_id):
@@ -89,7 +91,7 @@ def reviewed(label_studio, tmp_path_factory):
             ls.client.annotations.create(id=t.id, result=family.write_result(spec, CASES[k_of[t.data["prompt"]]][4]),
                                          completed_by=projects[email].expert_user_id)
     return dict(env=env, spec=spec, source=source, ids=ids, experts=experts, projects=projects, rec=rec,
-                rec_tasks=rec_tasks, config=config)
+                rec_tasks=rec_tasks, config=config, before=before)
 
 
 def test_the_expert_sees_the_list_and_ranker_and_nothing_ordered(label_studio, reviewed):
@@ -101,7 +103,7 @@ def test_the_expert_sees_the_list_and_ranker_and_nothing_ordered(label_studio, r
         assert [e.get("name") for e in root.iter() if e.get("toName")] == ["rank"]
         assert [b.get("name") for b in root.iter("Bucket")] == ["relevant_results", "biased_results"]
         assert "All Results" not in config and "Task: " not in config
-        shown = list(iter_tasks(ls.client, project, with_annotations=True))
+        shown = reviewed["before"][email]  # as pushed, before the expert answered
         assert len(shown) == 2  # the two flagged rankings
         for t in shown:  # the list in its data order, no annotation, no prediction: no original order leaks
             assert set(t.data) == {"task", "prompt", "items", REF_FIELD} and t.data["items"] == ITEMS
