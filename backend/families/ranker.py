@@ -19,9 +19,10 @@ so a judge's lean to the response shown first cancels (:func:`backend.families.o
 question's original answer is always "the first is better" (p ranks above q): the judge never learns which
 one the annotator put first, since both orders are asked. The ensemble's ranking is Borda's (each position's
 summed probability of beating the others; a tie keeps the original order), written back in the original's
-columns and column sizes; its Kendall τ against the original is kept in the verdict's data. The item is flagged when more pairs than the
-lead allows (``--delta`` / ``LABEL_AUDIT_DELTA``; default :data:`backend.common.defaults.RANKER_SWAPS`) are
-confidently reversed (the pair's verdict is flagged under the usual threshold).
+columns and column sizes; its Kendall τ against the original is kept in the verdict's data. The item is
+flagged when more pairs than the lead allows (``--delta`` / ``LABEL_AUDIT_DELTA``; default
+:data:`backend.common.defaults.RANKER_SWAPS`) are confidently reversed (the pair's verdict is flagged under the
+usual threshold).
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ from dataclasses import replace
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from xml.sax.saxutils import quoteattr
-
-from scipy.stats import kendalltau
 
 from backend.common import defaults
 from backend.common.defaults import STORE_COLUMN_CHARS
@@ -50,7 +49,7 @@ if TYPE_CHECKING:
     from backend.task.dataset import Item
     from backend.task.spec import TaskSpec
 
-__all__ = ["MAX_RANKED", "RANKER_KEY", "RankerFamily", "RankerSetup", "kendall_distance", "ranked_ids"]
+__all__ = ["MAX_RANKED", "RANKER_KEY", "RankerFamily", "RankerSetup", "kendall_distance", "kendall_tau", "ranked_ids"]
 
 #: ``spec.extra`` key of the ranker's setup (:class:`RankerSetup` as a plain tuple).
 RANKER_KEY = "ranker"
@@ -110,6 +109,16 @@ def kendall_distance(first: Sequence[str], second: Sequence[str]) -> int:
     where = {i: k for k, i in enumerate(second)}
     common = [i for i in first if i in where]
     return sum(1 for a, b in combinations(common, 2) if where[a] > where[b])
+
+
+def kendall_tau(first: Sequence[str], second: Sequence[str]) -> float:
+    """Kendall's τ of two strict orders of the same ids: 1 - 4 D / (n (n - 1)), D the swapped pairs.
+
+    Why by hand: without ties τ-a and τ-b are this count (scipy's ``kendalltau`` gives the same), and importing
+    scipy.stats here would load it in every process that derives a spec (``projectspec`` 0.36 s -> 3.3 s, measured).
+    """
+    n = len(first)
+    return 1.0 - 4.0 * kendall_distance(first, second) / (n * (n - 1)) if n > 1 else 1.0
 
 
 def _pair_key(p: int, q: int) -> str:
@@ -249,7 +258,7 @@ class RankerFamily(TaskFamily):
         ensemble = [ranked[k] for k in order]
         swapped = [pair for pair in pairs if pair.flagged]
         allowed = defaults.RANKER_SWAPS if delta is None else delta
-        tau = float(kendalltau(range(len(ranked)), [order.index(k) for k in range(len(ranked))]).statistic)
+        tau = kendall_tau(ranked, ensemble)
         confidence = max((float(p.confidence or 0.0) for p in swapped), default=min(
             float(p.confidence or 0.0) for p in pairs))
         data = {**dict(item.data), "ranker_tau": round(tau, 4), "ranker_swapped": len(swapped),

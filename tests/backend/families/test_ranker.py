@@ -11,8 +11,9 @@ import json
 from typing import Any, Mapping, Sequence
 
 import pytest
+from scipy.stats import kendalltau
 
-from backend.families.ranker import MAX_RANKED, kendall_distance, ranked_ids
+from backend.families.ranker import MAX_RANKED, kendall_distance, kendall_tau, ranked_ids
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.providers.base import ClassDistribution
 from backend.scoring.engine import EngineConfig
@@ -160,10 +161,13 @@ def test_an_unranked_or_unknown_id_task_is_an_error_of_its_own_and_asks_nothing(
     assert judge.calls == 2  # only task 3's one pair was asked (its unknown id shows as an empty response)
 
 
-def test_kendall_distance_counts_swapped_pairs_of_the_common_ids():
+def test_kendall_distance_counts_swapped_pairs_and_tau_matches_scipy():
     assert kendall_distance(["a", "b", "c"], ["a", "b", "c"]) == 0
     assert kendall_distance(["a", "b", "c"], ["c", "b", "a"]) == 3
     assert kendall_distance(["a", "b", "c", "d"], ["b", "a", "d"]) == 1  # c is not in both
+    first, second = list("abcdef"), list("badfce")
+    expected = kendalltau(range(6), [second.index(i) for i in first]).statistic
+    assert kendall_tau(first, second) == pytest.approx(expected)
 
 
 def test_review_shows_the_list_and_ranker_from_the_spec_with_nothing_ordered():
