@@ -1,7 +1,7 @@
 """Rankings of responses: agreement between rankers (Kendall's W, mean pairwise τ) and τ against a reference.
 
 A ranking is a list of ids, best first (the ids a ``<Ranker>`` annotator placed: ``ranked_ids`` in
-:mod:`backend.families.ranker`). Two rankings of one item are compared on the ids both ranked.
+:mod:`backend.families.ranking`). Two rankings of one item are compared on the ids both ranked.
 
 - **Mean pairwise τ** (per item, the mean Kendall τ-b over its pairs of rankers; then the mean over items):
   τ = 1 when two rankers order every common pair alike, -1 when they reverse them all. scipy's ``kendalltau``.

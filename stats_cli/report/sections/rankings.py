@@ -7,7 +7,7 @@ pairwise τ over the items at least two of them ranked; then the distribution of
 ranking and the original, how many pairs the ensemble confidently reversed per item (what the flag counts),
 and, once experts settled gold, τ of the original and of the ensemble against it. Figures from
 :mod:`stats_cli.stats.ranking_stats`; the ids compared are those each ranking placed
-(:func:`backend.families.ranker.ranked_ids`: buckets in config order, the first the best).
+(:func:`backend.families.ranking.ranked_ids`: buckets in config order, the first the best).
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ from typing import Any, Mapping, Sequence
 import pytest
 from scipy.stats import kendalltau
 
-from backend.families.ranker import MAX_RANKED, kendall_distance, kendall_tau, ranked_ids
+from backend.families.ranker import MAX_RANKED
+from backend.families.ranking import kendall_distance, kendall_tau, ranked_ids
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.providers.base import ClassDistribution
 from backend.scoring.engine import EngineConfig

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from backend.families.ranker import ranked_ids
+from backend.families.ranking import ranked_ids
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.modelname import version_key
 from backend.labelstudio.projectspec import spec_from_label_config
