@@ -12,7 +12,7 @@ __all__ = [
     "CONFIDENT_FOLDS", "CONFIDENT_MIN_PER_CLASS", "CONFIDENT_SEED",
     "DEFAULT_DELTA", "EARLY_EXIT", "EXCLUDE_MEMBERS", "HEALTH_COLLAPSE_SHARE", "HEALTH_MIN_ANSWERS", "HEALTH_MIN_MASS",
     "HEALTH_SPREAD_SHARE", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "MODELS_DIR", "OPTION_ORDERS", "QUEUE", "QUORUM_MODELS",
-    "QUORUM_SHARE", "REDIS_URL", "SPEC", "TIMEOUT", "TOP",
+    "QUORUM_SHARE", "RANKER_SWAPS", "REDIS_URL", "SPEC", "TIMEOUT", "TOP",
 ]
 
 SPEC = "auto"  # the Label Studio backend: a built-in spec when the project fits one, else its own prompts
@@ -42,6 +42,9 @@ OPTION_ORDERS = 2
 CALIBRATION = "none"
 EARLY_EXIT = False  # stop an item once the remaining members cannot change its verdict
 DEFAULT_DELTA = 1  # ordinal flag rule: |prediction - original| above this many grades
+# Ranker flag rule: more than this many pairs of ranked responses confidently reversed by the ensemble
+# (backend.families.ranker); LABEL_AUDIT_DELTA / --delta sets it for a ranker project, as it sets an ordinal's grades.
+RANKER_SWAPS = 0
 TOP = 10  # suspects listed in a summary
 BACKOFF_BASE = 0.5  # first backoff, seconds
 BACKOFF_MAX = 30.0  # backoff cap, seconds

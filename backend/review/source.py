@@ -119,8 +119,11 @@ class SourceProject:
                 self.root, control=self.control, exclude_fields=(self.label_field,),
                 answer_fields=[expert_field(i) for i in range(n_experts)], choices_title="Agreed label",
                 extra_choices=extra_choices(True))
-        own = self.spec.task_family.review_config(self.spec, self.root,
-                                                  answer_fields=[expert_field(i) for i in range(n_experts)])
+        # A family's own view shows the round-1 answers where the review keeps them: the experts' fields for
+        # one <Choices> (or a span project), the per-control round-1 fields otherwise (a ranking).
+        shown = [expert_field(i) for i in range(n_experts)] if self.single_choices \
+            else list(self.round1_fields().values())
+        own = self.spec.task_family.review_config(self.spec, self.root, answer_fields=shown)
         if own is not None:
             return own
         if not self.single_choices:

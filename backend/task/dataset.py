@@ -21,6 +21,7 @@ Rules
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -102,6 +103,17 @@ def _text(value: Any, what: str, item_id: str | None) -> str:
     raise RecordError("bad_value", f"field {what!r} must be text, got {type(value).__name__}", item_id=item_id)
 
 
+#: ``spec.extra`` key naming the variables whose field holds structured data (a ``<List>``'s items): kept as
+#: canonical JSON text, so the input hash covers it and the family that reads it decodes it.
+JSON_FIELDS_KEY = "json_fields"
+
+
+def _json_text(value: Any, what: str, item_id: str | None) -> str:
+    if not isinstance(value, (list, dict)):
+        raise RecordError("bad_value", f"field {what!r} must be a list, got {type(value).__name__}", item_id=item_id)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
 def item_from_record(record: Mapping[str, Any], spec: TaskSpec, *, line: int | None = None,
                      max_chars: int = defaults.MAX_ITEM_CHARS) -> Item:
     """Build an Item from one parsed record; raise ValueError (a :class:`RecordError`) saying why not.
@@ -129,7 +141,8 @@ def item_from_record(record: Mapping[str, Any], spec: TaskSpec, *, line: int | N
     for variable, source in spec.fields.items():
         if source not in record or record[source] is None:
             raise RecordError("missing_field", f"field {source!r} is missing", item_id=item_id)
-        fields[variable] = _text(record[source], source, item_id)
+        fields[variable] = _json_text(record[source], source, item_id) if variable in spec.extra.get(
+            JSON_FIELDS_KEY, ()) else _text(record[source], source, item_id)
     # An image field holds a reference (a path, a URL, a data URL): the judges get its bytes, not its text.
     size = sum(len(text) for variable, text in fields.items() if variable not in spec.image_fields)
     if size > max_chars:

@@ -126,15 +126,18 @@ class TaskFamily:
     #: a capability missing here gets the section's own reason. Sections name what they need
     #: (``ReportSection.needs`` in ``stats_cli/report/registry.py``), families never name sections.
     lacks: ClassVar[Mapping[str, str]] = {}
+    #: Capabilities of this family's own beyond the flags above (a ranking's ``ranking``): the report section
+    #: that reads them names them in its ``needs``, and no other file has to.
+    own_capabilities: ClassVar[frozenset[str]] = frozenset()
 
     @property
     def capabilities(self) -> frozenset[str]:
         """What the family's answers are, as the report's sections ask: ``one_label`` (one label per item, one
-        distribution per member), ``one_text``, ``ordered`` (grades), ``set``, ``span``, ``preference``."""
+        distribution per member), ``one_text``, ``ordered`` (grades), ``set``, ``span``, ``preference``, and the family's ``own_capabilities``."""
         flags = {"one_label": self.single_label, "one_text": self.single_label and self.one_text,
                  "ordered": self.ordered, "set": self.multi_valued, "span": self.span_valued,
                  "preference": self.preference}
-        return frozenset(name for name, has in flags.items() if has)
+        return frozenset(name for name, has in flags.items() if has) | self.own_capabilities
 
     # -- the spec --------------------------------------------------------------------------------------
     def check_spec(self, spec: "TaskSpec") -> None:

@@ -19,10 +19,10 @@ from backend.spans.config import has_span_labels, span_control
 
 
 def test_the_views_list_what_the_layers_read():
-    assert audited_tags() == ("Choices", "Rating", "Number", "Pairwise")
-    assert result_kinds() == ("choices", "rating", "number", "pairwise")
+    assert audited_tags() == ("Choices", "Rating", "Number", "Pairwise", "Ranker")
+    assert result_kinds() == ("choices", "rating", "number", "pairwise", "ranker")
     assert list(family_modules()) == ["binary", "ordinal", "nominal", "multilabel", "spans", "rating", "number",
-                                      "pairwise"]
+                                      "pairwise", "ranker"]
     assert render_attrs("Number") == ("min", "max", "step", "slider")
     assert spec_builder("Rating") is rating_spec
 
