@@ -37,7 +37,6 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
         verdict)
     from backend.scoring.results import ItemResult  # noqa: F401
     from backend.families.orders import position_flips  # noqa: F401
-    from backend.families.ranking import ranked_ids  # noqa: F401
     from backend.scoring.run_stats import tally  # noqa: F401
     from backend.scoring.member_health import member_health  # noqa: F401
     from backend.scoring.planted_ranking import planted_ranking  # noqa: F401

@@ -256,6 +256,11 @@ class RankerFamily(TaskFamily):
     def export(self, spec: "TaskSpec", value: str) -> Any:
         return json.loads(value)
 
+    def placed(self, spec: "TaskSpec", value: str | None) -> list[str]:
+        """The ids a ranking placed, best first ([] for None): what the report's "Rankings" section compares,
+        read here so the section needs no bucket of the spec."""
+        return ranked_ids(value, RankerSetup.of(spec).buckets)
+
     # -- review and gold -------------------------------------------------------------------------------
     def show_answer(self, spec: "TaskSpec", value: str) -> str:
         """``relevant: a > b; biased: c`` (ids as the list shows them; the list's own column as "ranked")."""

@@ -18,6 +18,7 @@ CONTROL_NAMES: dict[str, frozenset[str]] = {
     "Rating": frozenset({"Rating", "rating"}),
     "Number": frozenset({"Number", "number"}),
     "Pairwise": frozenset({"Pairwise", "pairwise"}),
+    "Ranker": frozenset({"Ranker", "ranker"}),
 }
 
 

@@ -141,12 +141,16 @@ def test_a_control_tag_is_named_in_its_own_modules_only():
     """CONTRIBUTING: a control tag is one module in ``backend/controls/``, its family module and, when reported,
     its statistics and section; no other product file names its tag, family or result type (before the
     registry: 6 or 7 files each, ``python -m tests.architecture.control_places``)."""
+    from backend.controls.registry import control_type
     from tests.architecture.control_places import CONTROL_NAMES, control_places
 
     for tag, files in control_places(ROOT).items():
-        own = tag.lower()
+        own, ctype = tag.lower(), control_type(tag)
+        # the modules its control type names: its families and its spec builder (a sibling of a long family)
+        named = [*ctype.families.values(), ctype.spec_builder.partition(":")[0]] if ctype else []
         allowed = {f"backend/controls/{own}.py", f"backend/families/{own}.py",
-                   f"stats_cli/report/sections/{own}.py", f"stats_cli/stats/{own}_stats.py"}
+                   f"stats_cli/report/sections/{own}.py", f"stats_cli/stats/{own}_stats.py",
+                   *(f"{module.replace('.', '/')}.py" for module in named if module)}
         assert set(files) <= allowed, f"<{tag}> ({sorted(CONTROL_NAMES[tag])}) named outside its modules: " \
                                       f"{sorted(set(files) - allowed)}"
     text = _docs_text()

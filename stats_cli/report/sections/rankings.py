@@ -7,15 +7,15 @@ pairwise τ over the items at least two of them ranked; then the distribution of
 ranking and the original, how many pairs the ensemble confidently reversed per item (what the flag counts),
 and, once experts settled gold, τ of the original and of the ensemble against it. Figures from
 :mod:`stats_cli.stats.ranking_stats`; the ids compared are those each ranking placed
-(:func:`backend.families.ranking.ranked_ids`: buckets in config order, the first the best).
+(the family's ``placed``, :func:`backend.families.ranking.ranked_ids`: buckets in config order, the first
+the best).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
-from backend.api import ranked_ids
 from stats_cli.stats.ranking_stats import agreement, tau, tau_summary
 
 from ..agreement import expert_groups
@@ -39,20 +39,24 @@ def _tau_row(name: str, taus: list[float | None]) -> tuple[tuple, dict[str, Any]
     return (name, s.n, s.mean, *q, percent(s.below_one), percent(s.negative)), s.to_json()
 
 
-def _groups(data: AuditData, buckets: tuple[str, ...]) -> tuple[dict[str, Mapping[str, Mapping[str, list[str]]]],
-                                                                  list[str]]:
+def _groups(data: AuditData, ranked_ids: Callable[[str | None], list[str]]
+            ) -> tuple[dict[str, Mapping[str, Mapping[str, list[str]]]], list[str]]:
     experts, notes = expert_groups(data)
-    groups = {name: {i: {r: ranked_ids(v, buckets) for r, v in by.items()} for i, by in answers.items()}
+    groups = {name: {i: {r: ranked_ids(v) for r, v in by.items()} for i, by in answers.items()}
               for name, answers in experts.items()}
-    crowd = {i: {r: ranked_ids(v, buckets) for r, v in a.items()} for i, a in data.crowd.items() if len(a) >= 2}
+    crowd = {i: {r: ranked_ids(v) for r, v in a.items()} for i, a in data.crowd.items() if len(a) >= 2}
     if crowd:
         groups["original annotators"] = crowd
     return groups, notes
 
 
 def rankings_section(data: AuditData) -> Section:
-    buckets = tuple(data.spec.extra["ranker"][2])
-    groups, notes = _groups(data, buckets)
+    family, spec = data.spec.task_family, data.spec
+
+    def ranked_ids(value: str | None) -> list[str]:  # the ids a ranking placed, best first (its family says)
+        return family.placed(spec, value)
+
+    groups, notes = _groups(data, ranked_ids)
     scored = [it for it in data.scored if it.original is not None]
     if not groups and not scored:
         return pending(KEY, TITLE, "no ranking has a verdict or two answers to compare yet")
@@ -64,12 +68,12 @@ def rankings_section(data: AuditData) -> Section:
                                   [(name, r.items, r.mean_w, r.mean_tau) for name, r in result.items()]))
         values["agreement"] = {name: r.to_json() for name, r in result.items()}
     rows, taus = [], {}
-    pairs = {"ensemble vs original": [(ranked_ids(it.prediction, buckets), ranked_ids(it.original, buckets))
+    pairs = {"ensemble vs original": [(ranked_ids(it.prediction), ranked_ids(it.original))
                                       for it in scored]}
     reviewed = [(it, gold) for it, gold in data.reviewed() if it.original is not None]
     if reviewed:
-        pairs["original vs gold"] = [(ranked_ids(it.original, buckets), ranked_ids(g, buckets)) for it, g in reviewed]
-        pairs["ensemble vs gold"] = [(ranked_ids(it.prediction, buckets), ranked_ids(g, buckets))
+        pairs["original vs gold"] = [(ranked_ids(it.original), ranked_ids(g)) for it, g in reviewed]
+        pairs["ensemble vs gold"] = [(ranked_ids(it.prediction), ranked_ids(g))
                                      for it, g in reviewed if it.prediction is not None]
     for name, compared in pairs.items():
         row, taus[name] = _tau_row(name, [tau(a, b) for a, b in compared])
