@@ -22,6 +22,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from backend.common import defaults
 from backend.common.cli_errors import fail as _fail
 from backend.labelstudio.error_lines import client_errors, describe_error
 from backend.config.settings import Settings
@@ -160,6 +161,18 @@ def push(
         help="Offer \"More than one answer may be right\" on every item (and in round 2): for items the guidelines "
              "allow more than one defensible label; binary or nominal single-choice projects only.",
     ),
+    until_width: Optional[str] = typer.Option(
+        None, "--until-width",
+        help="Review until sure: a control sample drawn where the judges are least sure, grown one step per push "
+             "until the judge-assisted 95 % interval of the error rate is within this half-width: points (2 = ±2 "
+             "points) or errors (40errors = ±40 errors). Replaces --sample.",
+    ),
+    until_batch: int = typer.Option(defaults.UNTIL_WIDTH_BATCH, "--batch", min=1,
+                                    help="--until-width: control items drawn per step (sequential rule)."),
+    stop_rule: str = typer.Option(defaults.UNTIL_WIDTH_RULE, "--stop-rule",
+                                  help="--until-width: fixed (the size planned up front from the judges' scores; "
+                                       "keeps the coverage) or sequential (stop when narrow; measured in "
+                                       "docs/statistics.md)."),
     url: Optional[str] = URL,
     review_url: Optional[str] = REVIEW_URL,
     expert_instances: Optional[str] = EXPERT_INSTANCES,
@@ -170,15 +183,23 @@ def push(
     # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.labelstudio.expert_instances import check_isolation
     from backend.review.push import check_push_options, push_review
+    from backend.review.gold_store import refresh_review
     from backend.review.sample_push import SampleRequest
+    from backend.review.until_width import WidthTarget
+    from backend.review.until_width_push import UntilRequest
 
     try:
         request = None if sample is None else SampleRequest(
             sample, design=design, seed=seed, bands=tuple(float(b) for b in (bands or "").split(",") if b.strip()))
+        until = None if until_width is None else UntilRequest(WidthTarget.parse(until_width), batch=until_batch,
+                                                              rule=stop_rule, seed=seed)
         emails = check_push_options(experts.split(","), order=order, budget=budget)
     except ValueError as exc:
         _fail(str(exc))
     with _session(url, db, review_url, expert_instances) as s:
+        if until is not None:  # the step reads the experts' latest verdicts
+            source = _source(s, project)
+            refresh_review(s.review, s.store, source, s.ledger.results(source.key), delta=s.delta)
         _check_not_source(s, emails, project=project, url=url, allow_same_instance=allow_same_instance)
         # Accepting the source instance accepts more than experts seeing each other: it includes that.
         accepted = check_isolation(s.review, emails, allow_shared=allow_shared_review or allow_same_instance,
@@ -187,7 +208,7 @@ def push(
             s.client, s.store, s.ledger, review_client=s.review, project_id=project, experts=experts.split(","),
             threshold=threshold, budget=budget, order=order, seed=seed, label_field=label_field, sample=request,
             initial_passwords=initial_passwords, next_n=next_n, include_ambiguous=include_ambiguous,
-            ambiguous_choice=ambiguous_choice, settings=s.settings,
+            ambiguous_choice=ambiguous_choice, settings=s.settings, until=until,
         )
         report.warnings[:0] = accepted
     if json_out:
@@ -200,6 +221,11 @@ def push(
     if sample is not None:
         drawn = "drawn now" if report.sample_drawn else "drawn before, kept"
         out.print(f"  random sample ({design}, {drawn}): {report.sampled} control items added now")
+    if report.until_width:
+        u = report.until_width
+        out.print(f"  until {u['target']} ({u['rule']} rule, plan {u['planned']} reviews): {u['state']}, "
+                  f"{u['drawn']} control items drawn ({u['added']} now)")
+        out.print(f"  {u['line']}")
     for email, pid in report.projects.items():
         out.print(f"  {email}: review project {pid} (+{report.new_tasks.get(email, 0)} tasks) "
                   f"{report.urls.get(email, '')}".rstrip())
@@ -257,17 +283,33 @@ def reconcile_cmd(
 @review_app.command("status")
 def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Optional[str] = REVIEW_URL,
                expert_instances: Optional[str] = EXPERT_INSTANCES, db: Optional[str] = DB,
+               until_width: Optional[str] = typer.Option(
+                   None, "--until-width", help="The half-width to project the reviews for (2 = ±2 points, 40errors "
+                                               "= ±40 errors; default ±2 and ±3 points)."),
                json_out: bool = JSON) -> None:
     """Progress per expert and round (with each project's URL), ignored annotations, the gold labels, and the
     health of the audit's members (from the ledger's latest results)."""
     # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.ledger import Ledger
+    from backend.review.sample_store import SampleStore
     from backend.review.status import review_status
+    from backend.review.until_width import WidthTarget
+    from backend.review.until_width_push import width_lines
+    from backend.scoring.ensemble import label_error
+
+    try:
+        targets = None if until_width is None else [WidthTarget.parse(until_width)]
+    except ValueError as exc:
+        _fail(str(exc))
     store, source, clients = _refreshed(project, url, db, review_url, expert_instances)
     status = review_status(store, source.key, clients=clients, spec=source.spec)
-    health = stored_health(Ledger(db_engine=store.db_engine), source.key)  # the same database as the review
+    ledger = Ledger(db_engine=store.db_engine)  # the same database as the review
+    health = stored_health(ledger, source.key)
+    widths = width_lines(ledger.results(source.key), SampleStore(store.db_engine).draw(source.key),
+                         {o.task_id: o for o in store.gold_labels(source.key)}, targets=targets,
+                         is_error=lambda gold, original: label_error(gold, original, source.spec))
     if json_out:
-        _print_json({**status.to_json(), "member_health": health})
+        _print_json({**status.to_json(), "member_health": health, "until_width": widths})
         return
     table = Table(title=f"Review of project {project} ({status.items} items)")
     for col in ("round", "who", "LS project", "answered"):
@@ -289,6 +331,8 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
     if status.design is not None:
         out.print(f"control sample ({status.design}): " + ", ".join(
             f"{p.stratum} settled {p.settled}/{p.drawn} drawn of {p.population}" for p in status.sample))
+    for line in widths:
+        out.print(line)
     _print_health(health)
 
 

@@ -12,7 +12,7 @@ __all__ = [
     "CONFIDENT_FOLDS", "CONFIDENT_MIN_PER_CLASS", "CONFIDENT_SEED",
     "DEFAULT_DELTA", "EARLY_EXIT", "EXCLUDE_MEMBERS", "HEALTH_COLLAPSE_SHARE", "HEALTH_MIN_ANSWERS", "HEALTH_MIN_MASS",
     "HEALTH_SPREAD_SHARE", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "MODELS_DIR", "OPTION_ORDERS", "QUEUE", "QUORUM_MODELS",
-    "QUORUM_SHARE", "REDIS_URL", "SPEC", "TIMEOUT", "TOP",
+    "QUORUM_SHARE", "REDIS_URL", "SPEC", "TIMEOUT", "TOP", "UNTIL_WIDTH_BATCH", "UNTIL_WIDTH_RULE",
 ]
 
 SPEC = "auto"  # the Label Studio backend: a built-in spec when the project fits one, else its own prompts
@@ -87,6 +87,11 @@ HEALTH_MIN_ANSWERS = 20
 HEALTH_COLLAPSE_SHARE = 0.8
 HEALTH_SPREAD_SHARE = 0.6
 HEALTH_MIN_MASS = 0.5
+# `review push --until-width W` (backend.review.until_width): control items drawn per batch, and the stopping rule
+# ("fixed": the size planned up front from the scores; "sequential": stop when the interval is within W), chosen
+# by its coverage in bench/bench_until_width.py (docs/statistics.md, "Review until sure").
+UNTIL_WIDTH_BATCH = 50
+UNTIL_WIDTH_RULE = "fixed"
 EXCLUDE_MEMBERS = ""  # members left out of the ensemble (LABEL_AUDIT_EXCLUDE_MEMBERS, --exclude-member)
 
 # Triage of the flagged items (backend.review.triage) when the review has too few verdicts to learn the

@@ -43,6 +43,7 @@ from backend.review.review_store import ROUND_REVIEW, Assignment, ReviewItem, Re
 from backend.review.triage_route import route_suspects
 from backend.review.active import control_sample, rank_suspects
 from backend.review.sample_store import SampleStore
+from backend.review.until_width_push import UntilRequest, until_width_extra
 
 ORDERS = ("confidence", "shuffled")
 TITLE_MAX = 50  # Label Studio rejects longer project titles
@@ -75,6 +76,7 @@ class PushReport:
     passwords: dict[str, str] = field(default_factory=dict, repr=False)  # new experts' initial passwords
     triage: dict[str, Any] = field(default_factory=dict)  # backend.review.triage_route.route_suspects: held items, gaps
     ambiguous_choice: bool = False  # the review offers "More than one answer may be right" (backend.review.ambiguous)
+    until_width: dict[str, Any] = field(default_factory=dict)  # --until-width's step (backend.review.until_width_push)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -93,6 +95,7 @@ class PushReport:
             "passwords": dict(self.passwords),
             "triage": dict(self.triage),
             "ambiguous_choice": self.ambiguous_choice,
+            "until_width": dict(self.until_width),
         }
 
 
@@ -212,6 +215,7 @@ def push_review(
     include_ambiguous: bool = True,
     ambiguous_choice: bool = False,
     settings: Any = None,
+    until: UntilRequest | None = None,
 ) -> PushReport:
     """Send the flagged items of ``project_id`` (highest confidence first, up to ``budget``) to the experts.
 
@@ -231,8 +235,13 @@ def push_review(
     ``ambiguous_choice`` offers "More than one answer may be right" on every item of every expert's project
     (:mod:`backend.review.ambiguous`); ValueError, before anything is stored or sent, for a task that cannot
     offer it or a review whose projects were made without it. A review made with it keeps offering it.
+    ``until`` (``--until-width W``) grows a control sample drawn where the judges are least sure until the
+    judge-assisted interval is within ±W (:mod:`backend.review.until_width_push`; one step per push, in
+    ``report.until_width``); it replaces ``sample``.
     """
     experts = check_push_options(experts, order=order, budget=budget)
+    if until is not None and sample is not None:
+        raise ValueError("--until-width draws its own control sample: leave --sample out")
     source = load_audited_source(client, ledger, project_id, label_field=label_field,
                                  spec_options=settings.spec_options() if settings is not None else None)
     report = PushReport(source_project=project_id)
@@ -244,7 +253,7 @@ def push_review(
     existing = store.items(source.key)
     chosen, inputs = _choose_new_items(client, store, ledger, source, report, existing=existing, threshold=threshold,
                                        budget=budget, next_n=next_n, sample=sample,
-                                       include_ambiguous=include_ambiguous)
+                                       include_ambiguous=include_ambiguous, until=until)
     new_items = [
         ReviewItem(str(r.id), len(existing) + k, r.original, r.prediction, r.confidence, version)
         for k, r in enumerate(chosen)
@@ -293,7 +302,8 @@ def _ambiguous_choice(store: ReviewStore, source: SourceProject, *, asked: bool)
 def _choose_new_items(client: LabelStudio, store: ReviewStore, ledger: Any, source: SourceProject,
                       report: PushReport, *, existing: Sequence[ReviewItem], threshold: float | None, budget: int | None,
                       next_n: int | None, sample: SampleRequest | None,
-                      include_ambiguous: bool = True) -> tuple[list[ItemResult], dict[str, Any]]:
+                      include_ambiguous: bool = True,
+                      until: UntilRequest | None = None) -> tuple[list[ItemResult], dict[str, Any]]:
     """The flagged items not in review yet (up to the budget, or the next N by calibration), plus the
     control sample's draw, with their inputs; tasks that cannot be read go to ``report.errors``."""
     have = {i.task_id for i in existing}
@@ -314,6 +324,14 @@ def _choose_new_items(client: LabelStudio, store: ReviewStore, ledger: Any, sour
                                                           in_review=in_review, threshold=threshold)
         picked, extra_inputs, extra_errors = _pick_items(client, source, extra, None)
         chosen, report.sampled = chosen + picked, len(picked)
+        inputs.update(extra_inputs)
+        report.errors.update(extra_errors)
+    if until is not None:
+        report.until_width, extra, added = until_width_extra(store, ledger, source.key, until,
+                                                             in_review=have | {str(r.id) for r in chosen},
+                                                             is_error=_error_rule(source.spec))
+        picked, extra_inputs, extra_errors = _pick_items(client, source, extra, None)
+        chosen, report.sampled, report.sample_drawn = chosen + picked, len(picked), added
         inputs.update(extra_inputs)
         report.errors.update(extra_errors)
     return chosen, inputs

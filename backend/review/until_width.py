@@ -1,0 +1,140 @@
+"""Review until sure: the target, the plan computed up front, and the rule that says when to stop drawing.
+
+The target is a **half-width** on the project's error rate, in percentage points (``--until-width 2``: the
+95 % interval is at most ±2 points), or on the number of errors (``--until-width 40errors``: at most ±40
+errors, i.e. ±40/N on the rate). Half-width, because that is how a lead states precision ("5 % ± 2").
+
+Two rules (:data:`RULES`), measured in ``bench/bench_until_width.py`` (table in docs/statistics.md):
+
+* ``fixed`` — the sample size is planned up front from the judges' scores alone, before any verdict
+  (:func:`planned_reviews`: the stratified difference estimator's variance if the scores were calibrated,
+  Σ W_h S_h with S_h² = mean s(1 − s)), drawn, and the interval read once every drawn item is settled.
+  The size depends on no verdict, so the interval keeps its coverage; the width is what the judges'
+  calibration makes it.
+* ``sequential`` — draw a batch, wait for its verdicts, stop as soon as the judge-assisted interval is
+  within the target, else draw the next batch. Stopping when an interval *happens* to be narrow can lose
+  coverage; the bench measures how much.
+
+:func:`more_reviews` projects how many more reviews reach the target from the current interval
+(:func:`backend.estimates.judge_assisted.reviews_for`: the residual variance read off the current width).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Mapping
+
+from scipy.stats import norm
+
+from backend.estimates.judge_assisted import JudgeAssisted, reviews_for
+from backend.review.spread_design import spread_strata, stratum_spreads
+
+__all__ = ["RULES", "FIXED", "SEQUENTIAL", "WidthTarget", "planned_reviews", "more_reviews", "more_reviews_line",
+           "next_size"]
+
+FIXED, SEQUENTIAL = "fixed", "sequential"
+RULES = (FIXED, SEQUENTIAL)
+_ERRORS = re.compile(r"^\s*±?\s*([0-9]*\.?[0-9]+)\s*errors?\s*$")
+_POINTS = re.compile(r"^\s*±?\s*([0-9]*\.?[0-9]+)\s*(?:points?|%)?\s*$")
+
+
+@dataclass(frozen=True)
+class WidthTarget:
+    """A target half-width: ``points`` on the error rate (2 = ±2 points) or ``errors`` on the count of errors."""
+
+    points: float | None = None
+    errors: float | None = None
+
+    def __post_init__(self) -> None:
+        if (self.points is None) == (self.errors is None):
+            raise ValueError("a target is either points on the rate or a number of errors")
+        if self.points is not None and not 0 < self.points < 50:
+            raise ValueError(f"--until-width in points must lie in (0, 50), got {self.points:g}")
+        if self.errors is not None and self.errors <= 0:
+            raise ValueError(f"--until-width in errors must be > 0, got {self.errors:g}")
+
+    @classmethod
+    def parse(cls, text: str) -> "WidthTarget":
+        """``"2"``, ``"±2"``, ``"2points"`` → ±2 points; ``"40errors"`` → ±40 errors (ValueError otherwise)."""
+        if (m := _ERRORS.match(text)) is not None:
+            return cls(errors=float(m.group(1)))
+        if (m := _POINTS.match(text)) is not None:
+            return cls(points=float(m.group(1)))
+        raise ValueError(f"--until-width takes a half-width in points (2 = ±2 points) or errors (40errors), "
+                         f"got {text!r}")
+
+    def rate(self, population: int) -> float:
+        """The half-width on the rate for a project of ``population`` items."""
+        if self.points is not None:
+            return self.points / 100
+        if population <= 0:
+            raise ValueError("a target in errors needs at least one audited item")
+        return min(float(self.errors or 0) / population, 0.5)
+
+    def describe(self) -> str:
+        return f"±{self.points:g} points" if self.points is not None else f"±{self.errors:g} errors"
+
+    def to_json(self) -> dict[str, float | None]:
+        return {"points": self.points, "errors": self.errors}
+
+
+def planned_reviews(scores: Mapping[str, float], half_width: float, *, confidence: float = 0.95) -> int:
+    """Reviews the spread design needs for ±``half_width``, from the scores alone (no verdict seen).
+
+    With Neyman allocation the difference estimator's variance is (Σ W_h S_h)² / n − Σ W_h S_h² / N; S_h² is
+    the residual variance if the scores were calibrated (E[(y − s)²] = E[s(1 − s)]). Solved for n and capped
+    at N. Judges worse than their scores claim leave the final interval wider than the target (never
+    less valid); judges better than they claim leave it narrower.
+    """
+    if not 0 < half_width < 1:
+        raise ValueError(f"half_width must be in (0, 1), got {half_width}")
+    total = len(scores)
+    if total == 0:
+        return 0
+    strata = spread_strata(scores)
+    spread = stratum_spreads(scores, strata)
+    weights = {h: len(ids) / total for h, ids in strata.items()}
+    mean_s = sum(weights[h] * spread[h] for h in spread)
+    mean_s2 = sum(weights[h] * spread[h] ** 2 for h in spread)
+    z = float(norm.ppf(0.5 + confidence / 2))
+    need = mean_s ** 2 / ((half_width / z) ** 2 + mean_s2 / total)
+    return int(min(total, math.ceil(need)))
+
+
+def more_reviews(result: JudgeAssisted, half_width: float) -> int | None:
+    """More reviews (beyond the settled ones) that reach ±``half_width``; 0 when reached, None without a basis."""
+    est = result.with_judges
+    current = (est.high - est.low) / 2
+    if current <= half_width:
+        return 0
+    need = reviews_for(half_width, current=current, n=result.sample, population=result.population,
+                       confidence=result.confidence)
+    return None if need is None else max(need - result.sample, 1)
+
+
+def more_reviews_line(result: JudgeAssisted | None, target: WidthTarget, *, reason: str = "") -> str:
+    """"about N more reviews to reach ±W" (or "reached", or "PENDING: why") for the status and the report."""
+    if result is None:
+        return f"reviews to reach {target.describe()}: PENDING ({reason or 'no settled control sample'})"
+    half = target.rate(result.population)
+    est = result.with_judges
+    now = f"now ±{100 * (est.high - est.low) / 2:.1f} points on {result.sample} reviews"
+    more = more_reviews(result, half)
+    if more == 0:
+        return f"{target.describe()} reached ({now})"
+    if more is None:
+        return f"reviews to reach {target.describe()}: PENDING (the current interval has no width to read; {now})"
+    return f"about {more} more reviews to reach {target.describe()} ({now}, read off the residual variance)"
+
+
+def next_size(*, drawn: int, population: int, batch: int, result: JudgeAssisted | None, half_width: float) -> int:
+    """The sequential rule's next sample size in all: ``drawn`` once the target is reached, else one more batch
+    (a whole batch even when the projection says fewer: each look at the data is a chance to stop on a lucky
+    narrow interval, so the rule looks once per batch), never more than ``population``."""
+    if batch < 1:
+        raise ValueError("the batch must be at least 1")
+    if result is not None and more_reviews(result, half_width) == 0:
+        return drawn
+    return min(population, drawn + batch)
