@@ -11,6 +11,10 @@ Two rules (:data:`RULES`), measured in ``bench/bench_until_width.py`` (table in 
   Σ W_h S_h with S_h² = mean s(1 − s)), drawn, and the interval read once every drawn item is settled.
   The size depends on no verdict, so the interval keeps its coverage; the width is what the judges'
   calibration makes it.
+* ``two-stage`` — Stein's two-stage procedure (Stein 1945): a first batch (the pilot), then, once it is
+  settled, the size the target needs read off the pilot's interval (:func:`second_stage_size`), drawn in
+  one step, and the interval read once more. The size uses the pilot's *variance*, never where its estimate
+  fell, so it adapts to the judges' real quality (the fixed plan cannot) while looking at the data once.
 * ``sequential`` — draw a batch, wait for its verdicts, stop as soon as the judge-assisted interval is
   within the target, else draw the next batch. Stopping when an interval *happens* to be narrow can lose
   coverage; the bench measures how much.
@@ -31,11 +35,11 @@ from scipy.stats import norm
 from backend.estimates.judge_assisted import JudgeAssisted, reviews_for
 from backend.review.spread_design import spread_strata, stratum_spreads
 
-__all__ = ["RULES", "FIXED", "SEQUENTIAL", "WidthTarget", "planned_reviews", "more_reviews", "more_reviews_line",
-           "next_size"]
+__all__ = ["RULES", "FIXED", "TWO_STAGE", "SEQUENTIAL", "WidthTarget", "planned_reviews", "more_reviews",
+           "more_reviews_line", "second_stage_size", "next_size"]
 
-FIXED, SEQUENTIAL = "fixed", "sequential"
-RULES = (FIXED, SEQUENTIAL)
+FIXED, TWO_STAGE, SEQUENTIAL = "fixed", "two-stage", "sequential"
+RULES = (FIXED, TWO_STAGE, SEQUENTIAL)
 _ERRORS = re.compile(r"^\s*±?\s*([0-9]*\.?[0-9]+)\s*errors?\s*$")
 _POINTS = re.compile(r"^\s*±?\s*([0-9]*\.?[0-9]+)\s*(?:points?|%)?\s*$")
 
@@ -138,3 +142,10 @@ def next_size(*, drawn: int, population: int, batch: int, result: JudgeAssisted 
     if result is not None and more_reviews(result, half_width) == 0:
         return drawn
     return min(population, drawn + batch)
+
+
+def second_stage_size(*, pilot: int, population: int, result: JudgeAssisted | None, half_width: float) -> int:
+    """The two-stage rule's size in all: the pilot plus :func:`more_reviews` from the pilot's interval (the pilot
+    alone when that interval has no width to read)."""
+    more = None if result is None else more_reviews(result, half_width)
+    return pilot if more is None else min(population, pilot + more)

@@ -22,7 +22,8 @@ from backend.review.review_store import ReviewStore
 from backend.review.sample_store import SampleStore
 from backend.review.sampling import Draw
 from backend.review.spread_design import SPREAD, spread_draw
-from backend.review.until_width import FIXED, RULES, WidthTarget, more_reviews_line, next_size, planned_reviews
+from backend.review.until_width import (FIXED, RULES, TWO_STAGE, WidthTarget, more_reviews_line, next_size,
+                                        planned_reviews, second_stage_size)
 from backend.scoring.results import ItemResult
 
 __all__ = ["UntilRequest", "UntilStep", "step_until_width", "until_width_extra", "width_lines"]
@@ -119,7 +120,15 @@ def step_until_width(samples: SampleStore, source_key: str, results: Sequence[It
         note = ("" if now <= half else "; the fixed plan is done and stops here (drawing more after reading its "
                 "interval would make it the sequential rule: --stop-rule sequential)")
         return UntilStep("plan done", drawn, 0, planned, line + note, now), draw
-    bigger = next_size(drawn=drawn, population=total, batch=request.batch, result=result, half_width=half)
+    if request.rule == TWO_STAGE:
+        pilot = min(request.batch, total)
+        bigger = second_stage_size(pilot=drawn, population=total, result=result, half_width=half) if drawn <= pilot \
+            else drawn
+        if bigger <= drawn:
+            note = "" if now <= half else "; the two-stage plan is done and stops here"
+            return UntilStep("plan done", drawn, 0, planned, line + note, now), draw
+    else:
+        bigger = next_size(drawn=drawn, population=total, batch=request.batch, result=result, half_width=half)
     if bigger <= drawn:
         return UntilStep("reached" if now <= half else "census", drawn, 0, planned, line, now), draw
     grown = spread_draw(scores, size=bigger, seed=request.seed, previous=draw)

@@ -17,7 +17,7 @@ from backend.review.sample_store import SampleStore
 from backend.review.sampling import Candidate, draw_sample
 from backend.review.spread_design import SPREAD, MIN_PER_STRATUM, certainty_stratum, spread_draw
 from backend.review.until_width import (WidthTarget, more_reviews, more_reviews_line, next_size,
-                                        planned_reviews)
+                                        planned_reviews, second_stage_size)
 from backend.review.until_width_push import UntilRequest, step_until_width, width_lines
 from backend.scoring.results import ItemResult
 
@@ -93,6 +93,9 @@ def test_the_sequential_rule_stops_at_the_target_and_otherwise_draws_one_batch()
     assert next_size(drawn=100, population=1000, batch=50, result=result, half_width=half * 1.01) == 100
     assert next_size(drawn=100, population=1000, batch=50, result=result, half_width=half / 3) == 150
     assert next_size(drawn=980, population=1000, batch=50, result=None, half_width=0.01) == 1000
+    # two-stage: the pilot's interval sets the size in all (308 for half its width: see above), or the pilot stays
+    assert second_stage_size(pilot=100, population=1000, result=result, half_width=half / 2) == 308
+    assert second_stage_size(pilot=100, population=1000, result=result, half_width=half * 1.01) == 100
 
 
 def _audit(n: int = 400, seed: int = 1) -> tuple[list[ItemResult], dict[str, bool]]:
@@ -117,7 +120,7 @@ def _is_error(gold: str, original: str) -> bool:
     return gold != original
 
 
-@pytest.mark.parametrize("rule", ["sequential", "fixed"])
+@pytest.mark.parametrize("rule", ["sequential", "two-stage", "fixed"])
 def test_the_push_step_draws_waits_and_stops(tmp_path, rule):
     results, truth = _audit()
     store = ReviewStore(f"sqlite:///{tmp_path / 'audit.sqlite'}")
@@ -125,18 +128,22 @@ def test_the_push_step_draws_waits_and_stops(tmp_path, rule):
     request = UntilRequest(WidthTarget(points=8), batch=40, rule=rule, seed=5)
     step, draw = step_until_width(samples, "p", results, {}, request, is_error=_is_error)
     assert step.state == "drawn" and step.added == len(draw.items)
-    assert len(draw.items) == (40 if rule == "sequential" else step.planned)
+    assert len(draw.items) == (step.planned if rule == "fixed" else 40)
     assert samples.draw("p") == draw
     waiting, same = step_until_width(samples, "p", results, {}, request, is_error=_is_error)
     assert waiting.state == "waiting" and waiting.added == 0 and same == draw
     assert f"PENDING ({len(draw.items)} drawn items not settled yet)" in waiting.line
+    steps = []
     for _ in range(20):  # the experts settle each batch; the rule draws the next until the target is met
         step, grown = step_until_width(samples, "p", results, _settle(draw, truth), request, is_error=_is_error)
+        steps.append(step.state)
         if step.state != "drawn":
             break
         assert {i.task_id for i in draw.items} < {i.task_id for i in grown.items}
         draw = grown
     assert step.state in ("reached", "plan done")
+    if rule == "two-stage":  # the pilot's interval sets the second stage, drawn at once; then it stops
+        assert steps in (["drawn", "plan done"], ["plan done"])
     if rule == "sequential":
         assert step.half_width <= 0.08
         assert "±8 points reached" in step.line
