@@ -65,6 +65,7 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
     from backend.review.active import ControlSample, control_sample, rank_suspects, wrong_score  # noqa: F401
     from backend.review.judge_strata import OPEN, JudgeInputs, calibrated_scores, settled_strata  # noqa: F401
     from backend.review.until_width import WidthTarget, more_reviews_line  # noqa: F401
+    from backend.review.spread_design import SPREAD, certainty_stratum  # noqa: F401
     from backend.review.truth_model import SourceQuality, TruthModel  # noqa: F401
     from backend.review.triage import ItemEvidence, TriageResult, triage_items  # noqa: F401
     from backend.review.triage_scope import not_triaged  # noqa: F401
