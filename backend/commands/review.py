@@ -170,9 +170,9 @@ def push(
     until_batch: int = typer.Option(defaults.UNTIL_WIDTH_BATCH, "--batch", min=1,
                                     help="--until-width: control items drawn per step (sequential rule)."),
     stop_rule: str = typer.Option(defaults.UNTIL_WIDTH_RULE, "--stop-rule",
-                                  help="--until-width: fixed (the size planned up front from the judges' scores), "
-                                       "two-stage (a pilot batch, then the size its interval asks for) or "
-                                       "sequential (a batch at a time, stop when narrow); coverage measured in "
+                                  help="--until-width: sequential (a batch at a time, stop when within W), "
+                                       "two-stage (a pilot batch, then the size its interval asks for) or fixed "
+                                       "(the size planned up front from the judges' scores); coverage measured in "
                                        "docs/statistics.md."),
     url: Optional[str] = URL,
     review_url: Optional[str] = REVIEW_URL,

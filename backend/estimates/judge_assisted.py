@@ -257,7 +257,7 @@ def reviews_for(half_width: float, *, current: float, n: int, population: int, c
     The unit variance S² ≈ (h / z)² · n / (1 − n/N) read off the current half-width h, then
     n' = S² (z/W)² / (1 + S² (z/W)² / N): the finite-population sample size of a mean. A projection
     for planning the next batch, not a guarantee: the interval of the reviews then settled is what counts
-    (a fixed plan keeps the coverage; stopping when the interval happens to be narrow does not).
+    (whether stopping when it is narrow keeps the coverage is measured in ``bench/bench_until_width.py``).
     None when the current interval has no width to read (a census, or nothing sampled).
     """
     if not 0 < half_width < 1:

@@ -61,9 +61,8 @@ def _plan(result: JudgeAssisted | None, reason: str = "") -> str:
             totals.append(f"±{100 * target:g} points: about {plan['with_judges']} reviews in all, "
                           f"{plan['design_only']} without the judges")
     tail = ("" if not totals else " (" + "; ".join(totals) + ")")
-    return ("; ".join(lines) + tail + ". Planned from this sample: draw them, then read the interval "
-            "(`review push --until-width W` does it; stopping whenever the interval happens to look narrow "
-            "can lose coverage: docs/statistics.md).")
+    return ("; ".join(lines) + tail + ". Planned from this sample; `review push --until-width W` draws them in "
+            "batches of 50 and stops at the target (its coverage measured in docs/statistics.md).")
 
 
 def judge_rows(data: AuditData, *, confidence: float,
