@@ -168,7 +168,7 @@ def push(
              "points) or errors (40errors = ±40 errors). Replaces --sample.",
     ),
     until_batch: int = typer.Option(defaults.UNTIL_WIDTH_BATCH, "--batch", min=1,
-                                    help="--until-width: control items drawn per step (sequential rule)."),
+                                    help="--until-width: control items drawn per step (the two-stage rule: its pilot)."),
     stop_rule: str = typer.Option(defaults.UNTIL_WIDTH_RULE, "--stop-rule",
                                   help="--until-width: sequential (a batch at a time, stop when within W), "
                                        "two-stage (a pilot batch, then the size its interval asks for) or fixed "
