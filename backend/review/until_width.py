@@ -17,10 +17,11 @@ Two rules (:data:`RULES`), measured in ``bench/bench_until_width.py`` (table in 
   fell, so it adapts to the judges' real quality (the fixed plan cannot) while looking at the data once.
 * ``sequential`` — draw a batch, wait for its verdicts, stop as soon as the judge-assisted interval is
   within the target, else draw the next batch. Stopping when an interval *happens* to be narrow can lose
-  coverage; measured, it did not here (0.943–0.997 at 300 replicates, rare errors and judges at chance
-  included: the interval's own margins — the t quantile on min(n − H, errors, right labels) degrees of
-  freedom, the exact fall-back below 5 errors — and one look per batch of 50 absorb it), and it alone met the
-  target in every run, with the fewest reviews. It is the default (``UNTIL_WIDTH_RULE``).
+  coverage; measured, it did not here (0.943–0.998 at 300 and 600 replicates, rare errors and judges at
+  chance included, where the fixed and two-stage rules fell to 0.937 / 0.938 once): the interval's own
+  margins (the t quantile on min(n − H, errors, right labels) degrees of freedom, the exact fall-back below
+  5 errors) and one look per batch of 50 absorb it. It alone met the target in every run, with the fewest
+  reviews: the default (``UNTIL_WIDTH_RULE``).
 
 :func:`more_reviews` projects how many more reviews reach the target from the current interval
 (:func:`backend.estimates.judge_assisted.reviews_for`: the residual variance read off the current width).
