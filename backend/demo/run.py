@@ -87,6 +87,24 @@ def resolve_ports(state: dict[str, Any], wanted: dict[str, int | None]) -> dict[
     return ports
 
 
+def reconcile_port(home: DemoHome, state: dict[str, Any]) -> int:
+    """The shared reconciliation instance's port, moved up (and saved) when another program took it first.
+
+    Its port is chosen with the others at the first run but the instance starts only when round 2 begins,
+    maybe days later: until it has been started once (no data folder), a busy port is not a reason to stop.
+    """
+    port = int(state["ports"][RECONCILE_INSTANCE])
+    if home.ls_data(RECONCILE_INSTANCE).exists() or not services.port_open(port):
+        return port
+    taken = {int(p) for name, p in state["ports"].items() if name != RECONCILE_INSTANCE}
+    moved = services.first_free_port(port + 1)
+    while moved in taken:
+        moved = services.first_free_port(moved + 1)
+    state["ports"][RECONCILE_INSTANCE] = moved
+    save_state(home, state)
+    return moved
+
+
 def _step(console: Console, text: str) -> None:
     console.print(f"[bold cyan]•[/bold cyan] {text}")
 
@@ -203,7 +221,7 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console, 
                    f"expert's own Label Studio ({pushed['added']} added now)")
     progress = ReviewProgress()  # nothing flagged: nothing in review, no round 2
     if pushed["items"]:
-        progress, review_env = reconcile_round(home, keys, port=state["ports"][RECONCILE_INSTANCE],
+        progress, review_env = reconcile_round(home, keys, port=reconcile_port(home, state),
                                                project=state["project"], env=review_env, run_cli=run_cli,
                                                say=lambda text: _step(console, text))
     run_cli(["stats_cli.cli", "report", "--project", str(state["project"]), "--format", "html",

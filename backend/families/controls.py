@@ -53,18 +53,8 @@ class ControlsFamily(TaskFamily):
     """Every audited control of a project, each judged as its own task (see the module docstring)."""
 
     name = "controls"
-    report_skips = {
-        key: f"{why}; each control has its own figures after 'Controls audited'" for key, why in {
-            "classes": "a confusion of whole items does not fit several controls",
-            "ensemble": "members answer each control on its own",
-            "ensemble_gold": "members answer each control on its own",
-            "judges": "members answer each control on its own",
-            "crowd": "crowd aggregation runs per control",
-            "stratified": "p_d stratification runs per control",
-            "probes": "the probes plant a single label",
-            "models": "model ranking runs per control",
-        }.items()
-    }
+    lacks = {"one_label": "members answer each control on its own; each control has its own figures after "
+                          "'Controls audited'"}
 
     # -- the spec --------------------------------------------------------------------------------------
     def check_spec(self, spec: "TaskSpec") -> None:

@@ -55,19 +55,9 @@ class MultiLabelFamily(TaskFamily):
 
     name = "multilabel"
     multi_valued = True
-    report_skips = {
-        key: f"{why}; the per-label view is in 'Label sets, per label'" for key, why in {
-            "classes": "a confusion of single labels does not fit sets",
-            "ensemble": "members answer one yes/no question per label, not one distribution per item",
-            "ensemble_gold": "members answer one yes/no question per label, not one distribution per item",
-            "judges": "members answer one yes/no question per label, not one distribution per item",
-            "crowd": "crowd aggregation of sets is per label (the original set is their per-label majority)",
-            "stratified": "p_d of sets is not defined here",
-            "probes": "the probes plant a single label",
-            "triage": "members answer one yes/no question per label and the truth model takes one label out of the "
-                      "task's classes per item",
-        }.items()
-    }
+    lacks = {"one_label": "members answer one yes/no question per label, not one distribution per item, and the "
+                          "truth model takes one label out of the task's classes per item; the per-label view is "
+                          "in 'Label sets, per label'"}
 
     # -- the spec --------------------------------------------------------------------------------------
     def check_spec(self, spec: "TaskSpec") -> None:

@@ -13,13 +13,18 @@ every attribute that makes no small integer scale, however large, is a ``ValueEr
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.task.generic import MAX_CLASSES
 from backend.task.family import register_family
-from backend.families.rating import RatingFamily
+from backend.controls.element import ConfigControl, InputObject
+from backend.families.rating import RatingFamily, scale_spec
 
-__all__ = ["MAX_LABEL_CHARS", "NumberFamily", "number_labels"]
+if TYPE_CHECKING:
+    from backend.task.spec import TaskSpec
+
+__all__ = ["MAX_LABEL_CHARS", "NumberFamily", "control_spec", "number_labels"]
 
 #: A label is stored whole in the ledger's label columns (original, prediction, crowd label).
 MAX_LABEL_CHARS = STORE_COLUMN_CHARS
@@ -71,6 +76,17 @@ def number_labels(*, minimum: str | None, maximum: str | None, step: str | None,
         raise ValueError(f"<Number name={name!r}>: the value {longest[:20]}... takes {len(longest)} characters, more "
                          f"than the {MAX_LABEL_CHARS} the ledger stores per label")
     return labels
+
+
+def control_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str, guidelines: str, label_field: str,
+                 titles: Mapping[str, str], option_orders: int | None = None, calibration: str | None = None,
+                 root: Any = None) -> "TaskSpec":
+    """A ``<Number>``'s spec (its builder in :mod:`backend.controls.number`; ``root`` unread: the element says it
+    all); ValueError with the reason."""
+    labels = number_labels(minimum=ctrl.get("min"), maximum=ctrl.get("max"), step=ctrl.get("step"), name=ctrl.name)
+    return scale_spec(ctrl, inputs, labels=labels, family="number", name=name, guidelines=guidelines,
+                      question=f"Which number from {labels[0]} to {labels[-1]} does this item deserve?",
+                      label_field=label_field, titles=titles, option_orders=option_orders, calibration=calibration)
 
 
 @register_family

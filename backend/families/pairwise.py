@@ -18,11 +18,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from backend.controls.element import ConfigControl, InputObject
 from backend.task.family import Question, questions_params, register_family
 from backend.families.answers import control_answer
 from backend.families.single import NominalFamily
 from backend.task.generic import derived_options, generic_spec
-from backend.task.spec import PromptText
+from backend.task.option_orders import EXTRA_KEY as ORDERS_KEY
+from backend.task.spec import ChoiceBinding, PromptText
 from backend.scoring.ensemble import VerdictRule
 from backend.families.orders import merge_orders
 
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
     from backend.scoring.results import ItemResult
     from backend.task.spec import TaskSpec
 
-__all__ = ["LEFT", "ORDERS", "PairwiseFamily", "RIGHT", "TIE", "pair_fields"]
+__all__ = ["LEFT", "ORDERS", "PairwiseFamily", "RIGHT", "TIE", "control_spec", "pair_fields"]
 
 LEFT, RIGHT, TIE = "left", "right", "tie"
 #: The two orders: the left response first, then the right one first.
@@ -52,15 +54,45 @@ def pair_fields(spec: "TaskSpec") -> tuple[str, str]:
     return pair  # type: ignore[return-value]
 
 
+def control_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str, guidelines: str, label_field: str,
+                 titles: Mapping[str, str], option_orders: int | None = None, calibration: str | None = None,
+                 root: Any = None) -> "TaskSpec":
+    """A ``<Pairwise>``'s spec (its builder in :mod:`backend.controls.pairwise`): a preference between the two
+    objects of ``toName`` (left, right); the other inputs are context. ValueError with the reason.
+
+    The spec keeps its option orders for its two order questions, which are never calibrated (both orders
+    already cancel the position lean): ``calibration`` is not read."""
+    by_name = {obj.name: obj for obj in inputs}
+    pair = [n.strip() for n in ctrl.to_name.split(",") if n.strip()]
+    if len(pair) != 2 or any(n not in by_name for n in pair):
+        raise ValueError(f"<Pairwise name={ctrl.name!r}> compares toName={ctrl.to_name!r}: it needs two inputs of the "
+                         "config bound to data fields")
+    left, right = by_name[pair[0]].field, by_name[pair[1]].field
+    if left == right:
+        raise ValueError(f"<Pairwise name={ctrl.name!r}> compares field {left!r} with itself")
+    if by_name[pair[0]].is_image or by_name[pair[1]].is_image:
+        raise ValueError(f"<Pairwise name={ctrl.name!r}> compares images: only text responses are compared")
+    fields = [f for f in dict.fromkeys(obj.field for obj in inputs) if f not in (left, right)] + [left, right]
+    labels = (LEFT, RIGHT)
+    binding = ChoiceBinding(from_name=ctrl.name, to_name=ctrl.to_name, labels=labels,
+                            shown=("the left response", "the right response"), kind="pairwise")
+    spec = generic_spec(labels=labels, fields=fields, family="nominal", name=name, guidelines=guidelines,
+                        titles=titles, question=ctrl.title or "Which response is better?", label_field=label_field,
+                        binding=binding, option_orders=option_orders)
+    return replace(spec, family="pairwise", extra={ORDERS_KEY: spec.extra[ORDERS_KEY], PAIR_KEY: (left, right)})
+
+
 @register_family
 class PairwiseFamily(NominalFamily):
     """``left`` / ``right`` (/ ``tie``); two questions, one per order, merged per member."""
 
     name = "pairwise"
-    report_skips = {
-        "stratified": "p_d stratification needs several annotations of one answer per item",
-        "probes": "the probes plant a single label in one text",
-    }
+    ambiguous_choice = False  # the expert clicks a response: no extra choice to offer
+    confident_learning = False
+    preference = True
+    one_text = False
+    lacks = {"one_text": "a preference compares two responses: the probes plant a single label in one text, and "
+                         "p_d stratification needs several annotations of one answer per item"}
 
     def check_spec(self, spec: "TaskSpec") -> None:
         if spec.labels[:2] != (LEFT, RIGHT) or not set(spec.labels) <= {LEFT, RIGHT, TIE}:

@@ -15,9 +15,11 @@ answer (:meth:`RatingFamily.read_result`: a grade off the scale, a fraction or `
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from backend.task.generic import MAX_CLASSES
+from backend.controls.element import ConfigControl, InputObject
+from backend.task.generic import MAX_CLASSES, generic_spec
+from backend.task.spec import ChoiceBinding
 from backend.task.family import register_family
 from backend.families.answers import control_answer
 from backend.families.single import OrdinalFamily
@@ -25,7 +27,7 @@ from backend.families.single import OrdinalFamily
 if TYPE_CHECKING:
     from backend.task.spec import TaskSpec
 
-__all__ = ["DEFAULT_MAX_RATING", "RatingFamily", "rating_labels", "scalar_result"]
+__all__ = ["DEFAULT_MAX_RATING", "RatingFamily", "control_spec", "rating_labels", "scalar_result", "scale_spec"]
 
 #: Label Studio's default number of stars.
 DEFAULT_MAX_RATING = 5
@@ -39,6 +41,36 @@ def rating_labels(max_rating: str | None, *, name: str) -> tuple[str, ...]:
         raise ValueError(f"<Rating name={name!r}> has maxRating={max_rating!r}: 2 to {MAX_CLASSES} stars can be "
                          "judged")
     return tuple(str(v) for v in range(1, int(top) + 1))
+
+
+def scale_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, labels: Sequence[str], family: str, question: str,
+               name: str, guidelines: str, label_field: str, titles: Mapping[str, str], option_orders: int | None,
+               calibration: str | None) -> "TaskSpec":
+    """The spec of a control whose options are a scale of numbers (``<Rating>``, ``<Number>``): the generic
+    prompts over the config's inputs, the ends of the scale worded once, the lowest grade its negative class.
+
+    The question is the control's ``<Header>`` title, else ``question``; ``option_orders`` and ``calibration``
+    are the settings' (:func:`backend.task.generic.generic_spec`; None: the defaults)."""
+    fields = list(dict.fromkeys(obj.field for obj in inputs))
+    images = tuple(dict.fromkeys(obj.field for obj in inputs if obj.is_image))
+    shown = [f"{labels[0]} (lowest)", *labels[1:-1], f"{labels[-1]} (highest)"]
+    binding = ChoiceBinding(from_name=ctrl.name, to_name=ctrl.to_name, labels=tuple(labels), shown=tuple(shown),
+                            kind=family)
+    return generic_spec(labels=labels, fields=fields, family=family, name=name, guidelines=guidelines,
+                        shown=shown, titles=titles, question=ctrl.title or question, negative_label=labels[0],
+                        label_field=label_field, binding=binding, image_fields=images, option_orders=option_orders,
+                        calibration=calibration)
+
+
+def control_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str, guidelines: str, label_field: str,
+                 titles: Mapping[str, str], option_orders: int | None = None, calibration: str | None = None,
+                 root: Any = None) -> "TaskSpec":
+    """A ``<Rating>``'s spec (its builder in :mod:`backend.controls.rating`; ``root`` unread: the element says it
+    all); ValueError with the reason."""
+    labels = rating_labels(ctrl.get("maxRating"), name=ctrl.name)
+    return scale_spec(ctrl, inputs, labels=labels, family="rating", name=name, guidelines=guidelines,
+                      question=f"How many stars, from 1 to {labels[-1]}, does this item deserve?",
+                      label_field=label_field, titles=titles, option_orders=option_orders, calibration=calibration)
 
 
 def scalar_result(spec: "TaskSpec", value: str, *, kind: str) -> list[dict[str, Any]]:
@@ -59,6 +91,7 @@ class RatingFamily(OrdinalFamily):
 
     name = "rating"
     builtin_specs = False
+    confident_learning = False  # a <Rating> or <Number> is judged from its control, not learnt as text classes
     result_kind = "rating"
 
     def check_spec(self, spec: "TaskSpec") -> None:

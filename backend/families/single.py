@@ -165,6 +165,8 @@ class BinaryFamily(SingleChoiceFamily):
     name = "binary"
     two_class = True
     builtin_specs = True
+    ambiguous_choice = True
+    confident_learning = True
 
     def check_spec(self, spec: "TaskSpec") -> None:
         if len(spec.labels) != 2:
@@ -176,6 +178,8 @@ class NominalFamily(SingleChoiceFamily):
     """k >= 2 unordered labels; any difference disagrees; no negative class unless named."""
 
     name = "nominal"
+    ambiguous_choice = True
+    confident_learning = True
 
     def default_negative(self, spec: "TaskSpec") -> str:
         return ""
@@ -186,6 +190,7 @@ class OrdinalFamily(SingleChoiceFamily):
     """Ordered grades: distance and/or boundary flag rule, median of annotations, threshold 0.2."""
 
     name = "ordinal"
+    confident_learning = True  # its grades taken as unordered classes
     default_threshold = 0.2
     agreement_level = "ordinal"
     ordered = True

@@ -24,6 +24,7 @@ from backend.spans.config import review_span_config, span_control_of
 from backend.spans.gold_spans import item_gold
 
 if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
     from backend.scoring.results import ItemResult
     from backend.spans.config import SpanControl
     from backend.task.spec import TaskSpec
@@ -37,19 +38,9 @@ class SpanFamily(TaskFamily):
 
     name = "spans"
     span_valued = True
-    report_skips = {
-        key: f"{why}; the span view is in 'Spans, by error kind'" for key, why in {
-            "classes": "a confusion of single labels does not fit span lists",
-            "ensemble": "members answer one question per span, not one distribution per item",
-            "ensemble_gold": "members answer one question per span, not one distribution per item",
-            "judges": "members answer one question per span, not one distribution per item",
-            "crowd": "the original spans are the annotators' per-span majority",
-            "stratified": "p_d of span lists is not defined here",
-            "probes": "the probes plant a single label",
-            "triage": "members answer one question per span and the truth model takes one label out of the task's "
-                      "classes per item",
-        }.items()
-    }
+    lacks = {"one_label": "members answer one question per span, not one distribution per item, and the truth "
+                          "model takes one label out of the task's classes per item; the span view is in "
+                          "'Spans, by error kind'"}
 
     def check_spec(self, spec: "TaskSpec") -> None:
         if spec.labels[-1] != NOT_AN_ENTITY:
@@ -134,7 +125,8 @@ class SpanFamily(TaskFamily):
         return prediction_result(predicted_from_value(str(result.prediction)), control=control.name,
                                  to_name=control.to_name, model_version=model_version)
 
-    def review_config(self, spec: "TaskSpec", label_config: str, *, answer_fields: Sequence[str] = ()) -> str | None:
+    def review_config(self, spec: "TaskSpec", label_config: "str | Element", *,
+                      answer_fields: Sequence[str] = ()) -> str | None:
         """Blind review: the text and the entity types only; round 2 adds each expert's spans above them."""
         return review_span_config(label_config, control=span_control_of(spec).name, answer_fields=answer_fields)
 

@@ -1,9 +1,10 @@
 """The controls of a label config: which ones a judge can answer, and why the others are skipped.
 
 A project is a list of controls (every element with a ``name`` and a ``toName``). The per-item controls
-whose answer is one of a few options are audited: ``<Choices>``, ``<Rating>``, ``<Number>`` over a small
-integer scale, ``<Pairwise>``. Every other control is listed with the reason it is skipped (free text,
-regions, a taxonomy tree...), and the rest of the project proceeds. Read once per config
+whose answer is one of a few options are audited (the per-item control types of :mod:`backend.controls`:
+``<Choices>``, ``<Rating>``, ``<Number>`` over a small integer scale, ``<Pairwise>``). Every other control is
+listed with the reason its control type gives (free text, regions, a taxonomy tree...), and the rest of the
+project proceeds. Read once per config
 (:func:`list_controls`); :mod:`backend.labelstudio.projectspec` turns the result into the task spec.
 """
 
@@ -12,39 +13,13 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
-from backend.task.spec import Condition
+from backend.controls.element import Condition, ConfigControl
+from backend.controls.registry import audited_tags, skip_reason
 
 __all__ = ["AUDITED_TAGS", "ConfigControl", "SkippedControl", "list_controls", "select_controls"]
 
-#: Control tags a judge can answer, each with one answer per item.
-AUDITED_TAGS = ("Choices", "Rating", "Number", "Pairwise")
-#: Why a control of another tag is skipped (the tag's family of answers, not a judge's options).
-SKIP_REASONS = {
-    "TextArea": "free text: a judge answers options, not prose",
-    "Taxonomy": "a tree of nested choices: not audited yet (its answer is a list of paths, see docs/controls.md)",
-    "DateTime": "a date: not a choice among options",
-    "Ranker": "a ranking of a list: not a choice among options",
-    "List": "a ranking of a list: not a choice among options",
-    "Relations": "relations between regions: regions are not audited by this tool",
-    "Relation": "relations between regions: regions are not audited by this tool",
-}
-REGION_REASON = "marks regions of the input (spans, boxes, polygons, audio segments): audit it on its own as a span project"
-
-
-@dataclass(frozen=True)
-class ConfigControl:
-    """One control the judges answer, as the config states it."""
-
-    name: str
-    tag: str
-    to_name: str
-    attrs: tuple[tuple[str, str], ...]
-    title: str = ""
-    when: Condition | None = None
-
-    def get(self, attr: str, default: str | None = None) -> str | None:
-        """An attribute of the control element."""
-        return dict(self.attrs).get(attr, default)
+#: Control tags a judge can answer, each with one answer per item: a view of the control registry.
+AUDITED_TAGS = audited_tags()
 
 
 @dataclass(frozen=True)
@@ -101,10 +76,7 @@ def list_controls(root: ET.Element) -> tuple[list[ConfigControl], list[SkippedCo
         if not name or to_name is None:
             continue
         if elem.tag not in AUDITED_TAGS:
-            reason = REGION_REASON if elem.tag.endswith("Labels") or elem.tag in (
-                "Rectangle", "Polygon", "KeyPoint", "Brush", "Ellipse", "VideoRectangle", "MagicWand") \
-                else SKIP_REASONS.get(elem.tag, "not a per-item choice among options")
-            skipped.append(SkippedControl(name, elem.tag, reason))
+            skipped.append(SkippedControl(name, elem.tag, skip_reason(elem.tag)))
             continue
         when, why = _condition(elem, parents)
         if why:

@@ -35,19 +35,17 @@ from backend.labelstudio.expertview import (
     field_title,
     shown_inputs,
 )
-from backend.labelstudio.labelconfig import find_choice_control, find_inputs, parse_label_config
+from backend.controls.registry import audited_tags, control_type, render_attrs
+from backend.controls.parse import config_root
+from backend.labelstudio.labelconfig import find_choice_control, find_inputs
 
 #: Control tags an expert answers, and the attributes of each that only say how to render or bound it
-#: (kept). Everything else (``defaultValue``, ``hotkey``, ``perRegion``, conditions...) is dropped.
-RENDER_ATTRS: dict[str, tuple[str, ...]] = {
-    "Rating": ("maxRating", "icon", "size"),
-    "Number": ("min", "max", "step", "slider"),
-    "Pairwise": ("selectionStyle", "leftClass", "rightClass"),
-}
-CONTROL_TAGS = ("Choices", *RENDER_ATTRS)
+#: (kept; ``<Choices>`` keeps its ``<Choice>`` children instead). Everything else (``defaultValue``,
+#: ``hotkey``, ``perRegion``, conditions...) is dropped. A view of the control registry (:mod:`backend.controls`).
+RENDER_ATTRS: dict[str, tuple[str, ...]] = {tag: render_attrs(tag) for tag in audited_tags() if tag != "Choices"}
+CONTROL_TAGS = audited_tags()
 #: The one condition on an answer that the audit follows (as the spec does, backend.labelstudio.controls_config).
 CONDITION_KINDS = ("choice-selected",)
-PAIRWISE_ASK = "click the one you prefer"
 ROUND1_PREFIX = "round1_"
 
 
@@ -80,18 +78,20 @@ def round1_fields(controls: Sequence[str], *, taken: Collection[str] = ()) -> di
 
 def control_title(name: str, tag: str) -> str:
     """The neutral title of a control: its name made readable (module docstring: why not its header)."""
-    title = field_title(name)
-    return f"{title} ({PAIRWISE_ASK})" if tag == "Pairwise" else title
+    title, ctype = field_title(name), control_type(tag)
+    return f"{title} ({ctype.review_ask})" if ctype is not None and ctype.review_ask else title
 
 
 def response_titles(elems: Sequence[ET.Element]) -> dict[str, str]:
-    """Input name -> "Response 1" / "Response 2" for the two objects a ``<Pairwise>`` compares.
+    """Input name -> "Response 1" / "Response 2" for the two objects a ``<Pairwise>`` compares (a control type
+    whose ``compares_objects`` is set).
 
     Their own titles or field names (``chosen`` / ``rejected``) can name the original preference.
     """
     out: dict[str, str] = {}
     for elem in elems:
-        if elem.tag == "Pairwise":
+        ctype = control_type(elem.tag)
+        if ctype is not None and ctype.compares_objects:
             names = [n.strip() for n in (elem.get("toName") or "").split(",") if n.strip()]
             out.update({name: f"Response {i}" for i, name in enumerate(names[:2], start=1)})
     return out
@@ -112,9 +112,10 @@ def response_fields(root: ET.Element, elems: Sequence[ET.Element]) -> dict[str, 
     return out
 
 
-def review_fields(source_xml: str, *, controls: Sequence[str]) -> dict[str, str]:
-    """Source field -> the data key a review task holds it under, for the fields that are renamed."""
-    root = parse_label_config(source_xml)
+def review_fields(source_xml: str | ET.Element, *, controls: Sequence[str]) -> dict[str, str]:
+    """Source field -> the data key a review task holds it under, for the fields that are renamed (``source_xml``:
+    the config or its tree already parsed)."""
+    root = config_root(source_xml)
     return response_fields(root, find_controls(root, controls))
 
 
@@ -157,13 +158,14 @@ def _append_control(block: ET.Element, root: ET.Element, elem: ET.Element, *, to
         return
     attrs = {"name": name, "toName": to_name}
     attrs.update({k: elem.get(k, "") for k in RENDER_ATTRS[elem.tag] if elem.get(k) is not None})
-    if required and elem.tag != "Pairwise":
+    ctype = control_type(elem.tag)
+    if required and (ctype is None or ctype.required):
         attrs["required"] = "true"
     ET.SubElement(block, elem.tag, attrs)
 
 
 def expert_controls_config(
-    source_xml: str,
+    source_xml: str | ET.Element,
     *,
     controls: Sequence[str],
     exclude_fields: Sequence[str],
@@ -179,10 +181,10 @@ def expert_controls_config(
     """
     if not controls:
         raise ValueError("no control to review")
-    root = parse_label_config(source_xml)
+    root = config_root(source_xml)  # the tree when the caller holds it (parsed once)
     elems = find_controls(root, controls)
     if len(elems) == 1 and elems[0].tag == "Choices" and not round1:
-        return expert_label_config(source_xml, control=controls[0], exclude_fields=exclude_fields,
+        return expert_label_config(root, control=controls[0], exclude_fields=exclude_fields,
                                    guidelines_html=guidelines_html)
     inputs = shown_inputs(root, exclude_fields)
     view = ET.Element("View")

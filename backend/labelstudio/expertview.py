@@ -23,7 +23,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from backend.labelstudio.labelconfig import ChoiceControl, find_choice_control, find_inputs, parse_label_config
+from backend.controls.parse import config_root
+from backend.labelstudio.labelconfig import ChoiceControl, find_choice_control, find_inputs
 
 MEANING_SEP = " — "
 CHOICES_TITLE = "Your label"
@@ -252,7 +253,7 @@ def append_inputs(view: ET.Element, root: ET.Element, inputs: Sequence, *, title
 
 
 def expert_label_config(
-    source_xml: str,
+    source_xml: str | ET.Element,
     *,
     control: str | None,
     exclude_fields: Sequence[str],
@@ -267,9 +268,10 @@ def expert_label_config(
     ``answer_fields`` adds text blocks under ``answers_title`` before the choices (round 2: the
     experts' round-1 answers); ``choices_title`` replaces the headers found after the last input;
     ``extra_choices`` follow the project's choices (:class:`ExtraChoice`).
-    Extra controls, dynamic headers and ``selected`` choices of the source are dropped.
+    Extra controls, dynamic headers and ``selected`` choices of the source are dropped. ``source_xml`` may be
+    the tree already parsed (:func:`backend.controls.parse.config_root`).
     """
-    root = parse_label_config(source_xml)
+    root = config_root(source_xml)
     choices = find_choice_control(root, control=control)
     inputs = shown_inputs(root, exclude_fields)
     meanings = choice_meanings(root, control=control, guidelines_html=guidelines_html)

@@ -6,9 +6,8 @@ review configs keep only what an expert needs to judge: the item's inputs and th
 every header, instruction, extra control and pre-selected choice is dropped because any of them can
 carry a hint (or the original label itself, when it was imported as a data field).
 
-Configs are parsed by defusedxml, which refuses any entity declaration: expat's amplification limit
-let a 1 MB entity referenced 90 times (~90 MB expanded) through, and no Label Studio template
-declares entities. The parsed tree is the stdlib's, so the rest of the code uses ``ElementTree``.
+Configs are parsed by defusedxml, which refuses any entity declaration (the one parser,
+:mod:`backend.controls.parse`; its parsed input type is :class:`backend.controls.element.InputObject`).
 """
 
 from __future__ import annotations
@@ -16,18 +15,16 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
-from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import fromstring as safe_fromstring
-
+from backend.controls.element import IMAGE_TAGS, InputObject
+from backend.controls.parse import parse_label_config
+from backend.controls.registry import input_tags
 from backend.families.single import choice_from_result  # noqa: F401  (re-exported: its readers import it here)
 from backend.task.spec import TaskSpec
 
 # Object tags whose ``value="$field"`` shows a text-like item input.
 TEXT_TAGS = frozenset({"Text", "HyperText", "Paragraphs", "Markdown", "Table"})
-# Object tags whose ``value="$field"`` shows an image: judged by members that see (backend.images).
-IMAGE_TAGS = frozenset({"Image"})
 # Every object tag this tool judges an input of; any other object tag bound to data is refused.
-INPUT_TAGS = TEXT_TAGS | IMAGE_TAGS
+INPUT_TAGS = TEXT_TAGS | IMAGE_TAGS | input_tags()  # and those a control type brings (the control registry)
 # Attributes of an input tag that only say how to render it (kept); everything else is dropped.
 INPUT_ATTRS = ("name", "value", "valueType", "layout", "nameKey", "textKey", "granularity")
 CHOICE_ATTRS = ("value", "alias", "hotkey")
@@ -53,33 +50,6 @@ class ChoiceControl:
     def choice_mode(self) -> str:
         """The ``choice`` attribute a review config gives this control."""
         return "multiple" if self.multiple else "single"
-
-
-@dataclass(frozen=True)
-class InputObject:
-    """An object tag showing one data field."""
-
-    tag: str
-    name: str
-    field: str
-    attrs: tuple[tuple[str, str], ...]
-
-    @property
-    def is_image(self) -> bool:
-        """An ``<Image>``: its field holds an image reference, fetched for the judges, never sent as text."""
-        return self.tag in IMAGE_TAGS
-
-
-def parse_label_config(xml: str) -> ET.Element:
-    """The config's element tree; ValueError when it is empty, not XML, or declares entities or a DTD."""
-    if not xml or not xml.strip():
-        raise ValueError("the label config is empty")
-    try:
-        return safe_fromstring(xml, forbid_dtd=True)
-    except DefusedXmlException as exc:
-        raise ValueError(f"the label config declares a DTD or entities, which are refused: {exc}") from exc
-    except ET.ParseError as exc:
-        raise ValueError(f"the label config is not well-formed XML: {exc}") from exc
 
 
 _parse = parse_label_config

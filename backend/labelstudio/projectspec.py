@@ -25,7 +25,7 @@ from backend.labelstudio.labelconfig import (
     find_inputs,
 )
 from backend.labelstudio.controls_config import AUDITED_TAGS, ConfigControl, SkippedControl, list_controls, select_controls
-from backend.labelstudio.scale_spec import scale_spec
+from backend.controls.registry import control_type, spec_builder
 from backend.spans.config import has_span_labels, span_spec
 from backend.task.family import get_family
 from backend.task.calibration_setting import resolve_calibration
@@ -33,6 +33,8 @@ from backend.task.option_orders import resolve_orders
 from backend.task.spec import BUILTIN_SPECS, ChoiceBinding, ControlSpec, TaskSpec, load_spec
 
 
+#: The audited tags as the errors name them ("<Choices>, <Rating>, ..."): the control registry's.
+_AUDITED = ", ".join(f"<{tag}>" for tag in AUDITED_TAGS)
 #: Marks the project's labelling guidelines carried along with its label config (see ``attach_guidelines``).
 GUIDELINES_MARK = "label-audit-guidelines:"
 
@@ -176,8 +178,8 @@ def _spec_once(xml: str, label_field: str | None, name: str | None, control: str
     root = _parse(xml)
     guide = guidelines if guidelines is not None else attached or ""
     audited, skipped = list_controls(root)
-    if not audited and has_span_labels(xml):  # NER: spans family
-        return span_spec(xml, guidelines=guide, control=control, name=name, label_field=label_field or "label",
+    if not audited and has_span_labels(root):  # NER: spans family (the tree parsed above, not the XML again)
+        return span_spec(root, guidelines=guide, control=control, name=name, label_field=label_field or "label",
                          option_orders=option_orders, calibration=calibration)
     chosen = select_controls(audited, control)
     if not chosen:
@@ -212,11 +214,10 @@ def skipped_controls(xml: str, *, control: str | None = None) -> list[SkippedCon
 def _nothing_to_audit(root: ET.Element, skipped: list[SkippedControl]) -> str:
     regions = [s for s in skipped if s.tag.endswith("Labels")]
     if regions and not any(e.get("name") for e in root.iter("Choices")):
-        return (f"the label config labels regions (<{regions[0].tag}>): only per-item answers (<Choices>, <Rating>, "
-                "<Number>, <Pairwise>) can be audited")
+        return (f"the label config labels regions (<{regions[0].tag}>): only per-item answers ({_AUDITED}) can be "
+                "audited")
     why = "; ".join(s.describe() for s in skipped)
-    return ("the label config has no control a judge can answer (<Choices>, <Rating>, <Number>, <Pairwise>)"
-            + (f": {why}" if why else ""))
+    return f"the label config has no control a judge can answer ({_AUDITED})" + (f": {why}" if why else "")
 
 
 @dataclass(frozen=True)
@@ -238,9 +239,10 @@ def _control_spec(ctx: _Context, ctrl: ConfigControl, *, family: str | None, neg
     if ctrl.tag == "Choices":
         return _choices_spec(ctx, find_choice_control(ctx.root, control=ctrl.name), family=family,
                              negative_label=negative_label, named_negative=named_negative)
-    return scale_spec(ctrl, ctx.inputs, name=_spec_name(ctx.name), guidelines=ctx.guidelines,
-                      label_field=ctx.label_field, titles=_headers(ctx.root, ctx.inputs, ctrl.name)[0],
-                      option_orders=ctx.option_orders, calibration=ctx.calibration)
+    build = spec_builder(ctrl.tag)  # ValueError for a tag whose control type builds no spec of its own
+    return build(ctrl, ctx.inputs, root=ctx.root, name=_spec_name(ctx.name), guidelines=ctx.guidelines,
+                 label_field=ctx.label_field, titles=_headers(ctx.root, ctx.inputs, ctrl.name)[0],
+                 option_orders=ctx.option_orders, calibration=ctx.calibration)
 
 
 def _controls_spec(ctx: _Context, chosen: list[ConfigControl], *, negative_label: str | None,
@@ -250,6 +252,9 @@ def _controls_spec(ctx: _Context, chosen: list[ConfigControl], *, negative_label
     controls = []
     for ctrl in chosen:
         try:
+            ctype = control_type(ctrl.tag)
+            if ctype is not None and ctype.alone_reason:  # audited only as the project's one control
+                raise ValueError(ctype.alone_reason)
             own = _control_spec(ctx, ctrl, family=None, negative_label=negative_label, named_negative=named_negative)
         except ValueError as exc:
             raise ValueError(f"<{ctrl.tag} name={ctrl.name!r}>: {exc} (audit the others with "

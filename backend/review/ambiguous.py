@@ -21,19 +21,18 @@ from backend.labelstudio.expertview import ExtraChoice
 from backend.review.outcome import AMBIGUOUS_ANSWER
 from backend.task.spec import TaskSpec
 
-__all__ = ["AMBIGUOUS_CHOICE", "AMBIGUOUS_TEXT", "OFFERED_FAMILIES", "check_offerable", "extra_choices",
+__all__ = ["AMBIGUOUS_CHOICE", "AMBIGUOUS_TEXT", "check_offerable", "extra_choices",
            "read_answer", "shown_answer"]
 
 AMBIGUOUS_TEXT = "More than one answer may be right"
 AMBIGUOUS_HINT = "For items where the guidelines allow more than one defensible label."
 AMBIGUOUS_CHOICE = ExtraChoice(AMBIGUOUS_ANSWER, AMBIGUOUS_TEXT, AMBIGUOUS_HINT)
-OFFERED_FAMILIES = ("binary", "nominal")
 
 
 def check_offerable(spec: TaskSpec, *, single_choices: bool) -> None:
     """ValueError (one line) unless the task is one single-choice ``<Choices>`` control, binary or nominal."""
     family = spec.task_family.name
-    if not single_choices or family not in OFFERED_FAMILIES:
+    if not single_choices or not spec.task_family.ambiguous_choice:
         kind = family if single_choices else f"{family}, not one single-choice <Choices> control"
         raise ValueError(f"--ambiguous-choice needs one single-choice <Choices> control of a binary or nominal "
                          f"task; this project is {kind}")
@@ -51,7 +50,7 @@ def read_answer(spec: TaskSpec, result: Sequence[Any]) -> str | None:
     (the family would drop it as an unknown label), else the family's reading; an answer that is none of the
     labels is no answer (the review view allows only its labels; the item stays unanswered, never a crash)."""
     control = spec.binding.from_name if spec.binding is not None else ""
-    if control and spec.task_family.name in OFFERED_FAMILIES \
+    if control and spec.task_family.ambiguous_choice \
             and choice_from_result(result, control=control) == AMBIGUOUS_ANSWER:
         return AMBIGUOUS_ANSWER
     try:

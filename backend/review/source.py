@@ -7,7 +7,9 @@ metadata cannot leak into a review task.
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Mapping, Sequence
 
 from label_studio_sdk import LabelStudio
@@ -16,7 +18,8 @@ from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.taskshape import field
 from backend.labelstudio.expertcontrols import expert_controls_config, review_fields, round1_fields
 from backend.labelstudio.expertview import expert_label_config
-from backend.labelstudio.labelconfig import expert_field, find_inputs, parse_label_config
+from backend.controls.parse import parse_label_config
+from backend.labelstudio.labelconfig import expert_field, find_inputs
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.review.ambiguous import check_offerable, extra_choices, shown_answer
 from backend.task.spec import TaskSpec
@@ -33,6 +36,11 @@ class SourceProject:
     spec: TaskSpec
     label_field: str
     guidelines: str = ""  # the project's labelling guidelines (HTML), shown only once checked
+
+    @cached_property
+    def root(self) -> ET.Element:
+        """The label config's tree, parsed once for every review config built from it (read, never changed)."""
+        return parse_label_config(self.label_config)
 
     @property
     def key(self) -> str:
@@ -92,12 +100,12 @@ class SourceProject:
         ``ambiguous_choice`` adds "More than one answer may be right" after the choices (checked first)."""
         if ambiguous_choice:
             self.check_ambiguous_choice()
-            return expert_label_config(self.label_config, control=self.control, exclude_fields=(self.label_field,),
+            return expert_label_config(self.root, control=self.control, exclude_fields=(self.label_field,),
                                        guidelines_html=guidelines_html, extra_choices=extra_choices(True))
-        own = self.spec.task_family.review_config(self.spec, self.label_config)
+        own = self.spec.task_family.review_config(self.spec, self.root)
         if own is not None:
             return own
-        return expert_controls_config(self.label_config, controls=self.controls, exclude_fields=(self.label_field,),
+        return expert_controls_config(self.root, controls=self.controls, exclude_fields=(self.label_field,),
                                       guidelines_html=guidelines_html)
 
     def reconcile_config(self, n_experts: int, *, ambiguous_choice: bool = False) -> str:
@@ -108,19 +116,19 @@ class SourceProject:
         if ambiguous_choice:
             self.check_ambiguous_choice()
             return expert_label_config(
-                self.label_config, control=self.control, exclude_fields=(self.label_field,),
+                self.root, control=self.control, exclude_fields=(self.label_field,),
                 answer_fields=[expert_field(i) for i in range(n_experts)], choices_title="Agreed label",
                 extra_choices=extra_choices(True))
-        own = self.spec.task_family.review_config(self.spec, self.label_config,
+        own = self.spec.task_family.review_config(self.spec, self.root,
                                                   answer_fields=[expert_field(i) for i in range(n_experts)])
         if own is not None:
             return own
         if not self.single_choices:
-            return expert_controls_config(self.label_config, controls=self.controls,
+            return expert_controls_config(self.root, controls=self.controls,
                                           exclude_fields=(self.label_field,),
                                           round1=self.round1_fields())
         return expert_label_config(
-            self.label_config, control=self.control, exclude_fields=(self.label_field,),
+            self.root, control=self.control, exclude_fields=(self.label_field,),
             answer_fields=[expert_field(i) for i in range(n_experts)], choices_title="Agreed label",
         )
 
@@ -134,7 +142,7 @@ class SourceProject:
         responses: :func:`backend.labelstudio.expertcontrols.response_fields`)."""
         if self.single_choices:
             return {}
-        return review_fields(self.label_config, controls=self.controls)
+        return review_fields(self.root, controls=self.controls)
 
     def input_fields(self) -> list[str]:
         """The source's data fields a reviewer sees (those of the blind config, under their source names)."""

@@ -46,7 +46,7 @@ def not_triaged(spec: TaskSpec) -> str | None:
     family = spec.task_family
     if family.single_label:
         return None
-    return family.report_skips.get("triage") or (f"a {family.name} item holds more than one label; the truth model "
+    return family.lacks.get("one_label") or (f"a {family.name} item holds more than one label; the truth model "
                                                  "takes one label out of the task's classes per item")
 
 

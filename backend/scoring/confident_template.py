@@ -14,13 +14,11 @@ from backend.task.spec import TaskSpec
 KIND = "cleanlab"
 TEMPLATE_ID = "features"
 TEMPLATE_VERSION = 1
-#: Families whose items are one single-choice question each; classes are treated as unordered.
-FAMILIES = ("binary", "nominal", "ordinal")
 
 
 def not_applicable(spec: TaskSpec) -> str | None:
     """Why a confident-learning member makes no sense for ``spec`` (None: it applies)."""
-    if spec.family not in FAMILIES:
+    if not spec.task_family.confident_learning:  # one single-choice question per item, classes unordered
         return f"NOT APPLICABLE to the {spec.family} family (it learns one single-choice label per item)"
     if not spec.fields:
         return "NOT APPLICABLE: the task has no text inputs to learn from"

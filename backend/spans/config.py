@@ -1,8 +1,9 @@
 """A span project's label config: the ``<Labels>`` control, the ``<Text>`` it marks, its entity types.
 
 The same reasoning as :mod:`backend.labelstudio.labelconfig`: the config the lead already wrote is the
-one description of the task. The blind review config keeps only the text and the entity types (no
-header, instruction, hint or pre-selection can reach the expert).
+one description of the task, parsed by the one defusedxml parser (:mod:`backend.controls.parse`). The blind
+review config keeps only the text and the entity types (no header, instruction, hint or pre-selection can
+reach the expert).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from backend.controls.parse import config_root
 from backend.spans.model import NOT_AN_ENTITY
 from backend.task.calibration_setting import EXTRA_KEY as CALIBRATION_KEY, resolve_calibration
 from backend.task.generic import GENERIC_PROMPT_DIR, guidelines_text
@@ -42,26 +44,17 @@ class SpanControl:
             raise ValueError(f"an entity type may not be called {NOT_AN_ENTITY!r}: it is the judges' 'no' option")
 
 
-def _parse(xml: str) -> ET.Element:
-    if not xml or not xml.strip():
-        raise ValueError("the label config is empty")
+def has_span_labels(config: str | ET.Element) -> bool:
+    """Whether the config (its XML or parsed tree) marks text spans with ``<Labels>`` (the NER template)."""
     try:
-        return ET.fromstring(xml)
-    except ET.ParseError as exc:
-        raise ValueError(f"the label config is not well-formed XML: {exc}") from exc
-
-
-def has_span_labels(xml: str) -> bool:
-    """Whether the config marks text spans with ``<Labels>`` (the NER template)."""
-    try:
-        return any(e.get("name") for e in _parse(xml).iter("Labels"))
+        return any(e.get("name") for e in config_root(config).iter("Labels"))
     except ValueError:
         return False
 
 
-def span_control(xml: str, *, control: str | None = None) -> SpanControl:
+def span_control(config: str | ET.Element, *, control: str | None = None) -> SpanControl:
     """The single ``<Labels>`` over a ``<Text value="$field">``; ValueError saying what is missing."""
-    root = _parse(xml)
+    root = config_root(config)
     controls = [c for c in root.iter("Labels") if c.get("name")]
     if control is not None:
         controls = [c for c in controls if c.get("name") == control]
@@ -88,7 +81,7 @@ def span_control(xml: str, *, control: str | None = None) -> SpanControl:
                        hints=tuple(hints))
 
 
-def review_span_config(xml: str, *, control: str | None = None, answer_fields: Sequence[str] = ()) -> str:
+def review_span_config(xml: str | ET.Element, *, control: str | None = None, answer_fields: Sequence[str] = ()) -> str:
     """The blind review config: the text and the entity types, nothing else (no hint, no pre-selection).
 
     ``answer_fields`` (round 2) adds each expert's round-1 spans, as text, above the entities to agree on.
@@ -108,13 +101,13 @@ def review_span_config(xml: str, *, control: str | None = None, answer_fields: S
     return ET.tostring(view, encoding="unicode").replace(" />", "/>")
 
 
-def span_spec(xml: str, *, guidelines: str = "", control: str | None = None, name: str | None = None,
+def span_spec(config: str | ET.Element, *, guidelines: str = "", control: str | None = None, name: str | None = None,
               label_field: str = "label", option_orders: int | None = None, calibration: str | None = None) -> Any:
     """The task spec of a span project: family ``spans``, its entity types then "not an entity".
 
     ``option_orders`` and ``calibration`` (the settings', None: the defaults) are carried for its questions
     (:func:`backend.task.generic.derived_options`)."""
-    ctrl = span_control(xml, control=control)
+    ctrl = span_control(config, control=control)
     return TaskSpec(
         name=name if name and name != "auto" else "spans", family="spans", prompt_dir=GENERIC_PROMPT_DIR,
         fields={"text": ctrl.field}, labels=(*ctrl.labels, NOT_AN_ENTITY), label_field=label_field,

@@ -4,9 +4,9 @@ Binary, ordinal, nominal, multi-label (and, on their own branches, spans and ima
 list of things: the default confidence threshold, when a prediction disagrees with the original label,
 how one original label is formed from several annotations, the prompt parameters, how a Label Studio
 result is read and written, how gold is formed and what the report shows. Each of those is a method of
-:class:`TaskFamily`. A few readers still ask a family by name (``backend/review/ambiguous.py`` offers its
-choice to single-choice families, ``backend/scoring/confident_template.py`` and the report's pairwise section
-recognise theirs); a new question about a family belongs here as a method instead.
+:class:`TaskFamily`; no reader asks a family by name (the review's ambiguous choice and the confident-learning
+member read :attr:`TaskFamily.ambiguous_choice` and :attr:`TaskFamily.confident_learning`): a new question
+about a family belongs here as a method or an attribute.
 
 The engine judges *questions*. A question is a single-choice :class:`~backend.task.spec.TaskSpec` (its own
 labels, prompt parameters and flag rule) asked of every item, so the engine, cache, quorum, early exit and
@@ -27,14 +27,16 @@ How to add a family
 1. Write one module under ``backend/families/`` with a subclass of :class:`TaskFamily` (or of
    :class:`backend.families.single.SingleChoiceFamily` when an item has one label) and ``@register_family``
    on it, with a class-level ``name``.
-2. Add ``name: "backend.families.<module>"`` to :data:`FAMILY_MODULES` (the module is imported on first use).
+2. Name it in its control type's ``families`` (``name: "backend.families.<module>"``, one module per tag in
+   :mod:`backend.controls`); :data:`FAMILY_MODULES` is a view of them (the module is imported on first use).
 3. Override what differs: :meth:`check_spec`, :meth:`questions`/:meth:`question_original`/:meth:`assemble`
    (several questions per item), :meth:`read_result`/:meth:`write_result` (Label Studio JSON), the
    review and gold methods (:meth:`gold`, :meth:`reconciled`, :meth:`disputed`, :meth:`show_answer`), what the
-   report shows (:meth:`report_parts`, :attr:`report_skips`) and the class attributes.
-4. A family read from a Label Studio control other than ``<Choices>`` (spans: ``<Labels>``) adds its reader
-   to :func:`backend.labelstudio.projectspec.spec_from_label_config` (today: ``<Choices>`` single or
-   multiple) and, when its review needs another control, to :mod:`backend.labelstudio.expertview`.
+   report shows (:meth:`report_parts`, :attr:`capabilities` through the class flags, :attr:`lacks`) and the
+   class attributes.
+4. A family read from another Label Studio control declares that control's type in :mod:`backend.controls`
+   (its tag, result type, kept attributes, and the ``spec_builder`` function in the family's module that
+   builds a control's spec from its parsed element).
 """
 
 from __future__ import annotations
@@ -43,9 +45,12 @@ import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Sequence, TypeVar
 
+from backend.controls.registry import family_modules
 from backend.task.marks import mark_result
 
 if TYPE_CHECKING:  # the spec imports this module; the families only need the types
+    from xml.etree.ElementTree import Element
+
     from backend.task.dataset import Item
     from backend.scoring.results import ItemResult
     from backend.task.spec import TaskSpec
@@ -53,18 +58,10 @@ if TYPE_CHECKING:  # the spec imports this module; the families only need the ty
 __all__ = ["FAMILY_MODULES", "Question", "TaskFamily", "family_names", "get_family", "questions_params",
            "register_family"]
 
-#: Family name -> module whose class registers itself under that name when imported.
-FAMILY_MODULES: dict[str, str] = {
-    "binary": "backend.families.single",
-    "ordinal": "backend.families.single",
-    "nominal": "backend.families.single",
-    "multilabel": "backend.families.multilabel",
-    "spans": "backend.families.spans",
-    "rating": "backend.families.rating",
-    "number": "backend.families.number",
-    "pairwise": "backend.families.pairwise",
-    "controls": "backend.families.controls",
-}
+#: Family name -> module whose class registers itself under that name when imported: a view of the control
+#: registry (each control type names its families, :mod:`backend.controls`), plus the family of a project
+#: with several controls, which no single tag has.
+FAMILY_MODULES: dict[str, str] = {**family_modules(), "controls": "backend.families.controls"}
 
 _FAMILIES: dict[str, "TaskFamily"] = {}
 T = TypeVar("T", bound=type)
@@ -115,8 +112,29 @@ class TaskFamily:
     confidence_bands: ClassVar[tuple[float, ...]] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
     #: The label value is a list of text spans (NER): the report adds its span section.
     span_valued: ClassVar[bool] = False
-    #: Report sections (by key) that do not apply to this family, with the reason the report prints.
-    report_skips: ClassVar[Mapping[str, str]] = {}
+    #: The blind review may offer "more than one answer may be right" (one label out of unordered classes, read
+    #: from one ``<Choices>``: :mod:`backend.review.ambiguous`).
+    ambiguous_choice: ClassVar[bool] = False
+    #: A confident-learning member applies: one single-choice label per item, learnt from the item's text, its
+    #: classes taken as unordered (:mod:`backend.scoring.confident_template`).
+    confident_learning: ClassVar[bool] = False
+    #: The answers are preferences between responses (left / right / tie): the report's pairwise section.
+    preference: ClassVar[bool] = False
+    #: An answer is about one text: a probe can plant a label in it, p_d stratifies by its annotations.
+    one_text: ClassVar[bool] = True
+    #: Why a report section that needs a capability this family lacks does not apply (capability -> reason);
+    #: a capability missing here gets the section's own reason. Sections name what they need
+    #: (``ReportSection.needs`` in ``stats_cli/report/registry.py``), families never name sections.
+    lacks: ClassVar[Mapping[str, str]] = {}
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What the family's answers are, as the report's sections ask: ``one_label`` (one label per item, one
+        distribution per member), ``one_text``, ``ordered`` (grades), ``set``, ``span``, ``preference``."""
+        flags = {"one_label": self.single_label, "one_text": self.single_label and self.one_text,
+                 "ordered": self.ordered, "set": self.multi_valued, "span": self.span_valued,
+                 "preference": self.preference}
+        return frozenset(name for name, has in flags.items() if has)
 
     # -- the spec --------------------------------------------------------------------------------------
     def check_spec(self, spec: "TaskSpec") -> None:
@@ -211,9 +229,11 @@ class TaskFamily:
         """A label value as an expert reads it in a reconciliation task ("Expert A: ...")."""
         return value
 
-    def review_config(self, spec: "TaskSpec", label_config: str, *, answer_fields: Sequence[str] = ()) -> str | None:
+    def review_config(self, spec: "TaskSpec", label_config: "str | Element", *,
+                      answer_fields: Sequence[str] = ()) -> str | None:
         """A review config of the family's own (spans: a ``<Labels>`` view); None: the choices view of
-        :func:`backend.labelstudio.expertview.expert_label_config`."""
+        :func:`backend.labelstudio.expertview.expert_label_config`. ``label_config``: the XML or its tree already
+        parsed (the review's source project holds it)."""
         return None
 
     def disputed(self, spec: "TaskSpec", answers: Sequence[str], *, delta: int | None = None) -> tuple[str, ...]:

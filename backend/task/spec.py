@@ -9,7 +9,6 @@ say where a spec came from (its Label Studio control) and what the generic promp
 
 from __future__ import annotations
 
-import json
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -18,14 +17,17 @@ from typing import Any, Mapping
 
 import yaml
 
+from backend.controls.element import Condition
+from backend.controls.registry import result_kinds
 from backend.task.family import TaskFamily, family_names, get_family
 
 Family = str
 #: The built-in families at import time (the registry is the authority: :func:`backend.task.family.family_names`).
 FAMILIES = family_names()
 BUILTIN_SPECS = ("factual-consistency", "likert", "relevance")
-#: Result types of the per-item controls a judge can answer (Label Studio's ``type`` of a result region).
-RESULT_KINDS = ("choices", "rating", "number", "pairwise")
+#: Result types of the per-item controls a judge can answer (Label Studio's ``type`` of a result region): a
+#: view of the control registry (:mod:`backend.controls`).
+RESULT_KINDS = result_kinds()
 
 
 @dataclass(frozen=True)
@@ -55,33 +57,6 @@ class ChoiceBinding:
     def shown_for(self, label: str) -> str:
         """What the annotator sees for ``label`` (the label itself when the control shows it as is)."""
         return dict(zip(self.labels, self.shown)).get(label, label)
-
-
-@dataclass(frozen=True)
-class Condition:
-    """When a conditional control is shown (Label Studio's ``visibleWhen="choice-selected"``).
-
-    ``control`` is the ``whenTagName``; ``values`` the ``whenChoiceValue`` labels (empty: any answer in
-    ``control``). A conditional control is judged only on items whose original answer meets it.
-    """
-
-    control: str
-    values: tuple[str, ...] = ()
-
-    def holds(self, answer: Any) -> bool:
-        """Whether an answer of ``control`` (a label, a JSON set of labels, or None) shows the control."""
-        if answer is None or answer == "" or answer == "[]":
-            return False
-        if not self.values:
-            return True
-        picked = {str(answer)}
-        text = str(answer)
-        if text.startswith("["):
-            try:
-                picked = {str(v) for v in json.loads(text)}
-            except ValueError:
-                pass
-        return bool(picked & set(self.values))
 
 
 @dataclass(frozen=True)

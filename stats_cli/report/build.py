@@ -51,7 +51,7 @@ def build_report(data: AuditData, *, target_precision: float = 0.8, meta: Mappin
 
 
 def _safe(section: type[ReportSection], data: AuditData, options: BuildOptions) -> Section:
-    skipped = data.spec.task_family.report_skips.get(section.key)  # the family says what the report shows
+    skipped = section.unmet(data)  # the section says what it needs, the family what it lacks
     if skipped:
         return section.not_applicable(skipped)
     try:

@@ -39,6 +39,11 @@ class ReportSection:
     key: ClassVar[str] = ""
     title: ClassVar[str] = ""
     order: ClassVar[int] = 100
+    #: What the task's answers must be for the section to apply (capabilities of its family, in the order
+    #: they are checked: ``one_label``, ``one_text``, ``ordered``, ``set``, ``span``, ``preference``; see
+    #: ``TaskFamily.capabilities``); the family says why it lacks one, else ``lacking`` does.
+    needs: ClassVar[tuple[str, ...]] = ()
+    lacking: ClassVar[str] = "the task's answers are not what this section reads"
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -54,6 +59,14 @@ class ReportSection:
     @classmethod
     def compute(cls, data: "AuditData", options: BuildOptions) -> Section:
         raise NotImplementedError
+
+    @classmethod
+    def unmet(cls, data: "AuditData") -> str | None:
+        """Why the section does not apply to the task's family (the first capability it needs and the family
+        lacks); None: it applies."""
+        family = data.spec.task_family
+        missing = [need for need in cls.needs if need not in family.capabilities]
+        return (family.lacks.get(missing[0]) or cls.lacking) if missing else None
 
     @classmethod
     def pending(cls, reason: str, *, sizes: Mapping[str, int] | None = None) -> Section:

@@ -135,3 +135,34 @@ def test_what_a_job_carries_is_what_the_docs_say():
     assert line, "docs/architecture.md must say what a queued job carries"
     assert set(re.findall(r"`(\w+)`", line)) >= keys
     assert "a job carries its settings" not in _docs_text()
+
+
+def test_a_control_tag_is_named_in_its_own_modules_only():
+    """CONTRIBUTING: a control tag is one module in ``backend/controls/``, its family module and, when reported,
+    its statistics and section; no other product file names its tag, family or result type (before the
+    registry: 6 or 7 files each, ``python -m tests.architecture.control_places``)."""
+    from tests.architecture.control_places import CONTROL_NAMES, control_places
+
+    for tag, files in control_places(ROOT).items():
+        own = tag.lower()
+        allowed = {f"backend/controls/{own}.py", f"backend/families/{own}.py",
+                   f"stats_cli/report/sections/{own}.py", f"stats_cli/stats/{own}_stats.py"}
+        assert set(files) <= allowed, f"<{tag}> ({sorted(CONTROL_NAMES[tag])}) named outside its modules: " \
+                                      f"{sorted(set(files) - allowed)}"
+    text = _docs_text()
+    assert "`backend/controls/`" in text and "about eleven places" not in text
+
+
+def test_one_parser_reads_every_label_config():
+    """Every config is parsed by ``backend/controls/parse.py`` (defusedxml); no other module calls an XML parser."""
+    parsers = {"fromstring", "XML", "parse", "iterparse", "parseString"}
+    found = []
+    for rel, tree in _modules():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in parsers \
+                    and getattr(node.func.value, "id", "") in {"ET", "ElementTree", "etree", "minidom"}:
+                found.append(rel)
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("xml.", "defusedxml")) \
+                    and any(a.name in parsers for a in node.names):
+                found.append(rel)
+    assert set(found) <= {"backend/controls/parse.py"}, found

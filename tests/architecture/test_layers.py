@@ -30,6 +30,7 @@ PACKAGES = ("backend", "stats_cli")
 #: ``api`` and ``cli`` are the modules at the backend root; ``stats_cli`` is the whole statistics package.
 BACKEND_LAYERS: list[set[str]] = [
     {"common", "estimates"},
+    {"controls"},
     {"sqlstore"},
     {"providers"},
     {"task"},

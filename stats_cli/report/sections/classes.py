@@ -75,6 +75,7 @@ def _domain_rates(data: AuditData, labels: list[str]) -> dict[str, tuple[int, fl
 
 class ClassesSection(ReportSection):
     key, title, order = KEY, TITLE, 35
+    needs = ("one_label",)
 
     @classmethod
     def compute(cls, data: AuditData, options: BuildOptions) -> Section:

@@ -170,6 +170,7 @@ def stratified_section(data: AuditData) -> Section:
 
 class CrowdSection(ReportSection):
     key, title, order = KEY, TITLE, 60
+    needs = ("one_label",)
 
     @classmethod
     def compute(cls, data: AuditData, options: BuildOptions) -> Section:
@@ -178,6 +179,7 @@ class CrowdSection(ReportSection):
 
 class StratifiedSection(ReportSection):
     key, title, order = STRATIFIED_KEY, STRATIFIED_TITLE, 70
+    needs = ("one_label", "one_text")
 
     @classmethod
     def compute(cls, data: AuditData, options: BuildOptions) -> Section:

@@ -185,6 +185,7 @@ def size_curve(data: AuditData, probs: np.ndarray, *, seed: int = 0):
 
 class EnsembleSection(ReportSection):
     key, title, order = KEY, TITLE, 50
+    needs = ("one_label",)
 
     @classmethod
     def compute(cls, data: AuditData, options: BuildOptions) -> Section:

@@ -171,6 +171,7 @@ def ensemble_gold_section(data: AuditData, *, seed: int = 0) -> Section:
 
 class EnsembleGoldSection(ReportSection):
     key, title, order = KEY, TITLE, 55
+    needs = ("one_label",)
 
     @classmethod
     def compute(cls, data: AuditData, options: BuildOptions) -> Section:

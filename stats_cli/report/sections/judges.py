@@ -205,6 +205,7 @@ def judges_section(data: Any, options: BuildOptions) -> Section:
 
 class JudgesSection(ReportSection):
     key, title, order = KEY, TITLE, 95
+    needs = ("one_label",)
 
     @classmethod
     def compute(cls, data: Any, options: BuildOptions) -> Section:

@@ -105,6 +105,8 @@ def label_sets_section(data: AuditData) -> Section:
 
 class LabelSetsSection(ReportSection):
     key, title, order = KEY, TITLE, 36
+    needs = ("set",)
+    lacking = "one label per item: the item-level sections say it all"
 
     @classmethod
     def compute(cls, data: AuditData, options: BuildOptions) -> Section:

@@ -65,6 +65,8 @@ def ordinal_section(data: AuditData) -> Section:
 
 class OrdinalSection(ReportSection):
     key, title, order = KEY, TITLE, 33
+    needs = ("ordered",)
+    lacking = "the labels are not ordered grades: weighted κ and ordinal α need a scale"
 
     @classmethod
     def compute(cls, data: AuditData, options: BuildOptions) -> Section:

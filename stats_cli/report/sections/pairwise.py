@@ -1,6 +1,7 @@
 """Preference pairs: agreement with and without ties, each judge's position bias, pairs the ensemble reverses.
 
-For a pairwise control (left / right, and tie when the project allows it). Agreement is given twice
+For a pairwise control (left / right, and tie when the project allows it: a family whose capabilities hold
+``preference``). Agreement is given twice
 because the two say different things (MT-Bench: 63 % with ties, 81 % without): with ties a tie must meet a
 tie; without ties only the rater pairs where neither said tie count; both per item, then averaged over items.
 A judge's position bias is how often its top answer changed when the two responses swapped places (each
@@ -15,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from backend.api import argmax, position_flips
-from stats_cli.stats.pairwise_stats import (LEFT, RIGHT, TIE, PairAgreement, Share, first_position, pair_agreement,
+from stats_cli.stats.pairwise_stats import (TIE, PairAgreement, Share, first_position, pair_agreement,
                                             position_bias, reversals)
 
 from ..agreement import expert_groups
@@ -25,7 +26,6 @@ from ..model import Section, Status, Table, not_applicable, pending
 from ..registry import BuildOptions, ReportSection
 
 KEY, TITLE = "pairwise", "Preference pairs: ties, position bias, reversals"
-SIDES = frozenset({LEFT, RIGHT})
 AGREEMENT_COLUMNS = ("raters", "items", "% agree, ties counted", "low (%)", "high (%)", "rater pairs",
                      "% agree, ties left out", "low (%)", "high (%)", "pairs without a tie")
 TIES_NOTE = ("Agreement is computed per item (the share of its rater pairs that agree) and averaged over items, "
@@ -38,9 +38,7 @@ TIES_NOTE = ("Agreement is computed per item (the share of its rater pairs that 
              "where every item has two raters, else a percentile bootstrap over items.")
 
 
-def is_preference(labels: tuple[str, ...]) -> bool:
-    """A preference control: its labels are left and right (and perhaps tie)."""
-    return SIDES <= set(labels) <= SIDES | {TIE}
+PREFERENCE_LACKING = "not a preference control (its family's answers are not left / right)"
 
 
 def _agreement_row(name: str, result: PairAgreement) -> tuple:
@@ -89,8 +87,8 @@ def _bias_table(data: AuditData, labels: tuple[str, ...]) -> tuple[Table | None,
 
 def pairwise_section(data: AuditData) -> Section:
     labels = tuple(data.spec.labels)
-    if not is_preference(labels):
-        return not_applicable(KEY, TITLE, "not a preference control (its labels are not left / right)")
+    if "preference" not in data.spec.task_family.capabilities:  # the family says so, not its labels
+        return not_applicable(KEY, TITLE, PREFERENCE_LACKING)
     groups, notes = _groups(data)
     if not groups:
         return pending(KEY, TITLE, "no pair has two answers to compare yet (no verdict, no expert answers)")
@@ -124,6 +122,8 @@ def pairwise_section(data: AuditData) -> Section:
 
 class PairwiseSection(ReportSection):
     key, title, order = KEY, TITLE, 34
+    needs = ("preference",)
+    lacking = PREFERENCE_LACKING
 
     @classmethod
     def compute(cls, data: AuditData, options: BuildOptions) -> Section:

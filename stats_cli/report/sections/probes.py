@@ -87,6 +87,7 @@ def probes_section(data: AuditData) -> Section:
 
 class ProbesSection(ReportSection):
     key, title, order = KEY, TITLE, 90
+    needs = ("one_label", "one_text")
 
     @classmethod
     def compute(cls, data: AuditData, options: BuildOptions) -> Section:

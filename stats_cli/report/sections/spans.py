@@ -103,6 +103,8 @@ def spans_section(data: AuditData) -> Section:
 
 class SpansSection(ReportSection):
     key, title, order = KEY, TITLE, 37
+    needs = ("span",)
+    lacking = "not a span task"
 
     @classmethod
     def compute(cls, data: AuditData, options: BuildOptions) -> Section:

@@ -7,7 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from backend.labelstudio.expertcontrols import PAIRWISE_ASK, expert_controls_config, review_fields, round1_field
+from backend.controls.registry import control_type
+from backend.labelstudio.expertcontrols import expert_controls_config, review_fields, round1_field
 from backend.labelstudio.expertview import expert_label_config
 
 DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
@@ -101,7 +102,7 @@ def test_pairwise_keeps_both_responses_and_asks_neutrally():
     assert "chosen" not in ET.tostring(root, encoding="unicode")  # nor in the config, readable in the settings
     headers = [h.get("value") for h in root.iter("Header")]
     # the responses' own titles (here the field names chosen/rejected) would name the original preference
-    assert headers == ["Prompt", "Response 1", "Response 2", f"Pw ({PAIRWISE_ASK})"]
+    assert headers == ["Prompt", "Response 1", "Response 2", f"Pw ({control_type('Pairwise').review_ask})"]
     # ... and so would the data keys, which the expert's Data Manager shows as columns
     assert [t.get("value") for t in root.iter("Text")] == ["$prompt", "$response_1", "$response_2"]
     assert review_fields(PREFERENCE, controls=("pw",)) == {"chosen": "response_1", "rejected": "response_2"}
@@ -126,3 +127,20 @@ def test_one_choices_control_keeps_the_single_control_view():
 def test_an_unknown_control_is_refused():
     with pytest.raises(ValueError, match="no control named 'style'"):
         built(SUMMEVAL, ("coherence", "style"))
+
+
+def test_a_parsed_tree_gives_the_same_views_and_stays_unchanged():
+    """The review's source project parses its config once and passes the tree (SourceProject.root): every view
+    built from the tree equals the one built from the XML, and the tree is read, never changed."""
+    from backend.controls.parse import parse_label_config
+
+    for xml, controls in ((SUMMEVAL, list(DIMENSIONS)), (GRADING, ["rating", "tokens_wasted"]),
+                          (PREFERENCE, ["pw"]), (SUMMEVAL, ["fluency"])):
+        root = parse_label_config(xml)
+        before = ET.tostring(root, encoding="unicode")
+        kw = {"controls": controls, "exclude_fields": ("label",)}
+        assert expert_controls_config(root, **kw) == expert_controls_config(xml, **kw)
+        assert expert_controls_config(root, round1={c: f"r_{c}" for c in controls}, **kw) == \
+            expert_controls_config(xml, round1={c: f"r_{c}" for c in controls}, **kw)
+        assert review_fields(root, controls=controls) == review_fields(xml, controls=controls)
+        assert ET.tostring(root, encoding="unicode") == before

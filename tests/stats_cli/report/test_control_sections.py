@@ -25,8 +25,8 @@ from stats_cli.report.sections.pairwise import pairwise_section
 from tests.stats_cli.report.builders import planted_audit
 
 LIKERT = load_spec("likert")
-PAIR = spec_from_mapping({"name": "preference", "family": "nominal", "fields": {"a": "a", "b": "b"},
-                          "labels": ["left", "right", "tie"]})
+PAIR = spec_from_mapping({"name": "preference", "family": "pairwise", "fields": {"a": "a", "b": "b"},
+                          "labels": ["left", "right", "tie"], "pair": ["a", "b"]})
 A = ["1", "2", "3", "4", "5", "5", "4", "3", "2", "1", "3", "4"]
 B = ["1", "2", "4", "4", "5", "4", "4", "2", "2", "1", "3", "5"]
 ORIGINAL = ["1", "2", "3", "4", "1", "5", "4", "3", "2", "5", "3", "4"]

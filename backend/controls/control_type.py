@@ -1,0 +1,64 @@
+"""What one kind of Label Studio control is to this tool, declared once per tag (:mod:`backend.controls`).
+
+Before this record, a control tag's facts were spread over five registries in three layers (the family
+modules, the result kinds, the audited tags and skip reasons, the spec dispatch, the expert view's
+attributes); each is now a view of the registry (:mod:`backend.controls.registry`). A record holds data
+and dotted names only: the code it names (a family, a spec builder) sits in higher layers and is imported
+on first use, so this folder stays below every layer that reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+__all__ = ["ControlType", "PER_ITEM", "REGIONS", "SKIPPED"]
+
+#: How a control is audited: one answer per item (with others in one project), regions of the input (a span
+#: project of its own), or not at all (``skip_reason`` says why).
+PER_ITEM, REGIONS, SKIPPED = "per_item", "regions", "skipped"
+
+
+@dataclass(frozen=True)
+class ControlType:
+    """One control tag: how it is read, judged, reviewed and reported.
+
+    ``families`` maps each family a control of this tag can be judged as to the module that registers it
+    (``<Choices>``: binary, ordinal, nominal, multi-label); ``spec_builder`` is ``"module:function"`` building a
+    control's spec from its parsed element (:class:`backend.controls.element.ConfigControl`), called as
+    ``build(ctrl, inputs, root=..., name=..., guidelines=..., label_field=..., titles=..., option_orders=...,
+    calibration=...)`` (``root``: the parsed config, for a control that reads more than its element), "" when
+    the project's spec derivation builds it itself (``<Choices>``, with its built-in specs; ``<Labels>``, a span
+    project). ``render_attrs``: the attributes the blind expert view keeps (everything else, such as a
+    ``defaultValue``, could pre-select an answer); ``review_ask`` what the expert's title adds; ``required``
+    whether the expert must answer it (a click on a response is the answer of a ``<Pairwise>``).
+    """
+
+    tag: str
+    #: Where the tag comes in the registry's listings (family names, audited tags): lower first.
+    order: int = 100
+    audit: str = PER_ITEM
+    result_type: str = ""
+    families: Mapping[str, str] = field(default_factory=dict)
+    spec_builder: str = ""
+    render_attrs: tuple[str, ...] = ()
+    review_ask: str = ""
+    required: bool = True
+    #: The objects of ``toName`` are responses the expert compares: the review shows them as "Response 1",
+    #: "Response 2"... under neutral data keys (their own titles or fields, such as ``chosen``, could name
+    #: the original answer).
+    compares_objects: bool = False
+    #: Audited only as the project's one control (a control whose questions are asked pair by pair of its
+    #: objects cannot share a project's questions): beside others it is refused with ``alone_reason``.
+    alone_reason: str = ""
+    #: Object tags this control brings as item inputs besides text and images (a ``<Ranker>``'s ``<List>``).
+    input_tags: tuple[str, ...] = ()
+    skip_reason: str = ""
+
+    def __post_init__(self) -> None:
+        if self.audit not in (PER_ITEM, REGIONS, SKIPPED):
+            raise ValueError(f"<{self.tag}>: audit is {PER_ITEM}, {REGIONS} or {SKIPPED}, got {self.audit!r}")
+        if self.audit == SKIPPED and not self.skip_reason:
+            raise ValueError(f"<{self.tag}> is skipped: say why (skip_reason)")
+        if self.audit == PER_ITEM and not (self.result_type and self.families):
+            raise ValueError(f"<{self.tag}> is audited per item: it needs a result type and a family")
