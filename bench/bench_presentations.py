@@ -199,6 +199,29 @@ def print_run(out: dict[str, Any]) -> None:
     print(f"  health gate: {left or 'none left out'}" + (f"; {out['gate']['note']}" if out["gate"]["note"] else ""))
 
 
+def _cell(f: dict[str, Any]) -> str:
+    ratios = [v for v in f["ratios"].values()]
+    return (f"{_f(f['accuracy'])} / {f['modal']} {f['modal_share']:.0%} / {min(ratios):.2f}–{max(ratios):.2f} / "
+            f"{_f(f['auroc'])} / {_f(f['ap'])} / {f['flagged']}, {_f(f['flag_precision'])} / {_f(f['flag_recall'])}")
+
+
+def markdown(path: Path) -> str:
+    """The docs' table from a ``--json`` file: one row per set x presentation x prompt, then the ensemble's."""
+    lines = ["| set · presentation | prompt | accuracy / top answer's share / predicted ÷ true (min–max) / AUROC / AP / "
+             "flags, precision / recall | s/item |", "|---|---|---|---|"]
+    for raw in path.read_text("utf-8").splitlines():
+        out = json.loads(raw)
+        where = f"{out['data_set']} · {out['presentation']} ({out['items']} items, {out['planted']} planted)"
+        for name, f in out["members"].items():
+            lines.append(f"| {where} | {name} | {_cell(f)} | {_f(f['seconds_per_item'])} |")
+        lines.append(f"| {where} | **ensemble** | {_cell(out['ensemble'])} | {_f(out['ensemble']['seconds_per_item'])} |")
+        for name in ("gated", "gated+em", "gated+batch"):
+            lines.append(f"| {where} | ensemble, {name} | {_cell(out[name])} | |")
+        left = ", ".join(x["member"].rsplit("/", 1)[-1] for x in out["gate"]["left_out"])
+        lines.append(f"| {where} | health gate | {left or 'none left out'} | |")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--member", action="append", help="PROVIDER:MODEL, repeatable (default: the embedded judge)")
@@ -212,7 +235,11 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cache-url", default=f"sqlite:///{ROOT / '.label-audit' / 'bench_presentations.sqlite'}")
     parser.add_argument("--json", type=Path, help="append every figure here (one JSON line per run)")
+    parser.add_argument("--markdown", type=Path, help="print the docs' table from a --json file and stop")
     args = parser.parse_args(argv)
+    if args.markdown:
+        print(markdown(args.markdown))
+        return []
     (ROOT / ".label-audit").mkdir(exist_ok=True)
     cache = CallCache(args.cache_url)
     shown = args.presentation or [p + h for p in PRESENTATIONS for h in ("", "+q")]
