@@ -46,9 +46,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_judges import judge_figures, plant  # noqa: E402
+from bench_judges import _ranking, judge_figures, plant  # noqa: E402
 from backend.config.settings import Settings  # noqa: E402
 from backend.labelstudio.projectspec import spec_from_label_config  # noqa: E402
+from backend.review.calibration import fit_calibration  # noqa: E402
 from backend.scoring.cache import CallCache  # noqa: E402
 from backend.scoring.ensemble import VerdictRule, argmax  # noqa: E402
 from backend.scoring.health_gate import gate_results  # noqa: E402
@@ -170,7 +171,22 @@ def run_one(data_set: str, presentation: str, members: list[str], *, n_items: in
         variants[f"gated+{mode}"] = correct_results(results, rule, mode=mode, left_out=gate.left_out)[0]
     for name, res in variants.items():
         out[name] = figures(res, spec.labels, true, given, engine.threshold)["ensemble"]
+    out["gated+review"] = review_calibrated(gated, given, true, out["gated"])
     return out
+
+
+def review_calibrated(results: list, given: list[str], true: list[str], base: dict[str, Any]) -> dict[str, Any]:
+    """The review's calibration (:mod:`backend.review.calibration`, isotonic P(wrong | 1 - P(given))) as if every
+    item had been reviewed, cross-fitted: an upper bound on what a review sample can give. It maps one score
+    monotonically, so accuracy and class ratios are the ensemble's; only the ranking's ties and the flag cut
+    (P(wrong) > 0.5) change. ``pending``: why it cannot be fitted (its own minimum of reviewed items)."""
+    wrong = [g != t for g, t in zip(given, true)]
+    scores = [1.0 - float((r.probs or {}).get(g, 0.0)) for r, g in zip(results, given)]
+    try:
+        cal = fit_calibration(scores, wrong)
+    except ValueError as exc:
+        return {**base, "pending": str(exc)}
+    return {**base, **_ranking(list(cal.cv_probs), wrong), **_flag_figures(list(cal.cv_probs > 0.5), wrong)}
 
 
 def _f(value: Any) -> str:
@@ -193,8 +209,9 @@ def print_run(out: dict[str, Any]) -> None:
     for name, f in out["members"].items():
         print(_row(name, f, labels))
     print(_row("ENSEMBLE (as scored)", out["ensemble"], labels))
-    for name in ("gated", "gated+em", "gated+batch"):
-        print(_row(f"ensemble, {name}", out[name], labels))
+    for name in ("gated", "gated+em", "gated+batch", "gated+review"):
+        print(_row(f"ensemble, {name}", out[name], labels) if "pending" not in out[name]
+              else f"  ensemble, {name}: {out[name]['pending']}")
     left = ", ".join(f"{x['member'].rsplit('/', 1)[-1]} ({x['reason']})" for x in out["gate"]["left_out"])
     print(f"  health gate: {left or 'none left out'}" + (f"; {out['gate']['note']}" if out["gate"]["note"] else ""))
 
@@ -215,8 +232,9 @@ def markdown(path: Path) -> str:
         for name, f in out["members"].items():
             lines.append(f"| {where} | {name} | {_cell(f)} | {_f(f['seconds_per_item'])} |")
         lines.append(f"| {where} | **ensemble** | {_cell(out['ensemble'])} | {_f(out['ensemble']['seconds_per_item'])} |")
-        for name in ("gated", "gated+em", "gated+batch"):
-            lines.append(f"| {where} | ensemble, {name} | {_cell(out[name])} | |")
+        for name in ("gated", "gated+em", "gated+batch", "gated+review"):
+            cell = out[name].get("pending") or _cell(out[name])
+            lines.append(f"| {where} | ensemble, {name} | {cell} | |")
         left = ", ".join(x["member"].rsplit("/", 1)[-1] for x in out["gate"]["left_out"])
         lines.append(f"| {where} | health gate | {left or 'none left out'} | |")
     return "\n".join(lines)
