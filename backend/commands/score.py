@@ -36,10 +36,9 @@ from backend.images.items import with_images
 from backend.images.vision import check_members_see
 from backend.scoring.engine import Engine, EngineConfig
 from backend.scoring.question_engine import make_engine
-from backend.scoring.ensemble import describe_flag_rule, flag_rule
+from backend.scoring.ensemble import VerdictRule, describe_flag_rule, flag_rule
 from backend.scoring.members import Member, build_members, ensemble_fingerprint
 from backend.scoring.member_health import HealthTally
-from backend.scoring.ensemble import VerdictRule
 from backend.scoring.project_pass import project_pass
 from backend.summaries.score_summary import SuspectList, build_summary, print_summary, task_title
 from backend.commands.task_options import resolve_task
@@ -154,8 +153,9 @@ def _stream_results(engine: Engine, entries: list, *, out: Path | None, tallies:
     stop: dict[str, Any] | None = None
     health = [t for t in tallies if isinstance(t, HealthTally)]
     others = [t for t in (*tallies, accountant) if not isinstance(t, HealthTally)]
+    results = engine.score(entries, progress=progress)
     try:
-        for done, result in enumerate(engine.score(entries, progress=progress)):
+        for done, result in enumerate(results):
             if any(m.reason == "over_budget" for m in result.members):
                 engine.stats.remove_result(result)  # the summary counts the written items only
                 accountant.add(result)  # its answered calls were made (and paid); cached for the rerun
@@ -171,6 +171,8 @@ def _stream_results(engine: Engine, entries: list, *, out: Path | None, tallies:
             "run the same command again to resume"
         )
         raise typer.Exit(130) from None
+    finally:
+        results.close()  # a budget stop: calls already sent finish and are cached, queued ones are dropped
     final, adjusted = adjust(scored)
     with atomic_write(out) if out else contextlib.nullcontext() as handle:
         for before, result in zip(scored, final):
