@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
     from backend.families.orders import position_flips  # noqa: F401
     from backend.scoring.run_stats import tally  # noqa: F401
     from backend.scoring.member_health import member_health  # noqa: F401
+    from backend.scoring.health_gate import gate_from_health, regate  # noqa: F401
     from backend.scoring.planted_ranking import planted_ranking  # noqa: F401
     from backend.ledger import Ledger  # noqa: F401
     # Label Studio: connection, task shape, crowd labels, gold annotations, which instance.

@@ -11,7 +11,7 @@ __all__ = [
     "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CALIBRATION", "CONCURRENCY",
     "CONFIDENT_FOLDS", "CONFIDENT_MIN_PER_CLASS", "CONFIDENT_SEED",
     "DEFAULT_DELTA", "EARLY_EXIT", "EXCLUDE_MEMBERS", "HEALTH_COLLAPSE_SHARE", "HEALTH_MIN_ANSWERS", "HEALTH_MIN_MASS",
-    "HEALTH_SPREAD_SHARE", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "MODELS_DIR", "OPTION_ORDERS", "QUEUE", "QUORUM_MODELS",
+    "HEALTH_SPREAD_SHARE", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "MODELS_DIR", "OPTION_ORDERS", "PRIOR_CORRECTION", "QUEUE", "QUORUM_MODELS",
     "QUORUM_SHARE", "REDIS_URL", "SPEC", "TIMEOUT", "TOP", "UNTIL_WIDTH_BATCH", "UNTIL_WIDTH_RULE",
 ]
 
@@ -40,6 +40,10 @@ OPTION_ORDERS = 2
 # items it raised the ensemble's accuracy (0.62 -> 0.67 in one order, 0.75 -> 0.78 in two) but not its
 # planted-error ranking (AP 0.77 -> 0.75, 1.00 -> 0.92) nor its flags (docs/judges.md).
 CALIBRATION = "none"
+# Each member's answers over the whole run corrected for a class prior read from them (backend.scoring.prior_shift):
+# "none", "em" (Saerens et al. 2002) or "batch" (divide out the member's mean answer). LABEL_AUDIT_PRIOR_CORRECTION,
+# `score --prior-correction`. Opt-in: measured on 30-item real-judge runs only (docs/judges.md).
+PRIOR_CORRECTION = "none"
 EARLY_EXIT = False  # stop an item once the remaining members cannot change its verdict
 DEFAULT_DELTA = 1  # ordinal flag rule: |prediction - original| above this many grades
 TOP = 10  # suspects listed in a summary
