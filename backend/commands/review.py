@@ -13,10 +13,7 @@ goes to the same database (``--db``, default ``DATABASE_URL``).
 
 from __future__ import annotations
 
-import json
-from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
@@ -24,100 +21,16 @@ from rich.table import Table
 
 from backend.common import defaults
 from backend.common.cli_errors import fail as _fail
-from backend.labelstudio.error_lines import client_errors, describe_error
-from backend.config.settings import Settings
 from backend.scoring.member_health import stored_health
 from backend.summaries.health_table import print_health
 from backend.commands.review_instances import instances_app
+from backend.commands.review_session import (DB, EXPERT_INSTANCES, JSON, PROJECT, REVIEW_URL, URL, ReviewSession,
+                                             audited_source, print_json, print_skipped, refreshed, session)
 
 review_app = typer.Typer(
     help="Blind expert review in Label Studio: push suspects, reconcile disagreements, gold labels.",
     no_args_is_help=True,
 )
-
-URL = typer.Option(None, "--url", help="Label Studio URL (default LABEL_STUDIO_URL; token from LABEL_STUDIO_API_KEY).")
-DB = typer.Option(None, "--db", help="Audit database URL (default DATABASE_URL or ./.label-audit/audit.sqlite).")
-PROJECT = typer.Option(..., "--project", help="Source Label Studio project id.")
-JSON = typer.Option(False, "--json", help="Print the result as JSON.")
-REVIEW_URL = typer.Option(
-    None, "--review-url",
-    help="Review Label Studio URL (default LABEL_AUDIT_REVIEW_URL; token from LABEL_AUDIT_REVIEW_API_KEY).",
-)
-EXPERT_INSTANCES = typer.Option(
-    None, "--expert-instances",
-    help="JSON file (mode 600) mapping each expert email to their own instance's url and token "
-         "(default LABEL_AUDIT_EXPERT_INSTANCES; see docs/experts.md).",
-)
-
-
-@dataclass(frozen=True)
-class _Session:
-    """What every review command works with: both instances' clients, the ledger and the review store."""
-
-    client: Any
-    ledger: Any
-    store: Any
-    review: Any  # ReviewClients: the shared review instance (or ``client`` itself) and each expert's own
-    review_url: Optional[str]
-    settings: Any  # the run's settings, resolved once here: the flag distance (gold agrees with the
-    # workers' flag rule), the image fetch limits, the instances' addresses
-
-    @property
-    def delta(self) -> Optional[int]:
-        return self.settings.delta
-
-
-@contextmanager
-def _session(url: Optional[str], db: Optional[str], review_url: Optional[str],
-             experts_file: Optional[str] = None) -> Iterator[_Session]:
-    """Open the session; bad input or a Label Studio error inside the block exits 2 with one line."""
-    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
-    from backend.labelstudio.client import connect
-    from backend.labelstudio.expert_instances import review_clients
-    from backend.labelstudio.instances import review_connection, source_url
-    from backend.ledger import Ledger
-    from backend.review.review_store import ReviewStore
-    try:
-        settings = Settings.from_env()
-        client = connect(source_url(settings, url), settings.label_studio_token)
-        ledger = Ledger(db or settings.store_url)
-        clients = review_clients(client, settings, url=review_url, experts_path=experts_file,
-                                 source_url=source_url(settings, url))
-        yield _Session(client, ledger, ReviewStore(db_engine=ledger.db_engine), clients,
-                       review_connection(settings, review_url).url, settings)
-    except client_errors() as exc:
-        _fail(describe_error(exc))
-
-
-def _source(s: "_Session", project: int):
-    """The source project as audited, its spec derived with the session's settings (as the workers derived it)."""
-    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
-    from backend.review.source import load_audited_source
-
-    return load_audited_source(s.client, s.ledger, project, spec_options=s.settings.spec_options())
-
-
-def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: Optional[str],
-               experts_file: Optional[str] = None):
-    """Collect the experts' answers and recompute gold labels: (store, source project, clients), or exit 2."""
-    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
-    from backend.review.gold_store import refresh_review
-
-    with _session(url, db, review_url, experts_file) as s:
-        source = _source(s, project)
-        refresh_review(s.review, s.store, source, s.ledger.results(source.key), delta=s.delta)
-    return s.store, source, s.review
-
-
-def _print_skipped(out: Console, errors: dict[str, str]) -> None:
-    """Items left out of a round, each with its reason (the rest went ahead)."""
-    for task_id, reason in errors.items():
-        out.print(f"  [yellow]skipped[/yellow] task {task_id}: {reason}")
-
-
-def _print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, default=str))
-
 
 @review_app.command("push")
 def push(
@@ -197,9 +110,9 @@ def push(
         emails = check_push_options(experts.split(","), order=order, budget=budget)
     except ValueError as exc:
         _fail(str(exc))
-    with _session(url, db, review_url, expert_instances) as s:
+    with session(url, db, review_url, expert_instances) as s:
         if until is not None:  # the step reads the experts' latest verdicts
-            source = _source(s, project)
+            source = audited_source(s, project)
             refresh_review(s.review, s.store, source, s.ledger.results(source.key), delta=s.delta)
         _check_not_source(s, emails, project=project, url=url, allow_same_instance=allow_same_instance)
         # Accepting the source instance accepts more than experts seeing each other: it includes that.
@@ -213,7 +126,7 @@ def push(
         )
         report.warnings[:0] = accepted
     if json_out:
-        _print_json(report.to_json())
+        print_json(report.to_json())
         return
     out = Console(soft_wrap=True)
     out.print(f"project {project}: {report.items} items under review ({report.added} added now)")
@@ -234,7 +147,7 @@ def push(
         out.print(f"  {email}: initial password {password} (shown once)")
     for warning in report.warnings:
         out.print(f"  [yellow]warning[/yellow] {warning}")
-    _print_skipped(out, report.errors)
+    print_skipped(out, report.errors)
     # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.review.triage_route import held_lines
 
@@ -262,13 +175,13 @@ def reconcile_cmd(
     from backend.review.gold_store import refresh_gold
     from backend.review.reconcile import reconcile
 
-    with _session(url, db, review_url, expert_instances) as s:
-        source = _source(s, project)
+    with session(url, db, review_url, expert_instances) as s:
+        source = audited_source(s, project)
         report = reconcile(s.client, s.store, source, partial=partial, review_client=s.review,
                            initial_passwords=initial_passwords, settings=s.settings)
         refresh_gold(s.store, s.ledger.results(source.key), source.spec, source_project=source.key, delta=s.delta)
     if json_out:
-        _print_json(report.to_json())
+        print_json(report.to_json())
         return
     out = Console(soft_wrap=True)
     out.print(f"round 1: {report.agreed} agreed, {report.disagreements} disagreed, {report.incomplete} incomplete")
@@ -278,7 +191,7 @@ def reconcile_cmd(
         out.print(f"  {email}: initial password {password} (shown once)")
     for warning in report.warnings:
         out.print(f"  [yellow]warning[/yellow] {warning}")
-    _print_skipped(out, report.errors)
+    print_skipped(out, report.errors)
 
 
 @review_app.command("status")
@@ -302,7 +215,7 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
         targets = None if until_width is None else [WidthTarget.parse(until_width)]
     except ValueError as exc:
         _fail(str(exc))
-    store, source, clients = _refreshed(project, url, db, review_url, expert_instances)
+    store, source, clients = refreshed(project, url, db, review_url, expert_instances)
     status = review_status(store, source.key, clients=clients, spec=source.spec)
     ledger = Ledger(db_engine=store.db_engine)  # the same database as the review
     health = stored_health(ledger, source.key)
@@ -310,7 +223,7 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
                          {o.task_id: o for o in store.gold_labels(source.key)}, targets=targets,
                          is_error=lambda gold, original: label_error(gold, original, source.spec))
     if json_out:
-        _print_json({**status.to_json(), "member_health": health, "until_width": widths})
+        print_json({**status.to_json(), "member_health": health, "until_width": widths})
         return
     table = Table(title=f"Review of project {project} ({status.items} items)")
     for col in ("round", "who", "LS project", "answered"):
@@ -352,10 +265,10 @@ def gold_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Optio
              expert_instances: Optional[str] = EXPERT_INSTANCES, db: Optional[str] = DB,
              json_out: bool = JSON) -> None:
     """Recompute and list the gold labels (original where the ensemble agrees, else the experts')."""
-    store, source, _clients = _refreshed(project, url, db, review_url, expert_instances)
+    store, source, _clients = refreshed(project, url, db, review_url, expert_instances)
     labels = store.gold_labels(source.key)
     if json_out:
-        _print_json([g.to_json() for g in labels])
+        print_json([g.to_json() for g in labels])
         return
     table = Table(title=f"Gold labels of project {project}")
     for col in ("task", "original", "ensemble", "gold", "decided by", "status"):
@@ -383,7 +296,7 @@ def _print_ignored(out: Console, status: Any) -> None:
         out.print(f"  {i.annotator}: item {i.task_id}, annotation {i.annotation_id}, {where}{owner}")
 
 
-def _check_not_source(s: _Session, emails: list[str], *, project: int, url: Optional[str],
+def _check_not_source(s: ReviewSession, emails: list[str], *, project: int, url: Optional[str],
                       allow_same_instance: bool) -> None:
     """Refuse round 1 on the source instance: the shared review instance (when an expert lands there) and
     each expert's own instance are checked."""

@@ -21,15 +21,7 @@ from typing import Any, Sequence
 
 from label_studio_sdk import LabelStudio
 
-from backend.labelstudio.client import (
-    create_project,
-    ensure_user,
-    find_user,
-    import_tasks,
-    sign_up_user,
-    iter_tasks,
-    organization_id,
-)
+from backend.labelstudio.client import create_project, ensure_user, find_user, organization_id
 from backend.labelstudio.expert_instances import ReviewClients, as_review_clients
 from backend.labelstudio.expertview import Guidelines, check_guidelines
 from backend.labelstudio.labelconfig import expert_name
@@ -38,12 +30,13 @@ from backend.scoring.ensemble import label_error
 from backend.scoring.results import ItemResult
 from backend.review.images import ReviewImages, prepare_or_pass
 from backend.review.sample_push import SampleRequest, draw_for_push, review_order
-from backend.review.source import REF_FIELD, SourceProject, fetch_inputs, load_audited_source
-from backend.review.review_store import ROUND_REVIEW, Assignment, ReviewItem, ReviewProject, ReviewStore
+from backend.review.source import SourceProject, fetch_inputs, load_audited_source
+from backend.review.review_store import ROUND_REVIEW, ReviewItem, ReviewProject, ReviewStore
 from backend.review.triage_route import route_suspects
 from backend.review.active import control_sample, rank_suspects
 from backend.review.sample_store import SampleStore
 from backend.review.until_width_push import UntilRequest, until_width_extra
+from backend.review.expert_tasks import import_assignments, recover_task_ids, sign_up_expert
 
 ORDERS = ("confidence", "shuffled")
 TITLE_MAX = 50  # Label Studio rejects longer project titles
@@ -156,36 +149,6 @@ def _expert_project(
     project = ReviewProject(source.key, ROUND_REVIEW, email, index, user_id, project_id, instance, ambiguous_choice)
     store.add_project(project)
     return project
-
-
-def recover_task_ids(client: LabelStudio, store: ReviewStore, ls_project_id: int, pending: Sequence[Assignment]) -> None:
-    """Match assignments whose import was not confirmed to tasks already in Label Studio, by ref."""
-    if not pending:
-        return
-    wanted = {a.ref for a in pending}
-    found = {}
-    for task in iter_tasks(client, ls_project_id):
-        ref = (task.data or {}).get(REF_FIELD)
-        if ref in wanted:
-            found[ref] = int(task.id)
-    store.set_task_ids(found)
-
-
-def import_assignments(
-    client: LabelStudio,
-    store: ReviewStore,
-    ls_project_id: int,
-    assignments: Sequence[Assignment],
-    data_of: dict[str, dict[str, Any]],
-) -> int:
-    """Bulk-import one task per assignment (inputs + ref) and record the created task ids."""
-    ready = [a for a in assignments if a.task_id in data_of]
-    if not ready:
-        return 0
-    tasks = [{"data": {**data_of[a.task_id], REF_FIELD: a.ref}} for a in ready]
-    ids = import_tasks(client, ls_project_id, tasks)
-    store.set_task_ids({a.ref: t for a, t in zip(ready, ids)})
-    return len(ready)
 
 
 def source_accounts(client: LabelStudio, experts: Sequence[str]) -> list[str]:
@@ -359,18 +322,6 @@ def _sign_up_new_experts(review: ReviewClients, report: PushReport, experts: Seq
     """Give each expert who has no account yet (on their instance) one with a random password (a refusal is a warning)."""
     for email in experts:
         sign_up_expert(review.for_expert(email)[1], email, passwords=report.passwords, warnings=report.warnings)
-
-
-def sign_up_expert(client: LabelStudio, email: str, *, passwords: dict[str, str], warnings: list[str]) -> None:
-    """Sign ``email`` up on ``client``'s instance with a random password, put in ``passwords``; nothing for an
-    existing account (its password is its owner's); a refusal goes to ``warnings``."""
-    try:
-        password = sign_up_user(client, email, org_id=organization_id(client))
-    except ValueError as exc:
-        warnings.append(f"{exc}: set a password with `label-studio reset_password`")
-        return
-    if password is not None:
-        passwords[email] = password
 
 
 def _fill_expert_projects(
