@@ -31,6 +31,8 @@ from .table import markdown, write_into
 EVERY_FAMILY = ("random", "stratified", "flagged", "census")
 SOME_FAMILIES = {"control": ("binary", "controls"), "round2": ("binary", "controls")}
 FEW = ("census", "flagged")
+#: Replicates per task sent to a worker (and per round of --checkpoint).
+CHUNK = 25
 
 
 def grid(families: list[str], designs: list[str]) -> list[tuple[str, str]]:
@@ -70,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all-sections", action="store_true",
                         help="build the whole report (slower): every figure with an interval is listed, checked or not")
     parser.add_argument("--estimate", action="store_true", help="time 3 replicates per cell, print the estimate")
+    parser.add_argument("--checkpoint", action="store_true",
+                        help=f"with --write-docs: write the table after every round of {CHUNK} replicates per cell "
+                             "(stopped early, the file holds the table of the replicates that finished)")
     args = parser.parse_args(argv)
     if args.replicates < 1 or args.jobs < 1 or args.census_replicates < 1 or (args.items is not None and args.items < 20):
         parser.error("--replicates, --census-replicates and --jobs must be at least 1, --items at least 20")
@@ -83,24 +88,37 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{per:.2f} s per replicate; {len(cells)} cells × {args.replicates} replicates with --jobs {args.jobs}: "
               f"about {total / 60:.0f} min")
         return 0
-    tallies = Tallies()
     def seeds(design: str) -> list[int]:
         n = args.census_replicates if design in FEW else args.replicates
         return [args.seed * 1_000_003 + k for k in range(n)]
 
-    work = [(f, d, chunk) for f, d in cells for chunk in _chunks(seeds(d), 25)]
+    # round by round: the k-th chunk of every cell before any cell's (k+1)-th, so after each round every cell has
+    # the same replicates (a cell's own replicates are still added in seed order: its figures do not depend on
+    # the interleaving) and --checkpoint writes the table those replicates give
+    chunks = {(f, d): _chunks(seeds(d), CHUNK) for f, d in cells}
+    rounds = max(len(c) for c in chunks.values())
+    work = [(f, d, chunks[f, d][k], k) for k in range(rounds) for f, d in cells if k < len(chunks[f, d])]
+    tallies = Tallies()
     started = time.perf_counter()
+
+    def table(done: int) -> str:
+        return markdown(tallies.rows(), replicates=done, census=min(done, args.census_replicates), seed=args.seed,
+                        items=args.items or CASES[args.families[0]].items)
+
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_cell, *w, args.all_sections, args.items) for w in work]
-        for k, ((family, design, _), future) in enumerate(zip(work, futures)):
+        futures = [pool.submit(run_cell, f, d, chunk, args.all_sections, args.items) for f, d, chunk, _ in work]
+        for k, ((family, design, _, index), future) in enumerate(zip(work, futures)):
             for truths, printed in future.result():  # in submission order: the table does not depend on timing
                 tallies.add(family, design, truths, printed)
             print(f"[{k + 1}/{len(work)}] {family} {design} ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
-    table = markdown(tallies.rows(), replicates=args.replicates, census=args.census_replicates, seed=args.seed,
-                     items=args.items or CASES[args.families[0]].items)
-    print(table)
+            last_of_round = k + 1 == len(work) or work[k + 1][3] != index
+            if last_of_round and args.checkpoint and args.write_docs is not None and k + 1 < len(work):
+                write_into(args.write_docs, table(min(args.replicates, (index + 1) * CHUNK)))
+                print(f"checkpoint: {min(args.replicates, (index + 1) * CHUNK)} replicates per cell written to "
+                      f"{args.write_docs}", file=sys.stderr)
+    print(table(args.replicates))
     if args.write_docs is not None:
-        write_into(args.write_docs, table)
+        write_into(args.write_docs, table(args.replicates))
     return 0
 
 

@@ -69,13 +69,18 @@ def test_without_a_sample_the_estimates_are_pending(runner):
     assert printed["floor.confirmed_errors"].value <= control_truths(rep)[""].errors
 
 
-def test_the_table_is_the_same_for_the_same_seed(tmp_path, capsys):
+def test_the_table_is_the_same_for_the_same_seed(tmp_path, capsys, monkeypatch):
+    """Same seed, same table; with --checkpoint (rounds of one replicate here) the rounds end in the same table."""
+    import bench.simulate.__main__ as cli
+    monkeypatch.setattr(cli, "CHUNK", 1)
     args = ["--replicates", "2", "--census-replicates", "1", "--families", "binary", "--designs", "random", "census",
             "--seed", "3", "--items", "40"]
     doc = tmp_path / "statistics.md"
     doc.write_text("# Statistics\n", encoding="utf-8")
-    assert main([*args, "--write-docs", str(doc)]) == 0
-    first = capsys.readouterr().out
+    assert main([*args, "--write-docs", str(doc), "--checkpoint"]) == 0
+    captured = capsys.readouterr()
+    first = captured.out
+    assert "checkpoint: 1 replicates per cell" in captured.err
     assert main(args) == 0
     assert capsys.readouterr().out == first
     text = doc.read_text(encoding="utf-8")
@@ -106,3 +111,4 @@ def test_an_annotator_is_read_against_the_sample_not_against_their_own_labels(ru
     row = next(r for r in table["rows"] if r[0] == "annotator 0")
     assert "sample" in table["title"] and row[2] == len(draw.items)
     assert row[3] == pytest.approx(expected) and row[4] <= row[3] <= row[5]
+
