@@ -18,6 +18,8 @@ from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from threadpoolctl import threadpool_limits
+
 from .coverage import Tallies
 from .designs import DESIGNS
 from .figures import control_truths, figures
@@ -42,8 +44,13 @@ def grid(families: list[str], designs: list[str]) -> list[tuple[str, str]]:
 
 def run_cell(family: str, design: str, seeds: list[int], every_section: bool = False,
              items: int | None = None) -> list[tuple]:
-    """One (family, design) cell's replicates, each as (planted counts per control, printed figures)."""
-    with tempfile.TemporaryDirectory(prefix="simulate-") as tmp:
+    """One (family, design) cell's replicates, each as (planted counts per control, printed figures).
+
+    One BLAS thread: the report's small fits (the judge rows' logistic calibration) spin on a second thread that
+    a loaded 2-core machine does not give them (docs/architecture.md#one-blas-thread-while-fitting): 1.9 s -> 1.0 s
+    per replicate under load, the same figures.
+    """
+    with threadpool_limits(limits=1), tempfile.TemporaryDirectory(prefix="simulate-") as tmp:
         db = f"sqlite:///{Path(tmp) / 'audit.sqlite'}"
         runner = Runner(db, sections=None) if every_section else Runner(db)
         out = []
