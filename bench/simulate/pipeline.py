@@ -35,7 +35,7 @@ __all__ = ["Replicate", "Runner"]
 MODEL_VERSION = "simulated-v1"
 #: The sections whose figures the harness checks (the others cost seconds per replicate: the calibration
 #: section's stacking bootstrap, the crowd's Dawid-Skene fits); ``sections=None`` builds the whole report.
-CHECKED = ("audit", "errors", "crowd", "confidence", "triage")
+CHECKED = ("audit", "errors", "crowd", "confidence", "triage", "spans")
 
 
 @dataclass(frozen=True)

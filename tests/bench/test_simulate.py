@@ -40,7 +40,7 @@ def _census_rows(runner: Runner, family: str, seeds: range):
 
 @pytest.mark.parametrize("family", [
     "binary", "nominal", "multilabel", "pairwise",
-    "rating", "number", "controls"])
+    "rating", "number", "controls", "spans"])
 def test_every_known_figure_is_exact_when_every_item_is_reviewed(runner, family):
     rows = _census_rows(runner, family, range(1))
     names = {r.figure for r in rows}
@@ -133,3 +133,15 @@ def test_round_two_experts_settle_on_the_truth_of_every_control(runner):
                 checked += 1
                 assert gold == truth[str(item.id)][view.control.name], (view.control.name, item.id)
     assert checked > 50 and any(r.round2 for r in rep.data.reviews.values())
+
+
+def test_a_span_task_is_exact_per_error_kind_when_every_item_is_reviewed(runner):
+    """Spans: the questions per item are the family's own; on a census each kind's confirmed share is exact."""
+    tallies = Tallies()
+    rep = runner.run(small("spans"), DESIGNS["census"], seed=2)
+    tallies.add("spans", "census", control_truths(rep), list(figures(rep.report)))
+    kinds = [r for r in tallies.rows() if r.checked and r.figure.startswith("spans: ")]
+    assert {"spans: errors.wrong_type.confirmed among the reviewed flags",
+            "spans: errors.not_an_entity.confirmed among the reviewed flags"} <= {r.figure for r in kinds}
+    assert not [r.figure for r in kinds if r.defect]
+    assert not [r for r in tallies.rows() if not r.checked and r.figure.startswith("spans: Errors by kind")]
