@@ -195,12 +195,13 @@ class TruthModel:
             errors = self._m_step(probas, weights)
         else:
             priors, errors = start
-        loss, steps = -np.inf, 0
+        loss, steps, obs = -np.inf, 0, None
         for step in range(self.n_iter):
-            probas = self._clamp(self._e_step(priors, errors))
+            probas = self._clamp(self._e_step(priors, errors, obs))
             priors = self._priors(probas, weights)
             errors = self._m_step(probas, weights)
-            new_loss = self._elbo(probas, priors, errors, weights)
+            obs = self._obs_loglik(errors)  # the next E-step's too (same confusions)
+            new_loss = self._elbo(probas, priors, obs, weights)
             steps = step + 1
             if new_loss - loss < self.tol:
                 break
@@ -239,15 +240,16 @@ class TruthModel:
         """Per observation and true class: Σ_l q_l log θ_s[l, c]."""
         return np.einsum("ol,olc->oc", self._q, np.log(errors[self._source_idx]))
 
-    def _e_step(self, priors: np.ndarray, errors: np.ndarray) -> np.ndarray:
-        loglik = _sum_by(self._item_idx, self._obs_loglik(errors), len(self.items_))
+    def _e_step(self, priors: np.ndarray, errors: np.ndarray, obs: np.ndarray | None = None) -> np.ndarray:
+        """Posteriors given priors and confusions (``obs``: their :meth:`_obs_loglik`, when already made)."""
+        loglik = _sum_by(self._item_idx, self._obs_loglik(errors) if obs is None else obs, len(self.items_))
         loglik += np.log(np.clip(priors, _EPS, None))
         loglik -= loglik.max(axis=1, keepdims=True)
         out = np.exp(loglik)
         return out / out.sum(axis=1, keepdims=True)
 
-    def _elbo(self, probas: np.ndarray, priors: np.ndarray, errors: np.ndarray, weights: np.ndarray) -> float:
-        joint = self._obs_loglik(errors) + np.log(np.clip(priors, _EPS, None))
+    def _elbo(self, probas: np.ndarray, priors: np.ndarray, obs: np.ndarray, weights: np.ndarray) -> float:
+        joint = obs + np.log(np.clip(priors, _EPS, None))
         w = weights[self._item_idx][:, None]
         expectation = float((w * probas[self._item_idx] * joint).sum())
         p = np.clip(probas, _EPS, None)
