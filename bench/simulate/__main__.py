@@ -19,7 +19,8 @@ from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from threadpoolctl import threadpool_limits
+import sklearn.linear_model  # noqa: F401  (loads scipy's BLAS and sklearn's OpenMP now: threadpool_limits reaches
+from threadpoolctl import threadpool_limits  # only the pools loaded when it is entered)
 
 from .coverage import Tallies
 from .designs import DESIGNS
