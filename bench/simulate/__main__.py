@@ -82,11 +82,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="build the whole report (slower): every figure with an interval is listed, checked or not")
     parser.add_argument("--estimate", action="store_true", help="time 3 replicates per cell, print the estimate")
     parser.add_argument("--checkpoint", action="store_true",
-                        help=f"with --write-docs: write the table after every round of {CHUNK} replicates per cell "
+                        help="with --write-docs: write the table after every round of --round replicates per cell "
                              "(stopped early, the file holds the table of the replicates that finished)")
+    parser.add_argument("--round", type=int, default=CHUNK,
+                        help=f"replicates per cell sent to a worker at once, and per --checkpoint (default {CHUNK})")
     args = parser.parse_args(argv)
-    if args.replicates < 1 or args.jobs < 1 or args.census_replicates < 1 or (args.items is not None and args.items < 20):
-        parser.error("--replicates, --census-replicates and --jobs must be at least 1, --items at least 20")
+    if min(args.replicates, args.jobs, args.census_replicates, args.round) < 1 or (args.items is not None and args.items < 20):
+        parser.error("--replicates, --census-replicates, --round and --jobs must be at least 1, --items at least 20")
     cells = grid(args.families, args.designs)
     if args.estimate:
         start = time.perf_counter()
@@ -104,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     # round by round: the k-th chunk of every cell before any cell's (k+1)-th, so after each round every cell has
     # the same replicates (a cell's own replicates are still added in seed order: its figures do not depend on
     # the interleaving) and --checkpoint writes the table those replicates give
-    chunks = {(f, d): _chunks(seeds(d), CHUNK) for f, d in cells}
+    chunks = {(f, d): _chunks(seeds(d), args.round) for f, d in cells}
     rounds = max(len(c) for c in chunks.values())
     work = [(f, d, chunks[f, d][k], k) for k in range(rounds) for f, d in cells if k < len(chunks[f, d])]
     tallies = Tallies()
@@ -122,8 +124,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{k + 1}/{len(work)}] {family} {design} ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
             last_of_round = k + 1 == len(work) or work[k + 1][3] != index
             if last_of_round and args.checkpoint and args.write_docs is not None and k + 1 < len(work):
-                write_into(args.write_docs, table(min(args.replicates, (index + 1) * CHUNK)))
-                print(f"checkpoint: {min(args.replicates, (index + 1) * CHUNK)} replicates per cell written to "
+                write_into(args.write_docs, table(min(args.replicates, (index + 1) * args.round)))
+                print(f"checkpoint: {min(args.replicates, (index + 1) * args.round)} replicates per cell written to "
                       f"{args.write_docs}", file=sys.stderr)
     print(table(args.replicates))
     if args.write_docs is not None:

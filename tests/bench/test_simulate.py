@@ -69,15 +69,13 @@ def test_without_a_sample_the_estimates_are_pending(runner):
     assert printed["floor.confirmed_errors"].value <= control_truths(rep)[""].errors
 
 
-def test_the_table_is_the_same_for_the_same_seed(tmp_path, capsys, monkeypatch):
+def test_the_table_is_the_same_for_the_same_seed(tmp_path, capsys):
     """Same seed, same table; with --checkpoint (rounds of one replicate here) the rounds end in the same table."""
-    import bench.simulate.__main__ as cli
-    monkeypatch.setattr(cli, "CHUNK", 1)
     args = ["--replicates", "2", "--census-replicates", "1", "--families", "binary", "--designs", "random", "census",
             "--seed", "3", "--items", "40"]
     doc = tmp_path / "statistics.md"
     doc.write_text("# Statistics\n", encoding="utf-8")
-    assert main([*args, "--write-docs", str(doc), "--checkpoint"]) == 0
+    assert main([*args, "--write-docs", str(doc), "--checkpoint", "--round", "1"]) == 0
     captured = capsys.readouterr()
     first = captured.out
     assert "checkpoint: 1 replicates per cell" in captured.err
