@@ -3,10 +3,10 @@
 Run: ``python -m bench.simulate [--replicates 500] [--seed 0] [--jobs 2] [--items 300] [--families ...] [--designs ...]
 [--all-sections] [--write-docs docs/statistics.md]``. Prints the coverage table (Markdown) and, with ``--write-docs``, writes
 it into docs/statistics.md between its markers. The same ``--replicates`` and ``--seed`` give the same table.
-Time: about 0.7 s of CPU per replicate on a loaded 2-core machine (150 items, the checked sections; the sources'
-table's 200 bootstrap refits and the judge rows' calibration are most of it), so the default grid at 500 replicates
-is about 1.8 h of CPU; ``--estimate`` runs 3 replicates of each cell and prints the estimate for the asked
-``--replicates``; ``--checkpoint`` writes the table after every round of 25 replicates per cell.
+Time: about 0.5 s of CPU per replicate (150 items, the checked sections; controls 0.9 s, binary 0.6, spans 0.2; the
+sources' table's 200 bootstrap refits are most of it), so the default grid at 500 replicates is about 1.3 h of CPU;
+``--estimate`` runs 3 replicates of each cell and prints the estimate for the asked ``--replicates``;
+``--checkpoint`` writes the table after every round of ``--round`` replicates per cell.
 """
 
 from __future__ import annotations
