@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
     from backend.families.orders import position_flips  # noqa: F401
     from backend.scoring.run_stats import tally  # noqa: F401
     from backend.scoring.member_health import member_health  # noqa: F401
+    from backend.scoring.health_gate import gate_from_health, regate  # noqa: F401
     from backend.scoring.planted_ranking import planted_ranking  # noqa: F401
     from backend.ledger import Ledger  # noqa: F401
     # Label Studio: connection, task shape, crowd labels, gold annotations, which instance.
@@ -63,6 +64,9 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
     from backend.review.sampling import ALL, Candidate, Draw, FLAGGED_REVIEWED, assign_strata, draw_sample  # noqa: F401
     from backend.review.calibration import MIN_PER_OUTCOME, MIN_REVIEWED, fit_calibration, not_enough, stacking_gain  # noqa: F401
     from backend.review.active import ControlSample, control_sample, rank_suspects, wrong_score  # noqa: F401
+    from backend.review.judge_strata import OPEN, JudgeInputs, calibrated_scores, settled_strata  # noqa: F401
+    from backend.review.until_width import WidthTarget, more_reviews_line  # noqa: F401
+    from backend.review.spread_design import SPREAD, certainty_stratum  # noqa: F401
     from backend.review.truth_model import SourceQuality, TruthModel  # noqa: F401
     from backend.review.triage import ItemEvidence, TriageResult, triage_items  # noqa: F401
     from backend.review.triage_scope import not_triaged  # noqa: F401
@@ -79,6 +83,8 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
     from backend.confident.run_block import confident_ids  # noqa: F401
     from backend.costs.accounting import Accountant  # noqa: F401
     from backend.costs.prices import load_prices  # noqa: F401
+    # The error-rate estimators (pure maths the review push shares): exact bounds, stratified, judge-assisted.
+    from backend.estimates import bounds, error_rate, judge_assisted, stratified_interval  # noqa: F401
     # Files, terminal and environment: record files, safe CSV cells, atomic writes, one error line.
     from backend.common.records import FileFormat, Record, RecordProblem, RecordReader, detect_format  # noqa: F401
     from backend.common.csv_cells import safe_row  # noqa: F401

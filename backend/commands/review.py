@@ -13,110 +13,24 @@ goes to the same database (``--db``, default ``DATABASE_URL``).
 
 from __future__ import annotations
 
-import json
-from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from backend.common import defaults
 from backend.common.cli_errors import fail as _fail
-from backend.labelstudio.error_lines import client_errors, describe_error
-from backend.config.settings import Settings
 from backend.scoring.member_health import stored_health
 from backend.summaries.health_table import print_health
 from backend.commands.review_instances import instances_app
+from backend.commands.review_session import (DB, EXPERT_INSTANCES, JSON, PROJECT, REVIEW_URL, URL, ReviewSession,
+                                             audited_source, print_json, print_skipped, refreshed, session)
 
 review_app = typer.Typer(
     help="Blind expert review in Label Studio: push suspects, reconcile disagreements, gold labels.",
     no_args_is_help=True,
 )
-
-URL = typer.Option(None, "--url", help="Label Studio URL (default LABEL_STUDIO_URL; token from LABEL_STUDIO_API_KEY).")
-DB = typer.Option(None, "--db", help="Audit database URL (default DATABASE_URL or ./.label-audit/audit.sqlite).")
-PROJECT = typer.Option(..., "--project", help="Source Label Studio project id.")
-JSON = typer.Option(False, "--json", help="Print the result as JSON.")
-REVIEW_URL = typer.Option(
-    None, "--review-url",
-    help="Review Label Studio URL (default LABEL_AUDIT_REVIEW_URL; token from LABEL_AUDIT_REVIEW_API_KEY).",
-)
-EXPERT_INSTANCES = typer.Option(
-    None, "--expert-instances",
-    help="JSON file (mode 600) mapping each expert email to their own instance's url and token "
-         "(default LABEL_AUDIT_EXPERT_INSTANCES; see docs/experts.md).",
-)
-
-
-@dataclass(frozen=True)
-class _Session:
-    """What every review command works with: both instances' clients, the ledger and the review store."""
-
-    client: Any
-    ledger: Any
-    store: Any
-    review: Any  # ReviewClients: the shared review instance (or ``client`` itself) and each expert's own
-    review_url: Optional[str]
-    settings: Any  # the run's settings, resolved once here: the flag distance (gold agrees with the
-    # workers' flag rule), the image fetch limits, the instances' addresses
-
-    @property
-    def delta(self) -> Optional[int]:
-        return self.settings.delta
-
-
-@contextmanager
-def _session(url: Optional[str], db: Optional[str], review_url: Optional[str],
-             experts_file: Optional[str] = None) -> Iterator[_Session]:
-    """Open the session; bad input or a Label Studio error inside the block exits 2 with one line."""
-    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
-    from backend.labelstudio.client import connect
-    from backend.labelstudio.expert_instances import review_clients
-    from backend.labelstudio.instances import review_connection, source_url
-    from backend.ledger import Ledger
-    from backend.review.review_store import ReviewStore
-    try:
-        settings = Settings.from_env()
-        client = connect(source_url(settings, url), settings.label_studio_token)
-        ledger = Ledger(db or settings.store_url)
-        clients = review_clients(client, settings, url=review_url, experts_path=experts_file,
-                                 source_url=source_url(settings, url))
-        yield _Session(client, ledger, ReviewStore(db_engine=ledger.db_engine), clients,
-                       review_connection(settings, review_url).url, settings)
-    except client_errors() as exc:
-        _fail(describe_error(exc))
-
-
-def _source(s: "_Session", project: int):
-    """The source project as audited, its spec derived with the session's settings (as the workers derived it)."""
-    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
-    from backend.review.source import load_audited_source
-
-    return load_audited_source(s.client, s.ledger, project, spec_options=s.settings.spec_options())
-
-
-def _refreshed(project: int, url: Optional[str], db: Optional[str], review_url: Optional[str],
-               experts_file: Optional[str] = None):
-    """Collect the experts' answers and recompute gold labels: (store, source project, clients), or exit 2."""
-    # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
-    from backend.review.gold_store import refresh_review
-
-    with _session(url, db, review_url, experts_file) as s:
-        source = _source(s, project)
-        refresh_review(s.review, s.store, source, s.ledger.results(source.key), delta=s.delta)
-    return s.store, source, s.review
-
-
-def _print_skipped(out: Console, errors: dict[str, str]) -> None:
-    """Items left out of a round, each with its reason (the rest went ahead)."""
-    for task_id, reason in errors.items():
-        out.print(f"  [yellow]skipped[/yellow] task {task_id}: {reason}")
-
-
-def _print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, default=str))
-
 
 @review_app.command("push")
 def push(
@@ -160,6 +74,19 @@ def push(
         help="Offer \"More than one answer may be right\" on every item (and in round 2): for items the guidelines "
              "allow more than one defensible label; binary or nominal single-choice projects only.",
     ),
+    until_width: Optional[str] = typer.Option(
+        None, "--until-width",
+        help="Review until sure: a control sample drawn where the judges are least sure, grown one step per push "
+             "until the judge-assisted 95 % interval of the error rate is within this half-width: points (2 = ±2 "
+             "points) or errors (40errors = ±40 errors). Replaces --sample.",
+    ),
+    until_batch: int = typer.Option(defaults.UNTIL_WIDTH_BATCH, "--batch", min=1,
+                                    help="--until-width: control items drawn per step (the two-stage rule: its pilot)."),
+    stop_rule: str = typer.Option(defaults.UNTIL_WIDTH_RULE, "--stop-rule",
+                                  help="--until-width: sequential (a batch at a time, stop when within W), "
+                                       "two-stage (a pilot batch, then the size its interval asks for) or fixed "
+                                       "(the size planned up front from the judges' scores); coverage measured in "
+                                       "docs/statistics.md."),
     url: Optional[str] = URL,
     review_url: Optional[str] = REVIEW_URL,
     expert_instances: Optional[str] = EXPERT_INSTANCES,
@@ -170,15 +97,23 @@ def push(
     # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.labelstudio.expert_instances import check_isolation
     from backend.review.push import check_push_options, push_review
+    from backend.review.gold_store import refresh_review
     from backend.review.sample_push import SampleRequest
+    from backend.review.until_width import WidthTarget
+    from backend.review.until_width_push import UntilRequest
 
     try:
         request = None if sample is None else SampleRequest(
             sample, design=design, seed=seed, bands=tuple(float(b) for b in (bands or "").split(",") if b.strip()))
+        until = None if until_width is None else UntilRequest(WidthTarget.parse(until_width), batch=until_batch,
+                                                              rule=stop_rule, seed=seed)
         emails = check_push_options(experts.split(","), order=order, budget=budget)
     except ValueError as exc:
         _fail(str(exc))
-    with _session(url, db, review_url, expert_instances) as s:
+    with session(url, db, review_url, expert_instances) as s:
+        if until is not None:  # the step reads the experts' latest verdicts
+            source = audited_source(s, project)
+            refresh_review(s.review, s.store, source, s.ledger.results(source.key), delta=s.delta)
         _check_not_source(s, emails, project=project, url=url, allow_same_instance=allow_same_instance)
         # Accepting the source instance accepts more than experts seeing each other: it includes that.
         accepted = check_isolation(s.review, emails, allow_shared=allow_shared_review or allow_same_instance,
@@ -187,11 +122,11 @@ def push(
             s.client, s.store, s.ledger, review_client=s.review, project_id=project, experts=experts.split(","),
             threshold=threshold, budget=budget, order=order, seed=seed, label_field=label_field, sample=request,
             initial_passwords=initial_passwords, next_n=next_n, include_ambiguous=include_ambiguous,
-            ambiguous_choice=ambiguous_choice, settings=s.settings,
+            ambiguous_choice=ambiguous_choice, settings=s.settings, until=until,
         )
         report.warnings[:0] = accepted
     if json_out:
-        _print_json(report.to_json())
+        print_json(report.to_json())
         return
     out = Console(soft_wrap=True)
     out.print(f"project {project}: {report.items} items under review ({report.added} added now)")
@@ -200,6 +135,11 @@ def push(
     if sample is not None:
         drawn = "drawn now" if report.sample_drawn else "drawn before, kept"
         out.print(f"  random sample ({design}, {drawn}): {report.sampled} control items added now")
+    if report.until_width:
+        u = report.until_width
+        out.print(f"  until {u['target']} ({u['rule']} rule, plan {u['planned']} reviews): {u['state']}, "
+                  f"{u['drawn']} control items drawn ({u['added']} now)")
+        out.print(f"  {u['line']}")
     for email, pid in report.projects.items():
         out.print(f"  {email}: review project {pid} (+{report.new_tasks.get(email, 0)} tasks) "
                   f"{report.urls.get(email, '')}".rstrip())
@@ -207,7 +147,7 @@ def push(
         out.print(f"  {email}: initial password {password} (shown once)")
     for warning in report.warnings:
         out.print(f"  [yellow]warning[/yellow] {warning}")
-    _print_skipped(out, report.errors)
+    print_skipped(out, report.errors)
     # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.review.triage_route import held_lines
 
@@ -235,13 +175,13 @@ def reconcile_cmd(
     from backend.review.gold_store import refresh_gold
     from backend.review.reconcile import reconcile
 
-    with _session(url, db, review_url, expert_instances) as s:
-        source = _source(s, project)
+    with session(url, db, review_url, expert_instances) as s:
+        source = audited_source(s, project)
         report = reconcile(s.client, s.store, source, partial=partial, review_client=s.review,
                            initial_passwords=initial_passwords, settings=s.settings)
         refresh_gold(s.store, s.ledger.results(source.key), source.spec, source_project=source.key, delta=s.delta)
     if json_out:
-        _print_json(report.to_json())
+        print_json(report.to_json())
         return
     out = Console(soft_wrap=True)
     out.print(f"round 1: {report.agreed} agreed, {report.disagreements} disagreed, {report.incomplete} incomplete")
@@ -251,23 +191,39 @@ def reconcile_cmd(
         out.print(f"  {email}: initial password {password} (shown once)")
     for warning in report.warnings:
         out.print(f"  [yellow]warning[/yellow] {warning}")
-    _print_skipped(out, report.errors)
+    print_skipped(out, report.errors)
 
 
 @review_app.command("status")
 def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Optional[str] = REVIEW_URL,
                expert_instances: Optional[str] = EXPERT_INSTANCES, db: Optional[str] = DB,
+               until_width: Optional[str] = typer.Option(
+                   None, "--until-width", help="The half-width to project the reviews for (2 = ±2 points, 40errors "
+                                               "= ±40 errors; default ±2 and ±3 points)."),
                json_out: bool = JSON) -> None:
     """Progress per expert and round (with each project's URL), ignored annotations, the gold labels, and the
     health of the audit's members (from the ledger's latest results)."""
     # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.ledger import Ledger
+    from backend.review.sample_store import SampleStore
     from backend.review.status import review_status
-    store, source, clients = _refreshed(project, url, db, review_url, expert_instances)
+    from backend.review.until_width import WidthTarget
+    from backend.review.until_width_push import width_lines
+    from backend.scoring.ensemble import label_error
+
+    try:
+        targets = None if until_width is None else [WidthTarget.parse(until_width)]
+    except ValueError as exc:
+        _fail(str(exc))
+    store, source, clients = refreshed(project, url, db, review_url, expert_instances)
     status = review_status(store, source.key, clients=clients, spec=source.spec)
-    health = stored_health(Ledger(db_engine=store.db_engine), source.key)  # the same database as the review
+    ledger = Ledger(db_engine=store.db_engine)  # the same database as the review
+    health = stored_health(ledger, source.key)
+    widths = width_lines(ledger.results(source.key), SampleStore(store.db_engine).draw(source.key),
+                         {o.task_id: o for o in store.gold_labels(source.key)}, targets=targets,
+                         is_error=lambda gold, original: label_error(gold, original, source.spec))
     if json_out:
-        _print_json({**status.to_json(), "member_health": health})
+        print_json({**status.to_json(), "member_health": health, "until_width": widths})
         return
     table = Table(title=f"Review of project {project} ({status.items} items)")
     for col in ("round", "who", "LS project", "answered"):
@@ -289,6 +245,8 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
     if status.design is not None:
         out.print(f"control sample ({status.design}): " + ", ".join(
             f"{p.stratum} settled {p.settled}/{p.drawn} drawn of {p.population}" for p in status.sample))
+    for line in widths:
+        out.print(line)
     _print_health(health)
 
 
@@ -307,10 +265,10 @@ def gold_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Optio
              expert_instances: Optional[str] = EXPERT_INSTANCES, db: Optional[str] = DB,
              json_out: bool = JSON) -> None:
     """Recompute and list the gold labels (original where the ensemble agrees, else the experts')."""
-    store, source, _clients = _refreshed(project, url, db, review_url, expert_instances)
+    store, source, _clients = refreshed(project, url, db, review_url, expert_instances)
     labels = store.gold_labels(source.key)
     if json_out:
-        _print_json([g.to_json() for g in labels])
+        print_json([g.to_json() for g in labels])
         return
     table = Table(title=f"Gold labels of project {project}")
     for col in ("task", "original", "ensemble", "gold", "decided by", "status"):
@@ -338,7 +296,7 @@ def _print_ignored(out: Console, status: Any) -> None:
         out.print(f"  {i.annotator}: item {i.task_id}, annotation {i.annotation_id}, {where}{owner}")
 
 
-def _check_not_source(s: _Session, emails: list[str], *, project: int, url: Optional[str],
+def _check_not_source(s: ReviewSession, emails: list[str], *, project: int, url: Optional[str],
                       allow_same_instance: bool) -> None:
     """Refuse round 1 on the source instance: the shared review instance (when an expert lands there) and
     each expert's own instance are checked."""

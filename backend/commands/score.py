@@ -13,7 +13,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import typer
 from rich.console import Console
@@ -36,9 +36,10 @@ from backend.images.items import with_images
 from backend.images.vision import check_members_see
 from backend.scoring.engine import Engine, EngineConfig
 from backend.scoring.question_engine import make_engine
-from backend.scoring.ensemble import describe_flag_rule, flag_rule
+from backend.scoring.ensemble import VerdictRule, describe_flag_rule, flag_rule
 from backend.scoring.members import Member, build_members, ensemble_fingerprint
 from backend.scoring.member_health import HealthTally
+from backend.scoring.project_pass import project_pass
 from backend.summaries.score_summary import SuspectList, build_summary, print_summary, task_title
 from backend.commands.task_options import resolve_task
 from backend.task.spec import TaskSpec
@@ -68,6 +69,7 @@ def run_scoring(
     title: str | None = None,
     excluded: tuple[str, ...] = (),
     settings: Settings | None = None,
+    prior_correction: str = defaults.PRIOR_CORRECTION,
 ) -> dict[str, Any]:
     """Score ``input_path``, stream results to ``out``, print and return the summary.
 
@@ -75,7 +77,9 @@ def run_scoring(
     where it stopped and the later ones are not written, and rerunning resumes from the cache.
     ``title`` is what the summary calls the task (:func:`backend.summaries.score_summary.task_title`); ``excluded`` the
     members the settings left out, reported beside each member's health. ``settings`` (the command's; default
-    the environment's) say where an image spec's images may be fetched from.
+    the environment's) say where an image spec's images may be fetched from. After every item is scored, the
+    health gate and ``prior_correction`` re-read the verdicts over the whole run
+    (:func:`backend.scoring.project_pass.project_pass`); the file is written after that.
     """
     entries = list(read_items(input_path, spec, max_chars=max_chars))
     if spec.image_fields:
@@ -95,8 +99,12 @@ def run_scoring(
     accountant = Accountant(prices, [m.id for m in members])
     show_progress = (sys.stderr.isatty() and len(entries) > 20) if progress is None else progress
     _exit_cleanly_on_sigterm()
-    stopped = _stream_results(engine, entries, out=out, tallies=(suspects, confident, health), accountant=accountant,
-                              budget=budget, progress=show_progress)
+    rule = VerdictRule(spec, threshold=engine.threshold, delta=config.delta, quorum=config.quorum)
+    stopped, adjusted = _stream_results(engine, entries, out=out, tallies=(suspects, confident, health),
+                                        accountant=accountant, budget=budget, progress=show_progress,
+                                        adjust=lambda results: project_pass(results, rule,
+                                                                            prior_correction=prior_correction,
+                                                                            health=health))
     summary = build_summary(
         engine.stats,
         task=spec.name,
@@ -114,6 +122,7 @@ def run_scoring(
         excluded=excluded,
     )
     summary["stopped"] = stopped
+    summary.update(adjusted)
     summary["confident_learning"] = confident.block(classes=spec.labels, left_out=prepared.left_out,
                                                     trained=prepared.trained, top=top)
     if summary_json:
@@ -131,30 +140,50 @@ def run_scoring(
 
 
 def _stream_results(engine: Engine, entries: list, *, out: Path | None, tallies: tuple, accountant: Accountant,
-                    budget: Budget | None, progress: bool) -> dict[str, Any] | None:
-    """Score ``entries`` into the tallies, ``accountant`` and ``out``; the stop record when the budget ran out.
+                    budget: Budget | None, progress: bool,
+                    adjust: Callable[[list], tuple[list, dict[str, Any]]]) -> tuple[dict[str, Any] | None, dict]:
+    """Score ``entries``, re-read the verdicts over the whole run (``adjust``: the health gate, the prior
+    correction), then fill the tallies, ``accountant`` and ``out``; the stop record when the budget ran out, and
+    what ``adjust`` did.
 
-    ``out`` is replaced only when the run completes: an interrupted or killed re-run keeps the old file.
+    The health tally (among ``tallies``) folds the judges' answers as they come: it is what ``adjust`` decides
+    on. ``out`` is replaced only when the run completes: an interrupted or killed re-run keeps the old file.
     """
+    scored: list = []
+    stop: dict[str, Any] | None = None
+    health = [t for t in tallies if isinstance(t, HealthTally)]
+    others = [t for t in (*tallies, accountant) if not isinstance(t, HealthTally)]
+    results = engine.score(entries, progress=progress)
     try:
-        with atomic_write(out) if out else contextlib.nullcontext() as handle:
-            for done, result in enumerate(engine.score(entries, progress=progress)):
-                if any(m.reason == "over_budget" for m in result.members):
-                    engine.stats.remove_result(result)  # the summary counts the written items only
-                    accountant.add(result)  # its answered calls were made (and paid); cached for the rerun
-                    return {"reason": "max_cost", "items_done": done, "next_id": result.id,
-                            "next_line": result.line, "spent_usd": round(budget.spent, 9) if budget else None}
-                for tally in (*tallies, accountant):
-                    tally.add(result)
-                if handle is not None:
-                    handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+        for done, result in enumerate(results):
+            if any(m.reason == "over_budget" for m in result.members):
+                engine.stats.remove_result(result)  # the summary counts the written items only
+                accountant.add(result)  # its answered calls were made (and paid); cached for the rerun
+                stop = {"reason": "max_cost", "items_done": done, "next_id": result.id,
+                        "next_line": result.line, "spent_usd": round(budget.spent, 9) if budget else None}
+                break
+            scored.append(result)
+            for tally in health:
+                tally.add(result)
     except KeyboardInterrupt:
         Console(stderr=True).print(
             f"interrupted after {engine.stats.items} of {len(entries)} items; every finished call is cached: "
             "run the same command again to resume"
         )
         raise typer.Exit(130) from None
-    return None
+    finally:
+        results.close()  # a budget stop: calls already sent finish and are cached, queued ones are dropped
+    final, adjusted = adjust(scored)
+    with atomic_write(out) if out else contextlib.nullcontext() as handle:
+        for before, result in zip(scored, final):
+            if result is not before:  # the verdict was re-read: the run's counts follow it
+                engine.stats.remove_result(before)
+                engine.stats.add_result(result)
+            for tally in others:
+                tally.add(result)
+            if handle is not None:
+                handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+    return stop, adjusted
 
 
 def _dry_run(engine: Engine, entries: list, *, prices: PriceTable | None, summary_json: Path | None,
@@ -208,6 +237,7 @@ def score(
     prices_file: Optional[Path] = typer.Option(None, "--prices", help="Price file (YAML: provider, model, input_per_million, output_per_million in USD); see examples/prices.example.yaml."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate items, calls, cached calls, tokens, cost and time per member; call no model."),
     max_cost: Optional[float] = typer.Option(None, "--max-cost", help="Stop cleanly before spending more than this many USD (needs --prices); rerun to resume."),
+    prior_correction: Optional[str] = context.PRIOR_CORRECTION,
     early_exit: bool = typer.Option(defaults.EARLY_EXIT, "--early-exit", help="Call members cheapest first (by --prices) and stop an item once the rest cannot change its flag or prediction."),
 ) -> None:
     """Score a labelled file with an LLM ensemble and flag suspected label errors.
@@ -221,6 +251,7 @@ def score(
             delta=delta, quorum_share=quorum,
             quorum_models=quorum_models, early_exit=early_exit or None, concurrency=concurrency,
             timeout=timeout, max_attempts=max_attempts, option_orders=option_orders,
+            prior_correction=prior_correction,
         )
         spec = resolve_task(task=task, labels=labels, fields=fields, guidelines=guidelines,
                             label_config=label_config, family=family, negative_label=negative_label,
@@ -252,6 +283,7 @@ def score(
             input_path, spec, members, config=config, cache=cache, out=out, summary_json=summary_json,
             top=top, progress=progress, console=Console(), prices=prices, budget=budget, dry_run=dry_run,
             max_chars=settings.max_item_chars, excluded=settings.exclude_members, settings=settings,
+            prior_correction=settings.prior_correction,
             title=task_title(spec, source=task or (label_config.name if label_config else None)
                              or (input_path.name if labels else None)),
         )

@@ -27,6 +27,7 @@ from backend.scoring.ensemble import Quorum
 from backend.providers.provider_settings import ProviderSettings
 from backend.providers.registry import default_key_variables
 from backend.task.calibration_setting import CALIBRATION_ENV, check_mode
+from backend.scoring.prior_shift import check_mode as check_prior_correction
 from backend.task.option_orders import OPTION_ORDERS_ENV, resolve_orders
 from backend.scoring.members import MemberSpec, exclude_members, member_specs_from_config, parse_member_arg
 from backend.scoring.engine_config import EngineConfig
@@ -132,6 +133,7 @@ class Settings:
     # What a task spec is derived with (see spec_options): they enter its model version.
     option_orders: int = defaults.OPTION_ORDERS  # LABEL_AUDIT_OPTION_ORDERS, --option-orders
     calibration: str = defaults.CALIBRATION  # LABEL_AUDIT_CALIBRATION
+    prior_correction: str = defaults.PRIOR_CORRECTION  # LABEL_AUDIT_PRIOR_CORRECTION, `score --prior-correction`
     negative_label: str | None = None  # the "nothing here" class, where a project's labels hold it (LABEL_AUDIT_NEGATIVE_LABEL)
 
     @classmethod
@@ -188,6 +190,7 @@ class Settings:
             "prompts_dir": Path(env["LABEL_AUDIT_PROMPTS"]) if env.get("LABEL_AUDIT_PROMPTS") else None,
             "option_orders": _orders(env),
             "calibration": check_mode(env.get(CALIBRATION_ENV) or defaults.CALIBRATION),
+            "prior_correction": env.get("LABEL_AUDIT_PRIOR_CORRECTION") or defaults.PRIOR_CORRECTION,
             "negative_label": env.get("LABEL_AUDIT_NEGATIVE_LABEL") or None,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
@@ -203,6 +206,7 @@ class Settings:
             raise ValueError(f"LABEL_AUDIT_IMAGE_MAX_BYTES must be positive, got {self.image_max_bytes}")
         resolve_orders(self.option_orders)  # ValueError below 1
         check_mode(self.calibration)
+        check_prior_correction(self.prior_correction)
         if (self.auth_user is None) != (self.auth_password is None):
             raise ValueError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
 

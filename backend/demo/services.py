@@ -125,7 +125,7 @@ def ensure_label_studios(table: ProcessTable, instances: Mapping[str, LocalLabel
     if not todo:
         return
     say("Starting Label Studio (" + ", ".join(f"{n} on port {ls.port}" for n, ls in todo.items())
-        + "); the first start creates its database, about a minute...")
+        + "); a first start on this machine creates Label Studio's schema, about a minute...")
 
     with ThreadPoolExecutor(max_workers=len(todo)) as pool:
         futures = [pool.submit(ls.start, timeout=600) for ls in todo.values()]

@@ -22,6 +22,7 @@ import httpx
 from backend.common import defaults
 from backend.common.environment import environment
 from backend.common.private_files import PRIVATE_UMASK, private_dir, private_file
+from backend.labelstudio.db_template import seed_database
 
 DEFAULT_BIN = Path(defaults.LABEL_STUDIO_BIN).expanduser()
 # Older machine images installed the same version under an unversioned folder.
@@ -149,6 +150,8 @@ class LocalLabelStudio:
         if self._proc is not None:
             raise RuntimeError("this Label Studio is already started")
         private_dir(self.data_dir)  # LS's SQLite database holds every user's API token
+        if self.postgres is None:  # a first start copies the migrated schema instead of migrating (db_template)
+            seed_database(self.binary, self.data_dir, env=self.environment())
         for existing in self.data_dir.glob("*.sqlite3*"):  # made by an older release with LS's own umask
             private_file(existing)
         cmd = [

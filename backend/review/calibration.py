@@ -23,6 +23,7 @@ from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import average_precision_score
 from sklearn.model_selection import StratifiedKFold
+from threadpoolctl import threadpool_limits
 
 #: Reviewed control items needed before anything is fitted, and of each outcome (wrong / right).
 MIN_REVIEWED = 30
@@ -128,11 +129,14 @@ def fit_calibration(scores: Sequence[float] | np.ndarray, wrong: Sequence[bool],
     splitter = StratifiedKFold(n_splits=min(folds, int(y.sum()), int(len(y) - y.sum())), shuffle=True,
                                random_state=seed)
     fitted = []
-    for train, test in splitter.split(np.zeros(len(y)), y):
-        fold = _model(method, seed).fit(x[train], y[train], sample_weight=w[train])
-        cv[test] = _predict(fold, x[test])
-        fitted.append(fold)
-    model = _model(method, seed).fit(x, y, sample_weight=w)
+    # one BLAS thread: a few dozen points, and a second thread that a loaded machine does not give made each
+    # logistic fit 8 times slower (55 ms -> 7 ms on the shared 2-core box; docs/architecture.md#one-blas-thread-while-fitting)
+    with threadpool_limits(limits=1):
+        for train, test in splitter.split(np.zeros(len(y)), y):
+            fold = _model(method, seed).fit(x[train], y[train], sample_weight=w[train])
+            cv[test] = _predict(fold, x[test])
+            fitted.append(fold)
+        model = _model(method, seed).fit(x, y, sample_weight=w)
     return Calibration(method=method, model=model, cv_probs=np.clip(cv, 0.0, 1.0), wrong=y, weights=w,
                        folds=tuple(fitted))
 

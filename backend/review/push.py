@@ -21,15 +21,7 @@ from typing import Any, Sequence
 
 from label_studio_sdk import LabelStudio
 
-from backend.labelstudio.client import (
-    create_project,
-    ensure_user,
-    find_user,
-    import_tasks,
-    sign_up_user,
-    iter_tasks,
-    organization_id,
-)
+from backend.labelstudio.client import create_project, ensure_user, find_user, organization_id
 from backend.labelstudio.expert_instances import ReviewClients, as_review_clients
 from backend.labelstudio.expertview import Guidelines, check_guidelines
 from backend.labelstudio.labelconfig import expert_name
@@ -38,11 +30,13 @@ from backend.scoring.ensemble import label_error
 from backend.scoring.results import ItemResult
 from backend.review.images import ReviewImages, prepare_or_pass
 from backend.review.sample_push import SampleRequest, draw_for_push, review_order
-from backend.review.source import REF_FIELD, SourceProject, fetch_inputs, load_audited_source
-from backend.review.review_store import ROUND_REVIEW, Assignment, ReviewItem, ReviewProject, ReviewStore
+from backend.review.source import SourceProject, fetch_inputs, load_audited_source
+from backend.review.review_store import ROUND_REVIEW, ReviewItem, ReviewProject, ReviewStore
 from backend.review.triage_route import route_suspects
 from backend.review.active import control_sample, rank_suspects
 from backend.review.sample_store import SampleStore
+from backend.review.until_width_push import UntilRequest, until_width_extra
+from backend.review.expert_tasks import import_assignments, recover_task_ids, sign_up_expert
 
 ORDERS = ("confidence", "shuffled")
 TITLE_MAX = 50  # Label Studio rejects longer project titles
@@ -75,6 +69,7 @@ class PushReport:
     passwords: dict[str, str] = field(default_factory=dict, repr=False)  # new experts' initial passwords
     triage: dict[str, Any] = field(default_factory=dict)  # backend.review.triage_route.route_suspects: held items, gaps
     ambiguous_choice: bool = False  # the review offers "More than one answer may be right" (backend.review.ambiguous)
+    until_width: dict[str, Any] = field(default_factory=dict)  # --until-width's step (backend.review.until_width_push)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -93,6 +88,7 @@ class PushReport:
             "passwords": dict(self.passwords),
             "triage": dict(self.triage),
             "ambiguous_choice": self.ambiguous_choice,
+            "until_width": dict(self.until_width),
         }
 
 
@@ -155,36 +151,6 @@ def _expert_project(
     return project
 
 
-def recover_task_ids(client: LabelStudio, store: ReviewStore, ls_project_id: int, pending: Sequence[Assignment]) -> None:
-    """Match assignments whose import was not confirmed to tasks already in Label Studio, by ref."""
-    if not pending:
-        return
-    wanted = {a.ref for a in pending}
-    found = {}
-    for task in iter_tasks(client, ls_project_id):
-        ref = (task.data or {}).get(REF_FIELD)
-        if ref in wanted:
-            found[ref] = int(task.id)
-    store.set_task_ids(found)
-
-
-def import_assignments(
-    client: LabelStudio,
-    store: ReviewStore,
-    ls_project_id: int,
-    assignments: Sequence[Assignment],
-    data_of: dict[str, dict[str, Any]],
-) -> int:
-    """Bulk-import one task per assignment (inputs + ref) and record the created task ids."""
-    ready = [a for a in assignments if a.task_id in data_of]
-    if not ready:
-        return 0
-    tasks = [{"data": {**data_of[a.task_id], REF_FIELD: a.ref}} for a in ready]
-    ids = import_tasks(client, ls_project_id, tasks)
-    store.set_task_ids({a.ref: t for a, t in zip(ready, ids)})
-    return len(ready)
-
-
 def source_accounts(client: LabelStudio, experts: Sequence[str]) -> list[str]:
     """Warnings for experts who also have an account on the source instance (they could open it)."""
     return [
@@ -212,6 +178,7 @@ def push_review(
     include_ambiguous: bool = True,
     ambiguous_choice: bool = False,
     settings: Any = None,
+    until: UntilRequest | None = None,
 ) -> PushReport:
     """Send the flagged items of ``project_id`` (highest confidence first, up to ``budget``) to the experts.
 
@@ -231,8 +198,13 @@ def push_review(
     ``ambiguous_choice`` offers "More than one answer may be right" on every item of every expert's project
     (:mod:`backend.review.ambiguous`); ValueError, before anything is stored or sent, for a task that cannot
     offer it or a review whose projects were made without it. A review made with it keeps offering it.
+    ``until`` (``--until-width W``) grows a control sample drawn where the judges are least sure until the
+    judge-assisted interval is within ±W (:mod:`backend.review.until_width_push`; one step per push, in
+    ``report.until_width``); it replaces ``sample``.
     """
     experts = check_push_options(experts, order=order, budget=budget)
+    if until is not None and sample is not None:
+        raise ValueError("--until-width draws its own control sample: leave --sample out")
     source = load_audited_source(client, ledger, project_id, label_field=label_field,
                                  spec_options=settings.spec_options() if settings is not None else None)
     report = PushReport(source_project=project_id)
@@ -244,7 +216,7 @@ def push_review(
     existing = store.items(source.key)
     chosen, inputs = _choose_new_items(client, store, ledger, source, report, existing=existing, threshold=threshold,
                                        budget=budget, next_n=next_n, sample=sample,
-                                       include_ambiguous=include_ambiguous)
+                                       include_ambiguous=include_ambiguous, until=until)
     new_items = [
         ReviewItem(str(r.id), len(existing) + k, r.original, r.prediction, r.confidence, version)
         for k, r in enumerate(chosen)
@@ -293,7 +265,8 @@ def _ambiguous_choice(store: ReviewStore, source: SourceProject, *, asked: bool)
 def _choose_new_items(client: LabelStudio, store: ReviewStore, ledger: Any, source: SourceProject,
                       report: PushReport, *, existing: Sequence[ReviewItem], threshold: float | None, budget: int | None,
                       next_n: int | None, sample: SampleRequest | None,
-                      include_ambiguous: bool = True) -> tuple[list[ItemResult], dict[str, Any]]:
+                      include_ambiguous: bool = True,
+                      until: UntilRequest | None = None) -> tuple[list[ItemResult], dict[str, Any]]:
     """The flagged items not in review yet (up to the budget, or the next N by calibration), plus the
     control sample's draw, with their inputs; tasks that cannot be read go to ``report.errors``."""
     have = {i.task_id for i in existing}
@@ -314,6 +287,14 @@ def _choose_new_items(client: LabelStudio, store: ReviewStore, ledger: Any, sour
                                                           in_review=in_review, threshold=threshold)
         picked, extra_inputs, extra_errors = _pick_items(client, source, extra, None)
         chosen, report.sampled = chosen + picked, len(picked)
+        inputs.update(extra_inputs)
+        report.errors.update(extra_errors)
+    if until is not None:
+        report.until_width, extra, added = until_width_extra(store, ledger, source.key, until,
+                                                             in_review=have | {str(r.id) for r in chosen},
+                                                             is_error=_error_rule(source.spec))
+        picked, extra_inputs, extra_errors = _pick_items(client, source, extra, None)
+        chosen, report.sampled, report.sample_drawn = chosen + picked, len(picked), added
         inputs.update(extra_inputs)
         report.errors.update(extra_errors)
     return chosen, inputs
@@ -341,18 +322,6 @@ def _sign_up_new_experts(review: ReviewClients, report: PushReport, experts: Seq
     """Give each expert who has no account yet (on their instance) one with a random password (a refusal is a warning)."""
     for email in experts:
         sign_up_expert(review.for_expert(email)[1], email, passwords=report.passwords, warnings=report.warnings)
-
-
-def sign_up_expert(client: LabelStudio, email: str, *, passwords: dict[str, str], warnings: list[str]) -> None:
-    """Sign ``email`` up on ``client``'s instance with a random password, put in ``passwords``; nothing for an
-    existing account (its password is its owner's); a refusal goes to ``warnings``."""
-    try:
-        password = sign_up_user(client, email, org_id=organization_id(client))
-    except ValueError as exc:
-        warnings.append(f"{exc}: set a password with `label-studio reset_password`")
-        return
-    if password is not None:
-        passwords[email] = password
 
 
 def _fill_expert_projects(

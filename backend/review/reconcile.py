@@ -21,7 +21,8 @@ from backend.review.collect import collect_answers
 from backend.review.outcome import experts_split
 from backend.review.round1_text import round1_text
 from backend.review.images import ReviewImages, prepare_or_pass, reuse_round1_copies
-from backend.review.push import BLIND_SETTINGS, TITLE_MAX, import_assignments, recover_task_ids, sign_up_expert
+from backend.review.expert_tasks import import_assignments, recover_task_ids, sign_up_expert
+from backend.review.push import BLIND_SETTINGS, TITLE_MAX
 from backend.review.source import SourceProject, fetch_inputs
 from backend.review.review_store import ROUND_RECONCILE, ROUND_REVIEW, SHARED, ReviewProject, ReviewStore
 from backend.task.spec import TaskSpec

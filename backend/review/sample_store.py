@@ -77,6 +77,29 @@ class SampleStore:
                 conn.execute(items_table.insert(), [
                     {"source_project": key, "task_id": i.task_id, "stratum": i.stratum} for i in draw.items])
 
+    def grow(self, source_project: str, draw: Draw) -> None:
+        """Store a larger ``draw`` of the same design over the stored one (``review push --until-width``'s next batch).
+
+        One transaction: each stratum's n_h updated, the new items added; an item drawn before is never dropped
+        (ValueError), so the sample only grows and every earlier batch stays a prefix of it.
+        """
+        key, planned = str(source_project), draw.sample_sizes()
+        stored = self.draw(key)
+        if stored is None:
+            self.save(key, draw)
+            return
+        had = {i.task_id for i in stored.items}
+        if not had <= {i.task_id for i in draw.items} or stored.design != draw.design or stored.seed != draw.seed:
+            raise ValueError("a control sample only grows: the new draw must keep every item drawn before")
+        with self.db_engine.begin() as conn:
+            for name in draw.strata:
+                conn.execute(strata_table.update().where(strata_table.c.source_project == key)
+                             .where(strata_table.c.stratum == name).values(sample=planned[name]))
+            fresh = [{"source_project": key, "task_id": i.task_id, "stratum": i.stratum}
+                     for i in draw.items if i.task_id not in had]
+            if fresh:
+                conn.execute(items_table.insert(), fresh)
+
     def sampled_ids(self, source_project: str) -> frozenset[str]:
         """Ids of the drawn items (the review treats them as controls: the experts decide them)."""
         draw = self.draw(source_project)

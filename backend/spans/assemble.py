@@ -73,7 +73,11 @@ def predicted_spans(questions: Sequence[SpanQuestion], verdicts: Mapping[str, Ve
                 out.append(PredictedSpan(q.span, 0.0, False))
             continue
         if v.prediction == NOT_AN_ENTITY:
-            if q.kind == "type":
+            if q.kind == "type" and not v.flagged and q.span.extent in moved:  # no finding: the type stands, the
+                chosen, bv = moved[q.span.extent]  # flagged boundary moves it
+                out.append(PredictedSpan(Span(chosen.start, chosen.end, q.span.label, chosen.text),
+                                         bv.confidence or 0.0, True, "boundary"))
+            elif q.kind == "type":
                 out.append(PredictedSpan(q.span, v.confidence, v.flagged, _error_kind(q, v)))
             continue
         span = Span(q.span.start, q.span.end, v.prediction, q.span.text)

@@ -133,6 +133,28 @@ def build_summary(
     return out
 
 
+def adjustment_lines(summary: dict[str, Any]) -> list[str]:
+    """What was decided over the whole run (:func:`backend.scoring.project_pass.project_pass`), in sentences."""
+    gate = summary.get("health_gate") or {}
+    lines = [f"Left out of the verdicts and flags by member health (the health gate): {row['member']}: {row['reason']}."
+             for row in gate.get("left_out") or []]
+    if gate.get("note"):
+        lines.append(f"Health gate: {gate['note']}.")
+    correction = summary.get("prior_correction") or {}
+    if correction.get("mode") not in (None, "none"):
+        priors = correction.get("priors") or {}
+        lines.append(f"Prior correction {correction['mode']}: each judge's answers re-weighted by the class prior read "
+                     f"from its own answers over the run ({len(priors)} judges)" + (f"; {correction['note']}"
+                                                                                   if correction.get("note") else "."))
+    return lines
+
+
+def print_adjustments(summary: dict[str, Any], console: Console) -> None:
+    """The health gate's members left out (with the reason) and the prior correction, one sentence each."""
+    for line in adjustment_lines(summary):
+        console.print(plain(line))
+
+
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
     """Print the counts table, the task and flag rule, per-member usage and health, and the top suspects."""
     console = console or Console()
@@ -163,6 +185,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         console.print(usage_table(summary["usage"], width=console.width))
     if summary.get("member_health"):
         print_health(summary["member_health"], console)
+    print_adjustments(summary, console)
     suspects = summary.get("top_suspects") or []
     if not suspects:
         console.print(f"No item flagged (threshold {summary['threshold']}).")

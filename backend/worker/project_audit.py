@@ -136,23 +136,30 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
     ``quorum`` is the workers' (:meth:`backend.config.settings.Settings.quorum`), reported as `score` reports its own.
     """
     from backend.costs.accounting import Accountant
-    from backend.scoring.ensemble import describe_flag_rule, resolve_threshold
+    from backend.scoring.ensemble import VerdictRule, describe_flag_rule, resolve_threshold
+    from backend.scoring.health_gate import gate_from_health, regate
     from backend.scoring.member_health import HealthTally
     from backend.summaries.score_summary import task_title
 
     wanted = set(run.task_ids)
     stats, suspects, accountant, members = EngineStats(), SuspectList(), Accountant(prices), set()
-    health = HealthTally()
+    spec = config.spec(run.label_config)
+    health = HealthTally()  # first pass: the gate is decided over the project's results, not batch by batch
+    for res in ledger.iter_results(run.project, run.model_version):
+        if str(res.id) in wanted:
+            health.add(res)
+    gate = gate_from_health(health, family=spec.family)
+    verdicts = VerdictRule(spec, threshold=config.threshold, delta=config.delta,
+                           quorum=quorum if quorum is not None else VerdictRule(spec).quorum)
     for res in ledger.iter_results(run.project, run.model_version):
         if str(res.id) not in wanted:
             continue
+        res = regate(res, gate, verdicts)
         stats.add_result(res)
         stats.llm_calls += _calls(res)
         suspects.add(res)
         accountant.add(res)
-        health.add(res)
         members.update(base_member_id(m.member_id) for m in res.members)
-    spec = config.spec(run.label_config)
     member_ids = sorted(members) or [f"{m.provider}:{m.model}" for m in config.members]
     rule = describe_flag_rule(spec, delta=config.delta)
     summary = build_summary(stats, task=spec.name, members=member_ids, model_version=run.model_version,
@@ -160,6 +167,7 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
                             suspects=suspects, flag_rule=rule, quorum=quorum, accounting=accountant.to_dict(),
                             title=task_title(spec, source=f"project {run.project}"), health=health.to_dict(),
                             excluded=sorted({p for m in config.members for p in m.exclude}))
+    summary["health_gate"] = gate.to_dict()  # the predictions in Label Studio keep each batch's own verdict
     return {**summary, **audited_controls(run.label_config, spec, control=config.control)}
 
 

@@ -14,7 +14,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
+from backend.api import parse_qid
 from backend.families.controls import MEMBER_SEP
+from backend.spans.value import decode_spans
+from stats_cli.report.sections.spans import _error_kind
+from stats_cli.stats.span_stats import ERROR_KINDS, QUESTION_OF_KIND
 from backend.scoring.ensemble import disagrees, model_of
 from backend.task.spec import TaskSpec
 
@@ -34,6 +38,8 @@ class ControlTruth:
     flagged_errors: int
     annotators: Mapping[str, float] = field(default_factory=dict)  # each annotator's share of true answers
     judges: Mapping[str, float] = field(default_factory=dict)  # each member's and model's top-1 accuracy
+    #: A span task's questions per error kind: (questions that can hold it, errors of it, flagged, flagged errors).
+    kinds: Mapping[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
     def ratio(self, num: int, den: int) -> float | None:
         return num / den if den else None
@@ -91,13 +97,34 @@ def control_truths(rep: Replicate) -> dict[str, ControlTruth]:
             if control is None:
                 for annotator, answer in p.crowd.items():
                     right[annotator] = right.get(annotator, 0) + (answer == truth)
-            if verdict is not None and truth is not None:
+            if verdict is not None and truth is not None and not spec.task_family.span_valued:
                 for source, top in _tops(verdict, own).items():
                     judged.setdefault(source, []).append(top == truth)
         out[name] = ControlTruth(name, population, errors, flagged, flagged_errors,
                                  {a: k / population for a, k in right.items()} if population else {},
-                                 {j: sum(v) / len(v) for j, v in judged.items()})
+                                 {j: sum(v) / len(v) for j, v in judged.items()},
+                                 span_kinds(rep) if spec.task_family.span_valued else {})
     return out
+
+
+def span_kinds(rep: Replicate) -> dict[str, tuple[int, int, int, int]]:
+    """Per error kind, over the questions asked of every item: what the true spans make of each (the spans
+    section's definition of an error kind, :func:`stats_cli.report.sections.spans._error_kind`)."""
+    truth = {p.id: decode_spans(p.truth) for p in rep.planted}
+    counts = {kind: [0, 0, 0, 0] for kind in ERROR_KINDS}
+    for item in rep.results:
+        for part in item.questions if item.prediction is not None else ():
+            question = parse_qid(str(part.id))
+            found = _error_kind(question, truth[str(item.id)])
+            for kind in ERROR_KINDS:
+                if QUESTION_OF_KIND[kind] != question.kind:
+                    continue
+                c = counts[kind]
+                c[0] += 1
+                c[1] += found == kind
+                c[2] += bool(part.flagged)
+                c[3] += bool(part.flagged) and found == kind
+    return {kind: (c[0], c[1], c[2], c[3]) for kind, c in counts.items()}
 
 
 def _tops(verdict: Any, spec: TaskSpec) -> dict[str, str]:
@@ -125,6 +152,10 @@ TRUTHS: dict[tuple[str, str], Truth] = {
     ("errors", "estimate.recall"): lambda t: t.ratio(t.flagged_errors, t.errors),
     ("errors", "estimate.errors_left"): lambda t: float(t.errors - t.flagged_errors),
 }
+for _kind in ERROR_KINDS:  # a span task's figures per error kind (the spans section)
+    TRUTHS[("spans", f"errors.{_kind}.rate")] = lambda t, k=_kind: t.ratio(*t.kinds[k][1::-1]) if k in t.kinds else None
+    TRUTHS[("spans", f"errors.{_kind}.confirmed among the reviewed flags")] = \
+        lambda t, k=_kind: t.ratio(t.kinds[k][3], t.kinds[k][2]) if k in t.kinds else None
 #: Figures without an interval that are exact once every item is reviewed: (section, path) -> the planted value.
 EXACT: dict[tuple[str, str], Truth] = {
     ("errors", "floor.rate"): lambda t: t.ratio(t.errors, t.population),
@@ -214,6 +245,13 @@ def figures(report: Mapping[str, Any]) -> Iterator[Figure]:
                 yield Figure(key, control, path, _point(node), _number(node["low"]), _number(node["high"]))
             elif (key, path) in EXACT and path in exact:
                 yield Figure(key, control, path, _number(node))
+        if key == "spans":  # each kind's share confirmed among the reviewed flags (flat Clopper-Pearson bounds)
+            for kind, e in ((section.get("values") or {}).get("errors") or {}).items():
+                if isinstance(e, Mapping) and e.get("reviewed_flagged"):
+                    yield Figure(key, control, f"errors.{kind}.confirmed among the reviewed flags",
+                                 e["confirmed"] / e["reviewed_flagged"], _number(e.get("precision_low")),
+                                 _number(e.get("precision_high")))
+            found = True  # its tables repeat these
         if not found:  # a section that keeps its intervals in its tables only
             for table in section.get("tables") or ():
                 yield from _table_figures(key, control, table)

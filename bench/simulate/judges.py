@@ -27,6 +27,7 @@ from backend.task.dataset import Item
 from backend.task.spec import TaskSpec
 
 from .projects import PlantedItem
+from .spans import judge_spans
 
 __all__ = ["Judges", "judge"]
 
@@ -76,6 +77,9 @@ def _answers(judges: Judges, labels: Sequence[str], truth: str | None, rng: rand
 
 def judge(spec: TaskSpec, planted: Sequence[PlantedItem], judges: Judges, rng: random.Random) -> list[ItemResult]:
     """The ensemble's verdict on every planted item, as the engine would store it."""
+    if spec.family == "spans":  # questions per item: the span family's own (bench/simulate/spans.py)
+        return judge_spans(spec, [(p.id, p.fields["text"], p.truth, p.original) for p in planted], judges.members,
+                           lambda options, truth, r: _answers(judges, options, truth, r), rng)
     family = spec.task_family
     questions = family.questions(spec)
     rules = [VerdictRule(q.spec) for q in questions]

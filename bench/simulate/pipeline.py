@@ -35,17 +35,18 @@ __all__ = ["Replicate", "Runner"]
 MODEL_VERSION = "simulated-v1"
 #: The sections whose figures the harness checks (the others cost seconds per replicate: the calibration
 #: section's stacking bootstrap, the crowd's Dawid-Skene fits); ``sections=None`` builds the whole report.
-CHECKED = ("audit", "errors", "crowd", "confidence", "triage")
+CHECKED = ("audit", "errors", "crowd", "confidence", "triage", "spans")
 
 
 @dataclass(frozen=True)
 class Replicate:
-    """One replicate's planted items, the stored verdicts and the report's JSON."""
+    """One replicate's planted items, the stored verdicts, what the report read and its JSON."""
 
     spec: TaskSpec
     planted: tuple[PlantedItem, ...]
     results: tuple[Any, ...]
     report: dict[str, Any]
+    data: AuditData | None = None
 
 
 @lru_cache(maxsize=None)
@@ -81,4 +82,4 @@ class Runner:
                          experts=review.experts, gold_labels=review.gold_labels, sampled=review.sampled,
                          sample=review.sample, ignored_answers=review.ignored, crowd=crowd)
         report = json.loads(render(build_report(data, seed=seed, only=self.sections), fmt="json"))
-        return Replicate(spec, tuple(planted), tuple(items), report)
+        return Replicate(spec, tuple(planted), tuple(items), report, data)

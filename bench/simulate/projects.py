@@ -19,6 +19,8 @@ from typing import Callable, Mapping
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.task.spec import TaskSpec
 
+from .spans import span_slip, span_text, span_truth
+
 __all__ = ["CASES", "Case", "PlantedItem", "annotate", "plant"]
 
 TEXT = '<Text name="text" value="$text"/>'
@@ -33,6 +35,7 @@ CONFIGS: dict[str, str] = {
     "number": f'<View>{TEXT}<Number name="score" toName="text" min="0" max="4" step="1"/></View>',
     "pairwise": '<View><Text name="prompt" value="$prompt"/><Text name="answer1" value="$answer1"/>'
                 '<Text name="answer2" value="$answer2"/><Pairwise name="pw" toName="answer1,answer2"/></View>',
+    "spans": f'<View>{TEXT}<Labels name="entities" toName="text"><Label value="PER"/><Label value="ORG"/></Labels></View>',
     "controls": f'<View>{TEXT}'
                 '<Choices name="verdict" toName="text"><Choice value="good"/><Choice value="poor"/>'
                 '<Choice value="harmful"/></Choices>'
@@ -134,6 +137,12 @@ def plant(case: Case, spec: TaskSpec, rng: random.Random) -> list[PlantedItem]:
     """``case.items`` items with a true value, an original and ``case.crowd`` more annotators each."""
     out = []
     for k in range(case.items):
+        if spec.family == "spans":  # a text of its own per item (bench/simulate/spans.py)
+            text, offsets = span_text(k)
+            truth = span_truth(spec, text, offsets, rng)
+            original = span_slip(spec, truth, text, offsets, case.annotator_accuracy, rng)
+            out.append(PlantedItem(f"{k + 1}", truth, original, {"text": text}, {}))
+            continue
         truth = _truth(spec, rng, case.truth_weights)
         original = annotate(spec, truth, case.annotator_accuracy, rng)
         crowd = {f"annotator {j + 1}": annotate(spec, truth, case.annotator_accuracy, rng) for j in range(case.crowd)}
@@ -151,5 +160,6 @@ CASES: dict[str, Case] = {
     "rating": Case("rating", annotator_accuracy=0.8),
     "number": Case("number", annotator_accuracy=0.8),
     "pairwise": Case("pairwise", annotator_accuracy=0.85),
+    "spans": Case("spans", annotator_accuracy=0.8),
     "controls": Case("controls", annotator_accuracy=0.85),
 }

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from backend.api import WidthTarget, more_reviews_line
 from stats_cli.sources.audit_data import AuditData
 from stats_cli.sources.judge_scores import judge_strata
 from stats_cli.stats.judge_assisted import TARGETS, JudgeAssisted, judge_assisted_rate
@@ -48,20 +49,20 @@ def _note(result: JudgeAssisted, scores: str) -> str:
             f"not on the judges being right.{narrower}")
 
 
-def _plan(result: JudgeAssisted) -> str:
-    """How many more reviews reach ±2 and ±3 points, planned from the current sample (both estimates)."""
-    parts = []
+def _plan(result: JudgeAssisted | None, reason: str = "") -> str:
+    """"About N more reviews to reach ±2 / ±3 points" from the current residual variance, or PENDING with why."""
+    lines = [more_reviews_line(result, WidthTarget(points=100 * t), reason=reason) for t in TARGETS]
+    if result is None:
+        return "; ".join(lines) + "."
+    totals = []
     for target in TARGETS:
         plan = result.reviews_for(target)
-        if plan["design_only"] is None or plan["with_judges"] is None:
-            continue
-        more = max(plan["with_judges"] - result.sample, 0)
-        parts.append(f"±{100 * target:g} points: about {plan['with_judges']} reviews in all ({more} more), "
-                     f"{plan['design_only']} without the judges")
-    if not parts:
-        return ""
-    return ("Reviews to reach a target width, planned from this sample (a fixed plan: draw them, then read the "
-            "interval; stopping early when it looks narrow would not keep the coverage): " + "; ".join(parts) + ".")
+        if plan["design_only"] is not None and plan["with_judges"] is not None:
+            totals.append(f"±{100 * target:g} points: about {plan['with_judges']} reviews in all, "
+                          f"{plan['design_only']} without the judges")
+    tail = ("" if not totals else " (" + "; ".join(totals) + ")")
+    return ("; ".join(lines) + tail + ". Planned from this sample; `review push --until-width W` draws them in "
+            "batches of 50 and stops at the target (its coverage measured in docs/statistics.md).")
 
 
 def judge_rows(data: AuditData, *, confidence: float,
@@ -72,7 +73,8 @@ def judge_rows(data: AuditData, *, confidence: float,
     """
     inputs = judge_strata(data)
     if inputs.strata is None:
-        return [(name, "PENDING", None, None, None, inputs.reason) for name in NAMES], [], None
+        return ([(name, "PENDING", None, None, None, inputs.reason) for name in NAMES], [_plan(None, inputs.reason)],
+                None)
     result = judge_assisted_rate(inputs.strata, confidence=confidence)
     n = result.population
     est = result.with_judges
@@ -81,5 +83,5 @@ def judge_rows(data: AuditData, *, confidence: float,
     rows: list[tuple[Cell, ...]] = [(NAMES[0], 100 * est.value, 100 * est.low, 100 * est.high, result.sample, basis),
                                     (NAMES[1], n * est.value, n * est.low, n * est.high, result.sample, basis)]
     note = _note(result, inputs.scores) + (_beside(result, design) if result.used_judges else "")
-    notes = [note] + ([_plan(result)] if _plan(result) else [])
+    notes = [note, _plan(result)]
     return rows, notes, {**result.to_json(), "scores": inputs.scores}

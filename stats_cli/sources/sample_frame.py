@@ -9,7 +9,8 @@ flag) needs the domain's size in every stratum, so the frame is rebuilt here:
 * when one stratum only was not drawn in full (a random draw's ``all``; a stratified draw with the flagged
   items all in review and no confidence bands), every undrawn item of the population is in it;
 * otherwise the draw's own rule assigns them (:func:`backend.review.sampling.assign_strata`, with the flag,
-  the review routing and the confidence the item has now, and the bands read from the strata's names).
+  the review routing and the confidence the item has now, and the bands read from the strata's names; a
+  ``spread`` draw by the judges' certainty, :func:`backend.review.spread_design.certainty_stratum`).
 
 The rebuilt frame must give every stratum its stored size; when it does not (the ledger changed since the
 draw), the frame is unknown and :class:`SampleFrame` says why, so no figure rests on a guess.
@@ -21,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from backend.api import ALL, Candidate, Draw, assign_strata
+from backend.api import ALL, SPREAD, Candidate, Draw, assign_strata, certainty_stratum, wrong_score
 
 from .audit_data import AuditData
 
@@ -63,6 +64,8 @@ def sample_frame(data: AuditData) -> SampleFrame | None:
                and str(it.id) not in frame]
     if len(open_strata) == 1:
         frame.update({str(it.id): open_strata[0] for it in undrawn})
+    elif open_strata and draw.design == SPREAD:  # review push --until-width: strata by the judges' certainty
+        frame.update({str(it.id): certainty_stratum(min(max(wrong_score(it) or 0.0, 0.0), 1.0)) for it in undrawn})
     elif open_strata:
         candidates = [Candidate(str(it.id), flagged=bool(it.flagged), in_review=str(it.id) in data.routed,
                                 confidence=it.confidence) for it in undrawn]

@@ -29,7 +29,7 @@ PACKAGES = ("backend", "stats_cli")
 #: The layers of ``backend/``, lowest first; a folder may import its own layer's folders and lower ones.
 #: ``api`` and ``cli`` are the modules at the backend root; ``stats_cli`` is the whole statistics package.
 BACKEND_LAYERS: list[set[str]] = [
-    {"common"},
+    {"common", "estimates"},
     {"controls"},
     {"sqlstore"},
     {"providers"},

@@ -5,13 +5,15 @@ The same rule and figures as `label-audit score`'s summary and `label-audit revi
 frequent answer and that answer's share, how often the same label is the original, the originals' own
 most frequent share, and the mean probability mass its answers put on the class tokens — each with the
 number of answers it rests on. Below the rule's minimum a member's verdict is PENDING. A member named
-here adds its bias to every verdict it takes part in; `--exclude-member` (or LABEL_AUDIT_EXCLUDE_MEMBERS)
-leaves it out, which changes the model version (the ensemble changes).
+COLLAPSED over the audit's results is left out of the verdicts and flags by the health gate
+(:mod:`backend.scoring.health_gate`): the section names it with the reason and counts the stored flags the gate
+takes back (a worker's stored verdict was read batch by batch, before the project's health was known). To
+leave a member out of every run, `--exclude-member` (or LABEL_AUDIT_EXCLUDE_MEMBERS); the model version changes.
 """
 
 from __future__ import annotations
 
-from backend.api import member_health
+from backend.api import VerdictRule, gate_from_health, member_health, regate
 
 from ..fmt import percent
 from ..inputs import AuditData
@@ -21,8 +23,24 @@ from ..registry import BuildOptions, ReportSection
 KEY, TITLE = "member_health", "Member health (collapsed answers, low class-token mass)"
 
 
+def gate_notes(data: AuditData, tally) -> tuple[list[str], dict]:
+    """The health gate over the audit's results: the members it leaves out (with why), the stored flags it takes back."""
+    gate = gate_from_health(tally, family=data.spec.family)
+    notes = []
+    if gate.active:
+        rule = VerdictRule(data.spec, threshold=data.threshold)
+        changed = [r for r in data.items if r.flagged and not regate(r, gate, rule).flagged]
+        for member, reason in gate.left_out.items():
+            notes.append(f"Left out of the verdicts and flags (health gate): {member}: {reason}.")
+        notes.append(f"The gate takes back {len(changed)} of {sum(bool(r.flagged) for r in data.items)} stored flags.")
+    elif gate.note:
+        notes.append(f"Health gate: {gate.note}.")
+    return notes, {**gate.to_dict(), "flags_taken_back": len(changed) if gate.active else 0}
+
+
 def health_section(data: AuditData) -> Section:
-    health = member_health(data.items).to_dict()
+    tally = member_health(data.items)
+    health = tally.to_dict()
     rows, rule = health["members"], health["rule"]
     if not rows:
         return Section(KEY, TITLE, Status.PENDING, reason="no member answered any item yet",
@@ -42,9 +60,10 @@ def health_section(data: AuditData) -> Section:
     pending = [r for r in rows if r["status"] == "PENDING"]
     if pending:
         notes.append(f"PENDING for {len(pending)} of {len(rows)} members: fewer than {rule['min_answers']} answers.")
+    gated, gate = gate_notes(data, tally)
     return Section(KEY, TITLE, Status.OK, sizes={"items": len(data.items), "members": len(rows),
                                                  "answers per member (most)": max(r["n"] for r in rows)},
-                   tables=(table,), notes=tuple(notes), values=health)
+                   tables=(table,), notes=tuple(notes + gated), values={**health, "health_gate": gate})
 
 
 class HealthSection(ReportSection):

@@ -29,7 +29,11 @@ KEY, TITLE = "spans", "Spans, by error kind"
 
 def _error_kind(question, gold) -> str:
     """What the gold spans say about one question: an error kind of :data:`ERROR_KINDS` or ""."""
-    answer = expert_answer(question, gold)
+    return _kind_of(question, expert_answer(question, gold))
+
+
+def _kind_of(question, answer: str) -> str:
+    """The error kind one answer to ``question`` makes of its original ("" for none)."""
     if question.kind == "type":
         return "" if answer == question.original else ("not_an_entity" if answer == NOT_AN_ENTITY else "wrong_type")
     if question.kind == "missed":
@@ -47,13 +51,25 @@ def _outcomes(data: AuditData) -> tuple[list[QuestionOutcome], Counter[str], int
             continue
         items += 1
         settled = decode_spans(gold[it.id]) if it.id in gold else None
+        review = data.reviews.get(str(it.id))
+        finals = [decode_spans(v) for v in (review.final_answers.values() if review else ()) if v]
         for part in it.questions:
             q = parse_qid(str(part.id))
             asked[q.kind] += 1
             seen = settled is not None and bool(part.flagged)
             outcomes.append(QuestionOutcome(q.kind, q.span.label if q.kind != "missed" else "", bool(part.flagged),
-                                            seen, _error_kind(q, settled) if seen else None))
+                                            seen, _flag_finding(q, settled, finals) if seen else None))
     return outcomes, asked, items
+
+
+def _flag_finding(question, settled, finals) -> str:
+    """A reviewed flag's error kind: what the experts' own spans answer to it when they all answer alike (the
+    question's gold, :func:`backend.spans.gold_spans.question_gold`), else what the item's gold spans say. The
+    item's gold is rebuilt from the prediction, which keeps one finding per span: a span flagged both "not an
+    entity" and "another extent" keeps the first, and the gold the original extent (bench/simulate: the boundary
+    kind's interval covered 0.82 under a random draw)."""
+    said = {expert_answer(question, spans) for spans in finals}
+    return _kind_of(question, said.pop()) if len(said) == 1 else _error_kind(question, settled)
 
 
 def _agreement(data: AuditData) -> tuple[Table, dict[str, Any]]:

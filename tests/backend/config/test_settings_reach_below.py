@@ -37,7 +37,7 @@ ITEMS = [{"id": "1", "text": "free money now", "label": "spam"}, {"id": "2", "te
 #: The variables under test, unset unless a test sets one (None removes it from the command's environment).
 UNSET: dict[str, str | None] = {name: None for name in (
     "LABEL_AUDIT_OPTION_ORDERS", "LABEL_AUDIT_CALIBRATION", "LABEL_AUDIT_NEGATIVE_LABEL", "LABEL_AUDIT_PROMPTS",
-    "LABEL_AUDIT_MODELS_DIR", "OPENAI_API_KEY", "MY_SERVER_KEY")}
+    "LABEL_AUDIT_MODELS_DIR", "OPENAI_API_KEY", "MY_SERVER_KEY", "LABEL_AUDIT_PRIOR_CORRECTION")}
 #: One template for the generic prompts (what a deployment's own prompts folder could hold).
 TEMPLATE = "id: only\nversion: 3\n---\n{data_notice}\n{inputs}\n{question}\n{options}\nAnswer with {option_tokens}.\nAnswer: "
 
@@ -155,3 +155,13 @@ def test_a_members_named_key_and_the_default_key_reach_the_provider(tmp_path, fi
     refused = CliRunner().invoke(app, ["score", str(data), "--label-config", str(config), "--dry-run", "--no-cache"],
                                  env={**UNSET, "LABEL_AUDIT_MEMBERS_FILE": None, **cloud})
     assert refused.exit_code == 2 and "OPENAI_API_KEY" in refused.output
+
+
+def test_the_prior_correction_reaches_score_from_the_environment_and_the_option(tmp_path, files):
+    assert score(tmp_path, files, {})["prior_correction"] == {"mode": "none"}
+    assert score(tmp_path, files, {"LABEL_AUDIT_PRIOR_CORRECTION": "em"})["prior_correction"]["mode"] == "em"
+    over = score(tmp_path, files, {"LABEL_AUDIT_PRIOR_CORRECTION": "em"}, "--prior-correction", "batch")
+    assert over["prior_correction"]["mode"] == "batch"
+    bad = CliRunner().invoke(app, ["score", str(files[0]), "--label-config", str(files[1]), "--no-cache",
+                                   "--prior-correction", "sometimes"], env={**UNSET, "LABEL_AUDIT_MEMBERS": GONE})
+    assert bad.exit_code != 0 and "prior correction must be one of none, em, batch" in bad.output

@@ -93,3 +93,13 @@ def test_a_span_list_too_long_for_the_ledger_is_refused_with_the_reason():
     assert len(long) > 255 and too_long(short, short) is None
     assert "original span list takes more than the 255 characters" in too_long(long, short)
     assert "original and prediction" in too_long(long, long)
+
+
+def test_a_flagged_boundary_moves_the_span_when_the_type_doubt_is_not_confident():
+    """An unflagged "not an entity" on the type question is no finding: the annotator's type stands, and a flagged
+    boundary still moves the span (bench/simulate found the move dropped and the item's gold keeping the original
+    extent, so a flagged boundary question was read as no error)."""
+    spans = predicted_spans(QUESTIONS, verdicts(**{"type:10-14:PER": Verdict(NOT_AN_ENTITY, 0.44, False)}))
+    anna = [p for p in spans if p.span.start == 10]
+    assert [(p.span.extent, p.span.label, p.flagged, p.kind) for p in anna] == [((10, 18), "PER", True, "boundary")]
+    assert anna[0].confidence == 0.95

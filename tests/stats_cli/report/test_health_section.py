@@ -55,3 +55,32 @@ def test_json_and_html_carry_the_section():
     assert STUCK in sec["values"]["named"] and sec["tables"][0]["columns"][0] == "member"
     html = render_html(report)
     assert "Member health" in html and STUCK in html
+
+
+def test_the_health_gate_names_the_member_it_leaves_out_and_the_flags_it_takes_back():
+    from backend.scoring.ensemble import VerdictRule, model_of, verdict
+
+    data = _audit(mass=0.9)
+    rows = {r["member"]: r for r in build_report(data).section("member_health").values["members"]}
+    if not rows[STUCK]["collapsed"]:
+        pytest.skip("the planted audit's originals are not spread enough for the rule")  # pragma: no cover
+    rule = VerdictRule(data.spec, threshold=data.threshold)
+    scored = []  # the stored verdicts as a worker wrote them: every member averaged, the stuck one included
+    for it in data.items:
+        answered = [m for m in it.members if m.probs is not None]
+        d = verdict([m.probs for m in answered], [model_of(m.member_id) for m in answered], it.original, rule)
+        scored.append(dataclasses.replace(it, prediction=d.prediction, confidence=d.confidence, probs=d.probs,
+                                          flagged=d.flagged))
+    data = dataclasses.replace(data, items=tuple(scored))
+    sec = build_report(data).section("member_health")
+    gate = sec.values["health_gate"]
+    assert [x["member"] for x in gate["left_out"]] == [STUCK] and "COLLAPSED" in gate["left_out"][0]["reason"]
+    taken_back = 0
+    for it in data.items:
+        kept = [m for m in it.members if m.probs is not None and m.member_id != STUCK]
+        d = verdict([m.probs for m in kept], [model_of(m.member_id) for m in kept], it.original, rule)
+        taken_back += bool(it.flagged and not d.flagged)
+    assert gate["flags_taken_back"] == taken_back
+    assert any(STUCK in note and "health gate" in note for note in sec.notes)
+    assert any(f"takes back {taken_back} of {sum(it.flagged for it in data.items)} stored flags" in note
+               for note in sec.notes)

@@ -33,6 +33,11 @@ def test_the_section_shows_the_judge_assisted_rate_beside_the_design_only_one():
     plan = judged["reviews_for"]["0.02"]
     assert plan["with_judges"] < plan["design_only"]
     assert any(f"about {plan['with_judges']} reviews in all" in n for n in sec.notes)
+    # how many more from here, read off the same interval's residual variance (reviews_for's size minus the sample)
+    more = plan["with_judges"] - judged["reviewed"]
+    half = (judged["with_judges"]["high"] - judged["with_judges"]["low"]) / 2
+    expected = "±2 points reached" if half <= 0.02 else f"about {more} more reviews to reach ±2 points"
+    assert any(expected in n for n in sec.notes)
 
 
 def test_its_scores_are_cross_fitted_on_the_control_sample():
@@ -51,3 +56,5 @@ def test_without_a_sample_or_with_an_open_drawn_item_it_is_pending():
     partial = replace(full, reviews={k: v for k, v in full.reviews.items() if k != control})
     rows = {r[0]: r for r in errors_section(partial).tables[0].rows}
     assert rows[NAME][1] == "PENDING" and "not settled" in rows[NAME][5]
+    assert any("reviews to reach ±2 points: PENDING (a drawn item is not settled yet" in n
+               for n in errors_section(partial).notes)

@@ -86,3 +86,16 @@ def test_the_per_class_share_wrong_and_the_error_pictures_count_by_the_same_rule
     assert sorted(str(it.id) for it, _ in confirmed_errors(data)) == ["t6", "t7", "t8"]
     n, share = _domain_rates(data, list(LIKERT.labels))["3"]  # every original is 3, every item drawn
     assert (n, share) == (N, pytest.approx(3 / N))  # was 9 / N
+
+
+def test_experts_a_grade_apart_are_said_to_stand_for_their_lower_grade():
+    """Grades within delta are agreement (the gold is the lower one): the section says how many items rest on it."""
+    data = _audit()
+    reviews = dict(data.reviews)
+    reviews["t0"] = ExpertReview("t0", round1={"A": "4", "B": "5"})  # a grade apart: settled on "4"
+    data = AuditData(project="p", spec=LIKERT, items=data.items, routed=data.routed, reviews=reviews,
+                     experts=("A", "B"), sample=data.sample)
+    assert data.gold(data.items[0]) == ("4", GoldStatus.EXPERTS_AGREE)
+    notes = [n for n in errors_section(data).notes if "lower grade" in n]
+    assert len(notes) == 1 and notes[0].startswith("1 item:")
+    assert not [n for n in errors_section(_audit()).notes if "lower grade" in n]

@@ -209,8 +209,10 @@ def test_crowd_majority_and_strict_against_gold():
     assert set(quality) == {"w1", "w2", "w3"}
     for name, row in quality.items():
         right = [v[name] == gold[i] for i, v in data.crowd.items() if name in v]
-        assert row[2] == len(right) and row[3] == pytest.approx(np.mean(right)) and row[4] <= row[3] <= row[5]
+        # no review sample and gold partly the original by rule: the accuracy is printed without an interval
+        assert row[2] == len(right) and row[3] == pytest.approx(np.mean(right)) and row[4] is None is row[5]
         assert row[7] == pytest.approx(ds.annotator_accuracy[name])
+    assert any(n.startswith("Each annotator against gold: no interval") for n in sec.notes)
     strat = report.section("stratified")
     assert strat.status is Status.OK
     assert strat.tables[0].rows[-1][0] == "all" and strat.tables[0].rows[-1][1] == 40
@@ -533,3 +535,19 @@ def test_threshold_note_on_too_few_flags_says_so_instead_of_recommending():
     assert "too few to pick a threshold" in note and "1 of the 1 reviewed flag at" in note and "Pick" not in note
     many = ThresholdChoice(0.7, 0.85, 20, 17, 0.62)
     assert _threshold_note(many, None, 0.8).startswith("Pick a confidence threshold of 0.70: 17 of the 20 reviewed")
+
+
+def test_each_annotator_against_gold_on_a_sample_is_the_designs_estimate():
+    """With a review sample the annotators' table reads the drawn items (every item here: exact, issue 39)."""
+    from .builders import with_sample
+
+    data, truth = planted_audit(crowd=True)
+    data, draw = with_sample(data, truth, design="random", budget=len(data.items))
+    sec = build_report(data).section("crowd")
+    table = sec.tables[2]
+    assert "the review's sample" in table.title
+    for name, n, with_gold, accuracy, low, high, *_ in table.rows:
+        right = [v[name] == truth[i] for i, v in data.crowd.items()]
+        assert with_gold == len(draw.items) and accuracy == pytest.approx(np.mean(right))
+        assert low <= accuracy <= high
+    assert not any(n.startswith("Each annotator against gold: no interval") for n in sec.notes)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from stats_cli.stats.error_rate import StratumCount, estimate_rate
-from stats_cli.stats.judge_assisted import (MIN_ERRORS, StratumSample, _jackknife, _moments, _point,
+from backend.estimates.judge_assisted import (MIN_ERRORS, StratumSample, _jackknife, _moments, _point,
                                             judge_assisted_rate)
 
 

@@ -1,0 +1,39 @@
+"""What is decided over a project's outputs as a whole: the health gate, then the class-prior correction (opt-in).
+
+Both read every result judged together (a `score` run's file, an audit's stored results of the project), so they
+run after the items are scored, never item by item: the verdict of an item then depends on the project, not on
+where it fell in the stream or in a worker's batch. Health is read from the judges' own answers (before any
+correction); the gate's members are then left out of the corrected ensemble too.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from backend.scoring.ensemble import VerdictRule
+from backend.scoring.health_gate import GATED_FAMILIES, gate_results
+from backend.scoring.member_health import HealthTally
+from backend.scoring.prior_shift import check_mode, correct_results
+from backend.scoring.results import ItemResult
+
+__all__ = ["project_pass"]
+
+
+def project_pass(results: Iterable[ItemResult], rule: VerdictRule, *, prior_correction: str = "none",
+                 health: HealthTally | None = None) -> tuple[list[ItemResult], dict[str, Any]]:
+    """``results`` with their verdicts re-read (gate, then correction) and the summary's block saying what was done.
+
+    ``health`` is the tally already folded over these results (the caller's), else one is folded here.
+    """
+    check_mode(prior_correction)
+    results = list(results)
+    gated, gate = gate_results(results, rule, health=health)
+    info: dict[str, Any] = {"health_gate": gate.to_dict(), "prior_correction": {"mode": prior_correction}}
+    if prior_correction == "none":
+        return gated, info
+    if rule.spec.family not in GATED_FAMILIES:
+        info["prior_correction"]["note"] = f"the {rule.spec.family} family is not corrected"
+        return gated, info
+    corrected, fit = correct_results(results, rule, mode=prior_correction, left_out=gate.left_out)
+    info["prior_correction"] = fit
+    return corrected, info

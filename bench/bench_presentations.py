@@ -1,0 +1,283 @@
+"""Benchmark: does the judge hold whatever way a project presents its labels? Real sets x label presentations.
+
+Run (the real judge is opt-in: install it once with ``bash scripts/install_judge.sh qwen2.5-coder-1.5b``)::
+
+    python bench/bench_presentations.py [--member local:qwen2.5-coder-1.5b] [--data-set snli --data-set anli]
+        [--presentation codes --presentation aliases+q ...] [--items 30] [--orders 2] [--json out.json]
+
+Each presentation is a real Label Studio label config built here, turned into the task spec by the product
+(:func:`backend.labelstudio.projectspec.spec_from_label_config`, with the settings' defaults: two option orders
+unless ``--orders``), scored by the product's engine with the default settings
+(:func:`backend.scoring.question_engine.make_engine`, ``Settings.from_env().engine_config()``: the default prompts
+of the member, the default threshold and quorum) through the call cache, so a re-run costs nothing.
+
+Presentations (the stored label is the code wherever the config has one, else the value):
+
+- ``codes``: ``<Choice value="e"/>`` — what a project imported from a file often shows;
+- ``values``: ``<Choice value="Entailment"/>``;
+- ``aliases``: ``<Choice value="Entailment" alias="e"/>``;
+- ``hints``: ``<Choice value="Entailment" alias="e" hint="..."/>``;
+- each with ``+q``: a ``<Header>`` asking the project's question (without it the prompt has no question).
+
+Real data sets, never written by us (read from ``../shared/data/`` beside the checkout): ``snli`` — ChaosNLI v1.0
+SNLI part (Nie, Zhou & Bansal 2020, CC BY-NC 4.0), ``anli`` — its αNLI part (which of two hypotheses explains
+two observations); items whose 100-vote majority holds at least 80 votes, the majority as the true label,
+balanced by class in file order; ``--planted-rate`` of the labels replaced by another class (fixed seed).
+(The shared Snow RTE file holds crowd labels without the texts, so it cannot be judged.)
+
+Printed per prompt and for the ensemble: accuracy, the top answer's share, predicted / true per class, planted-
+error AUROC / AP (score 1 - P(given label)), the flag rule's precision / recall (a prompt alone: its top label
+is not the given one and exceeds the threshold), seconds per item (the member's call latencies, kept in the
+cache, summed over its calls). The ensemble also after the health gate (:mod:`backend.scoring.health_gate`) and
+with each class-prior correction (:mod:`backend.scoring.prior_shift`) applied over the same outputs: no call more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_judges import _ranking, judge_figures, plant  # noqa: E402
+from backend.config.settings import Settings  # noqa: E402
+from backend.labelstudio.projectspec import spec_from_label_config  # noqa: E402
+from backend.review.calibration import fit_calibration  # noqa: E402
+from backend.scoring.cache import CallCache  # noqa: E402
+from backend.scoring.ensemble import VerdictRule, argmax  # noqa: E402
+from backend.scoring.health_gate import gate_results  # noqa: E402
+from backend.scoring.members import build_members, parse_member_arg  # noqa: E402
+from backend.scoring.prior_shift import correct_results  # noqa: E402
+from backend.scoring.question_engine import make_engine  # noqa: E402
+from backend.task.dataset import Item  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "chaosnli"
+PRESENTATIONS = ("codes", "values", "aliases", "hints")
+SETS: dict[str, dict[str, Any]] = {
+    "snli": {
+        "file": "chaosNLI_snli.jsonl", "fields": ("premise", "hypothesis"),
+        "question": "Given the premise, is the hypothesis true?",
+        "classes": (("e", "Entailment", "the hypothesis is definitely true given the premise"),
+                    ("n", "Neutral", "the hypothesis might be true or false given the premise"),
+                    ("c", "Contradiction", "the hypothesis is definitely false given the premise"))},
+    "anli": {
+        "file": "chaosNLI_alphanli.jsonl", "fields": ("obs1", "obs2", "hyp1", "hyp2"),
+        "question": "Which hypothesis better explains what happened between the first and the second observation?",
+        "classes": (("1", "Hypothesis 1", "hyp1 better explains how obs1 led to obs2"),
+                    ("2", "Hypothesis 2", "hyp2 better explains how obs1 led to obs2"))},
+}
+
+
+def label_config(data_set: str, presentation: str) -> str:
+    """The Label Studio config of ``data_set`` under ``presentation`` (``codes``, ``values+q``...)."""
+    style, _, header = presentation.partition("+")
+    if style not in PRESENTATIONS or header not in ("", "q"):
+        raise SystemExit(f"unknown presentation {presentation!r}: one of {PRESENTATIONS}, optionally with +q")
+    ds = SETS[data_set]
+    lines = ["<View>", *(f'  <Text name="{f}" value="${f}"/>' for f in ds["fields"])]
+    if header:
+        lines.append(f'  <Header value="{ds["question"]}"/>')
+    lines.append(f'  <Choices name="label" toName="{ds["fields"][0]}" choice="single">')
+    for code, value, hint in ds["classes"]:
+        attrs = {"codes": f'value="{code}"', "values": f'value="{value}"', "aliases": f'value="{value}" alias="{code}"',
+                 "hints": f'value="{value}" alias="{code}" hint="{hint}"'}[style]
+        lines.append(f"    <Choice {attrs}/>")
+    return "\n".join([*lines, "  </Choices>", "</View>"])
+
+
+def load_rows(data_set: str, *, n_items: int, folder: Path = DATA) -> list[dict[str, Any]]:
+    """The first ``n_items`` clear-majority items, balanced by class: ``id``, ``fields``, ``true`` (a class code)."""
+    ds = SETS[data_set]
+    path = folder / ds["file"]
+    if not path.is_file():
+        raise SystemExit(f"no data file at {path} (../shared/data beside the checkout)")
+    by_class: dict[str, list[dict[str, Any]]] = {}
+    for line in path.read_text("utf-8").splitlines():
+        raw = json.loads(line)
+        if max(raw["label_count"]) >= 80:
+            true = str(raw["majority_label"])
+            fields = {f: raw["example"][f] for f in ds["fields"]}
+            by_class.setdefault(true, []).append({"id": raw["uid"], "true": true, "fields": fields})
+    codes = [c[0] for c in ds["classes"]]
+    mixed = [r for group in zip(*(by_class[c] for c in codes)) for r in group]
+    return mixed[:n_items]
+
+
+def _flags(probs: Sequence[dict[str, float] | None], given: Sequence[str], labels: Sequence[str],
+           threshold: float) -> list[bool]:
+    return [p is not None and argmax(p, labels) != g and p[argmax(p, labels)] > threshold for p, g in zip(probs, given)]
+
+
+def _flag_figures(flagged: Sequence[bool], wrong: Sequence[bool]) -> dict[str, Any]:
+    f, w = np.array(flagged, bool), np.array(wrong, bool)
+    return {"flagged": int(f.sum()), "flag_precision": float(w[f].mean()) if f.any() else None,
+            "flag_recall": float(w[f].sum() / w.sum()) if w.any() else None}
+
+
+def figures(results: list, labels: Sequence[str], true: list[str], given: list[str], threshold: float) -> dict[str, Any]:
+    """Per prompt (each member's own distribution) and for the ensemble (the verdicts as scored)."""
+    wrong = [g != t for g, t in zip(given, true)]
+    out: dict[str, Any] = {"members": {}}
+    for k, member in enumerate(results[0].members):
+        probs = [r.members[k].probs for r in results]
+        row = judge_figures(probs, true, given, labels)
+        row.update(_flag_figures(_flags(probs, given, labels, threshold), wrong))
+        lat = [r.members[k].latency_s for r in results if r.members[k].latency_s is not None]
+        row["seconds_per_item"] = float(np.mean(lat)) if lat else None
+        out["members"][member.member_id.rsplit("/", 1)[-1]] = row
+    ens = judge_figures([r.probs for r in results], true, given, labels)
+    ens.update(_flag_figures([bool(r.flagged) for r in results], wrong))
+    per_item = [sum(m.latency_s or 0.0 for m in r.members) for r in results]
+    ens["seconds_per_item"] = float(np.mean(per_item))
+    out["ensemble"] = ens
+    return out
+
+
+def run_one(data_set: str, presentation: str, members: list[str], *, n_items: int, orders: int | None,
+            rate: float, seed: int, cache: CallCache, folder: Path = DATA) -> dict[str, Any]:
+    """Score one set x presentation through the product's default path; every variant read from the same calls."""
+    settings = Settings.from_env()
+    options = settings.spec_options()
+    if orders is not None:
+        options["option_orders"] = orders
+    spec = spec_from_label_config(label_config(data_set, presentation), **options)
+    codes = [c[0] for c in SETS[data_set]["classes"]]
+    stored = dict(zip(codes, spec.labels))  # a class code -> the label the project stores (config order)
+    rows = load_rows(data_set, n_items=n_items, folder=folder)
+    true = [stored[r["true"]] for r in rows]
+    given = plant(true, spec.labels, rate=rate, seed=seed)
+    items = [Item(id=r["id"], original=g, fields=r["fields"]) for r, g in zip(rows, given)]
+    built = build_members([parse_member_arg(m) for m in members], spec, providers=settings.provider_settings(),
+                          prompts_root=settings.prompts_dir)
+    config = settings.engine_config(concurrency=1)
+    engine = make_engine(spec, built, cache=cache, config=config)
+    results = list(engine.score(items))
+    rule = VerdictRule(spec, threshold=engine.threshold, delta=config.delta, quorum=config.quorum)
+    out = {"data_set": data_set, "presentation": presentation, "items": len(items), "labels": list(spec.labels),
+           "planted": sum(g != t for g, t in zip(given, true)), "orders": options["option_orders"],
+           "threshold": engine.threshold, "llm_calls": engine.stats.llm_calls, **figures(results, spec.labels, true,
+                                                                                          given, engine.threshold)}
+    gated, gate = gate_results(results, rule)
+    out["gate"] = gate.to_dict()
+    variants = {"gated": gated}
+    for mode in ("em", "batch"):
+        variants[f"gated+{mode}"] = correct_results(results, rule, mode=mode, left_out=gate.left_out)[0]
+    for name, res in variants.items():
+        out[name] = figures(res, spec.labels, true, given, engine.threshold)["ensemble"]
+    out["gated+review"] = review_calibrated(gated, given, true, out["gated"])
+    return out
+
+
+def review_calibrated(results: list, given: list[str], true: list[str], base: dict[str, Any]) -> dict[str, Any]:
+    """The review's calibration (:mod:`backend.review.calibration`, isotonic P(wrong | 1 - P(given))) as if every
+    item had been reviewed, cross-fitted: an upper bound on what a review sample can give. It maps one score
+    monotonically, so accuracy and class ratios are the ensemble's; only the ranking's ties and the flag cut
+    (P(wrong) > 0.5) change. ``pending``: why it cannot be fitted (its own minimum of reviewed items)."""
+    wrong = [g != t for g, t in zip(given, true)]
+    scores = [1.0 - float((r.probs or {}).get(g, 0.0)) for r, g in zip(results, given)]
+    try:
+        cal = fit_calibration(scores, wrong)
+    except ValueError as exc:
+        return {**base, "pending": str(exc)}
+    return {**base, **_ranking(list(cal.cv_probs), wrong), **_flag_figures(list(cal.cv_probs > 0.5), wrong)}
+
+
+def _f(value: Any) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _row(name: str, f: dict[str, Any], labels: Sequence[str]) -> str:
+    ratios = " ".join(f"{lab}:{f['ratios'].get(lab, 0):.2f}" for lab in labels)
+    return (f"  {name:<26} {_f(f['accuracy']):>5} {f['modal']:>14} {f['modal_share']:>4.0%} {ratios:<34} "
+            f"{_f(f['auroc']):>5} {_f(f['ap']):>5} {f['flagged']:>3} {_f(f['flag_precision']):>5} "
+            f"{_f(f['flag_recall']):>5} {_f(f.get('seconds_per_item')):>6}")
+
+
+def print_run(out: dict[str, Any]) -> None:
+    labels = out["labels"]
+    print(f"\n== {out['data_set']} · {out['presentation']} · {out['items']} items, {out['planted']} planted · "
+          f"{out['orders']} order(s) · {out['llm_calls']} fresh calls ==")
+    print(f"  {'prompt':<26} {'acc':>5} {'top answer':>19} {'predicted / true':<34} {'AUROC':>5} {'AP':>5} "
+          f"{'fl':>3} {'prec':>5} {'rec':>5} {'s/item':>6}")
+    for name, f in out["members"].items():
+        print(_row(name, f, labels))
+    print(_row("ENSEMBLE (as scored)", out["ensemble"], labels))
+    for name in ("gated", "gated+em", "gated+batch", "gated+review"):
+        print(_row(f"ensemble, {name}", out[name], labels) if "pending" not in out[name]
+              else f"  ensemble, {name}: {out[name]['pending']}")
+    left = ", ".join(f"{x['member'].rsplit('/', 1)[-1]} ({x['reason']})" for x in out["gate"]["left_out"])
+    print(f"  health gate: {left or 'none left out'}" + (f"; {out['gate']['note']}" if out["gate"]["note"] else ""))
+
+
+def _cell(f: dict[str, Any]) -> str:
+    ratios = [v for v in f["ratios"].values()]
+    return (f"{_f(f['accuracy'])} / {f['modal']} {f['modal_share']:.0%} / {min(ratios):.2f}–{max(ratios):.2f} / "
+            f"{_f(f['auroc'])} / {_f(f['ap'])} / {f['flagged']}, {_f(f['flag_precision'])} / {_f(f['flag_recall'])}")
+
+
+def markdown(path: Path) -> str:
+    """The docs' table from a ``--json`` file: one row per set x presentation x prompt, then the ensemble's."""
+    lines = ["| set · presentation | prompt | accuracy / top answer's share / predicted ÷ true (min–max) / AUROC / AP / "
+             "flags, precision / recall | s/item |", "|---|---|---|---|"]
+    for raw in path.read_text("utf-8").splitlines():
+        out = json.loads(raw)
+        where = f"{out['data_set']} · {out['presentation']} ({out['items']} items, {out['planted']} planted)"
+        for name, f in out["members"].items():
+            lines.append(f"| {where} | {name} | {_cell(f)} | {_f(f['seconds_per_item'])} |")
+        lines.append(f"| {where} | **ensemble** | {_cell(out['ensemble'])} | {_f(out['ensemble']['seconds_per_item'])} |")
+        for name in ("gated", "gated+em", "gated+batch", "gated+review"):
+            cell = out[name].get("pending") or _cell(out[name])
+            lines.append(f"| {where} | ensemble, {name} | {cell} | |")
+        left = ", ".join(x["member"].rsplit("/", 1)[-1] for x in out["gate"]["left_out"])
+        lines.append(f"| {where} | health gate | {left or 'none left out'} | |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--member", action="append", help="PROVIDER:MODEL, repeatable (default: the embedded judge)")
+    parser.add_argument("--data-set", action="append", choices=sorted(SETS))
+    parser.add_argument("--presentation", action="append",
+                        help=f"{', '.join(PRESENTATIONS)}, each optionally +q (default: all eight)")
+    parser.add_argument("--data-dir", type=Path, default=DATA, help="the ChaosNLI folder (default: ../shared/data/chaosnli)")
+    parser.add_argument("--items", type=int, default=30)
+    parser.add_argument("--orders", type=int, help="option orders (default: the settings', 2)")
+    parser.add_argument("--planted-rate", type=float, default=0.1)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cache-url", default=f"sqlite:///{ROOT / '.label-audit' / 'bench_presentations.sqlite'}")
+    parser.add_argument("--json", type=Path, help="append every figure here (one JSON line per run)")
+    parser.add_argument("--markdown", type=Path, help="print the docs' table from a --json file and stop")
+    args = parser.parse_args(argv)
+    if args.markdown:
+        print(markdown(args.markdown))
+        return []
+    (ROOT / ".label-audit").mkdir(exist_ok=True)
+    cache = CallCache(args.cache_url)
+    shown = args.presentation or [p + h for p in PRESENTATIONS for h in ("", "+q")]
+    outs = []
+    try:
+        for data_set in args.data_set or sorted(SETS):
+            for presentation in shown:
+                out = run_one(data_set, presentation, args.member or ["local:smollm2"], n_items=args.items,
+                              orders=args.orders, rate=args.planted_rate, seed=args.seed, cache=cache,
+                              folder=args.data_dir)
+                print_run(out)
+                outs.append(out)
+                if args.json:
+                    with args.json.open("a", encoding="utf-8") as handle:
+                        handle.write(json.dumps(out, sort_keys=True) + "\n")
+                sys.stdout.flush()
+    finally:
+        cache.close()
+    return outs
+
+
+if __name__ == "__main__":
+    main()
