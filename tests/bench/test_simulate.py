@@ -143,3 +143,19 @@ def test_a_span_task_is_exact_per_error_kind_when_every_item_is_reviewed(runner)
             "spans: errors.not_an_entity.confirmed among the reviewed flags"} <= {r.figure for r in kinds}
     assert not [r.figure for r in kinds if r.defect]
     assert not [r for r in tallies.rows() if not r.checked and r.figure.startswith("spans: Errors by kind")]
+
+
+def test_a_row_under_the_floor_says_whether_it_is_more_than_noise():
+    """464 of 500 (0.928) is under the floor yet what a sound 95 % interval can show by chance; 440 (0.88) is not."""
+    from bench.simulate.coverage import Row, Tally
+    from bench.simulate.table import _status
+
+    def row(covered: int) -> Row:
+        return Row("binary", "random", "label", "errors", Tally(printed=500, covered=covered, with_interval=500),
+                   checked=True)
+
+    assert row(480).tally.p_below_nominal > 0.5
+    assert 0.01 < row(464).tally.p_below_nominal < 0.05  # 0.928: under the floor, yet p >= 0.01 at 95 %
+    assert "within Monte-Carlo noise" in _status(row(464))
+    assert row(440).tally.p_below_nominal < 1e-6
+    assert _status(row(440)).startswith("DEFECT") and "noise" not in _status(row(440))
