@@ -2,8 +2,8 @@
 
 Every pair of ranked responses is asked of every judge in both orders, so a ranking cannot share a project's
 questions (``alone_reason``). The ``<List>`` it ranks is an item input this control brings (``input_tags``);
-the family builds its own blind review view (the list in data order, nothing placed), so no attribute of the
-source's element is kept.
+the family builds its own blind review view (nothing placed, the list shuffled per task so no stored order
+shows a ranking: ``RankerFamily.blind_data``), so no attribute of the source's element is kept.
 """
 
 from backend.controls.control_type import ControlType

@@ -37,6 +37,7 @@ from xml.sax.saxutils import quoteattr
 from backend.common import defaults
 from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.families.answers import control_answer
+from backend.families.ranker_blind import blind_value
 from backend.families.ranking import columns_of, dump, kendall_distance, kendall_tau, ranked_ids, reordered
 from backend.families.orders import merge_orders
 from backend.families.pairwise import FIRST, LEFT, ORDERS, RIGHT, SECOND, SHOWN
@@ -275,10 +276,26 @@ class RankerFamily(TaskFamily):
         return ("",) if any(self.disagrees(spec, a, b, delta=delta) for a, b in combinations(answers, 2)) else ()
 
     def review_config(self, spec: "TaskSpec", label_config: str, *, answer_fields: Sequence[str] = ()) -> str | None:
-        """The blind view, built from the spec: the context under neutral titles, the list (data order, no
-        annotation, no prediction) and the ranker with its buckets; round 2 adds the round-1 answers
-        (``answer_fields``: the data fields holding them, :mod:`backend.review.round1_text`)."""
+        """The blind view, built from the spec: the context under neutral titles, the list (no annotation, no
+        prediction; each task's copy shuffled by :meth:`blind_data`) and the ranker with its buckets; round 2
+        adds the round-1 answers (``answer_fields``: the data fields holding them,
+        :mod:`backend.review.round1_text`)."""
         return review_xml(spec, answer_fields=answer_fields)
+
+    def blind_data(self, spec: "TaskSpec", data: Mapping[str, Any], *, seed: str,
+                   original: str | None = None) -> dict[str, Any]:
+        """The list shuffled per ``seed``, never in the ranking under review (``original``; without one ranking
+        two ids, the data order): a list stored ranked would show the expert the ranking
+        (:mod:`backend.families.ranker_blind`)."""
+        setup = RankerSetup.of(spec)
+        key = spec.fields[setup.variable]
+        if key not in data:
+            return dict(data)
+        try:
+            ranked = ranked_ids(original, setup.buckets)
+        except (ValueError, AttributeError):  # no ranking to avoid: the data order is
+            ranked = []
+        return {**data, key: blind_value(data[key], seed=seed, avoid=ranked if len(ranked) >= 2 else None)}
 
 
 def review_xml(spec: "TaskSpec", *, answer_fields: Sequence[str] = ()) -> str:

@@ -1,12 +1,13 @@
 """What the review writes into an expert's instance, safe to repeat: accounts and one task per assignment.
 
 Round 1 (:mod:`backend.review.push`) and round 2 (:mod:`backend.review.reconcile`) both import tasks that an
-earlier run may have created before it died (matched back by their ref) and sign experts up once.
+earlier run may have created before it died (matched back by their ref) and sign experts up once. What a task
+holds is the family's blind copy of its inputs (:func:`blind_inputs`), the same on every push.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from label_studio_sdk import LabelStudio
 
@@ -14,7 +15,10 @@ from backend.labelstudio.client import import_tasks, iter_tasks, organization_id
 from backend.review.review_store import Assignment, ReviewStore
 from backend.review.source import REF_FIELD
 
-__all__ = ["import_assignments", "recover_task_ids", "sign_up_expert"]
+if TYPE_CHECKING:
+    from backend.task.spec import TaskSpec
+
+__all__ = ["blind_inputs", "import_assignments", "recover_task_ids", "sign_up_expert"]
 
 
 def recover_task_ids(client: LabelStudio, store: ReviewStore, ls_project_id: int, pending: Sequence[Assignment]) -> None:
@@ -57,3 +61,13 @@ def sign_up_expert(client: LabelStudio, email: str, *, passwords: dict[str, str]
         return
     if password is not None:
         passwords[email] = password
+
+
+def blind_inputs(spec: "TaskSpec", inputs: Mapping[str, Mapping[str, Any]], *, seed: int,
+                 originals: Mapping[str, str | None]) -> dict[str, dict[str, Any]]:
+    """Each task's inputs as its family lets an expert see them (:meth:`TaskFamily.blind_data`: a ranking's list
+    shuffled), seeded by the review's ``seed`` and the task id: every expert and every re-push get the same copy.
+    ``originals``: task id -> the answer under review, which the copy must not show."""
+    family = spec.task_family
+    return {task_id: family.blind_data(spec, data, seed=f"{seed}:{task_id}", original=originals.get(task_id))
+            for task_id, data in inputs.items()}

@@ -36,7 +36,7 @@ from backend.review.triage_route import route_suspects
 from backend.review.active import control_sample, rank_suspects
 from backend.review.sample_store import SampleStore
 from backend.review.until_width_push import UntilRequest, until_width_extra
-from backend.review.expert_tasks import import_assignments, recover_task_ids, sign_up_expert
+from backend.review.expert_tasks import blind_inputs, import_assignments, recover_task_ids, sign_up_expert
 
 ORDERS = ("confidence", "shuffled")
 TITLE_MAX = 50  # Label Studio rejects longer project titles
@@ -333,8 +333,10 @@ def _fill_expert_projects(
 
     With ``images``, each task's image fields point at the copy uploaded to that expert's instance; an item
     whose copy fails is that item's error and stays unimported (the next push retries it).
+    Each task holds its family's blind copy of the inputs (:func:`blind_inputs`: a ranking's list shuffled per task).
     """
     projects = {p.expert: p for p in store.projects(source.key, round=ROUND_REVIEW)}
+    shown = blind_inputs(source.spec, inputs, seed=seed, originals={i.task_id: i.original for i in items})
     for email in experts:
         if email not in projects:
             instance, client = review.for_expert(email)
@@ -353,7 +355,7 @@ def _fill_expert_projects(
         todo = review_order(todo, engine=store.db_engine, source_key=source.key, expert=email) or todo
         fresh = store.assign(source.key, todo, round=ROUND_REVIEW, expert=email, ls_project_id=project.ls_project_id)
         pending = unconfirmed + fresh
-        data_of, bad = prepare_or_pass(images, {a.task_id: inputs[a.task_id] for a in pending if a.task_id in inputs},
+        data_of, bad = prepare_or_pass(images, {a.task_id: shown[a.task_id] for a in pending if a.task_id in shown},
                                        client=client, project_id=project.ls_project_id)
         report.errors.update({t: f"{why} (review project of {email})" for t, why in bad.items()})
         report.new_tasks[email] = import_assignments(client, store, project.ls_project_id, pending, data_of)

@@ -21,7 +21,7 @@ from backend.review.collect import collect_answers
 from backend.review.outcome import experts_split
 from backend.review.round1_text import round1_text
 from backend.review.images import ReviewImages, prepare_or_pass, reuse_round1_copies
-from backend.review.expert_tasks import import_assignments, recover_task_ids, sign_up_expert
+from backend.review.expert_tasks import blind_inputs, import_assignments, recover_task_ids, sign_up_expert
 from backend.review.push import BLIND_SETTINGS, TITLE_MAX
 from backend.review.source import SourceProject, fetch_inputs
 from backend.review.review_store import ROUND_RECONCILE, ROUND_REVIEW, SHARED, ReviewProject, ReviewStore
@@ -95,7 +95,7 @@ def _reconcile_project(client: LabelStudio, store: ReviewStore, source: SourcePr
 def reconcile(
     client: LabelStudio, store: ReviewStore, source: SourceProject, *, partial: bool = False,
     review_client: LabelStudio | ReviewClients | None = None, initial_passwords: bool = False,
-    settings: Any = None,
+    settings: Any = None, seed: int = 0,
 ) -> ReconcileReport:
     """Collect round-1 answers and put every disagreement into the reconciliation project.
 
@@ -105,6 +105,8 @@ def reconcile(
     there has no password, unless ``initial_passwords`` signs each expert without one up through a
     one-use invite link with a random password (``report.passwords``), as ``review push`` does on their
     own instances.
+    Each task holds its family's blind copy of the inputs, seeded by ``seed`` and the task id
+    (:func:`backend.review.expert_tasks.blind_inputs`: a ranking's list shuffled, never in the original ranking).
 
     Raises
     ------
@@ -145,6 +147,8 @@ def reconcile(
                          ls_project_id=project.ls_project_id)
     todo = unconfirmed + fresh
     inputs, report.errors = fetch_inputs(client, source, [a.task_id for a in todo])
+    originals = {i.task_id: i.original for i in store.items(source.key)}
+    inputs = blind_inputs(source.spec, inputs, seed=seed, originals=originals)
     answers = store.answers_by_task(source.key, round=ROUND_REVIEW)
     for task_id, data in inputs.items():
         data.update(round1_text(source, experts, answers.get(task_id, {})))

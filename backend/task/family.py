@@ -31,7 +31,8 @@ How to add a family
    :mod:`backend.controls`); :data:`FAMILY_MODULES` is a view of them (the module is imported on first use).
 3. Override what differs: :meth:`check_spec`, :meth:`questions`/:meth:`question_original`/:meth:`assemble`
    (several questions per item), :meth:`read_result`/:meth:`write_result` (Label Studio JSON), the
-   review and gold methods (:meth:`gold`, :meth:`reconciled`, :meth:`disputed`, :meth:`show_answer`), what the
+   review and gold methods (:meth:`gold`, :meth:`reconciled`, :meth:`disputed`, :meth:`show_answer`,
+   :meth:`blind_data`: what an expert's copy of the inputs must not keep of the source's arrangement), what the
    report shows (:meth:`report_parts`, :attr:`capabilities` through the class flags, :attr:`lacks`) and the
    class attributes.
 4. A family read from another Label Studio control declares that control's type in :mod:`backend.controls`
@@ -238,6 +239,14 @@ class TaskFamily:
         :func:`backend.labelstudio.expertview.expert_label_config`. ``label_config``: the XML or its tree already
         parsed (the review's source project holds it)."""
         return None
+
+    def blind_data(self, spec: "TaskSpec", data: Mapping[str, Any], *, seed: str,
+                   original: str | None = None) -> dict[str, Any]:
+        """An expert's copy of one task's inputs (``data``: under the blind view's keys). A family whose inputs
+        can carry the answer in their arrangement rearranges them (a ranking's list stored in ranked order:
+        :mod:`backend.families.ranker_blind`), the same way for the same ``seed`` so a re-push imports the same
+        copy; ``original`` is the answer under review, so the copy can avoid showing it. Default: unchanged."""
+        return dict(data)
 
     def disputed(self, spec: "TaskSpec", answers: Sequence[str], *, delta: int | None = None) -> tuple[str, ...]:
         """The question keys the experts' answers split on (what round 2 settles); ``delta`` overrides an

@@ -136,3 +136,19 @@ def test_the_familys_prediction_is_kept_by_the_bulk_import_and_shown_in_its_orde
     assert ui.submit(page) == []  # submitted unchanged, the annotation reads back as the prediction
     (result,) = saved(label_studio, ids[0])
     assert spec.task_family.read_result(spec, result) == value
+
+
+def test_each_card_shows_its_id_and_number_ids_come_in_number_order_whatever_the_data_order(label_studio, page):
+    """What an expert sees of a list (issue 41): every card shows its ``id`` as its last line; ids that read as
+    numbers are drawn in number order (the cards follow the JavaScript keys of an object of ids), other ids in
+    data order, so the blind copy's shuffle (``RankerFamily.blind_data``) reaches the screen only for the latter."""
+    shuffled = [ITEMS[k] for k in (2, 0, 3, 1)]
+    numbered = [{**ITEMS[k], "id": n} for k, n in ((0, "3"), (1, "1"), (2, "2"))]
+    project, ids = label_studio.create_project(PLAIN, [{"prompt": "p", "items": shuffled},
+                                                       {"prompt": "p", "items": numbered}])
+    shown = []
+    for task_id, name in zip(ids, ("shuffled", "numbered")):
+        ui.open_task(page, label_studio.url, project, task_id)
+        page.screenshot(path=str(ARTIFACTS / f"ranker-{name}.png"), full_page=True)
+        shown.append([card.strip().split("\n")[-1].strip() for card in page.locator(ITEM).all_inner_texts()])
+    assert shown == [["r2", "r0", "r3", "r1"], ["1", "2", "3"]]

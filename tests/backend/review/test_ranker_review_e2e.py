@@ -1,11 +1,11 @@
 """A ranking project (the gallery's *LLM Ranker* template) reviewed blind, reconciled, turned into gold and synced.
 
 Real Label Studio. The ensemble's verdicts are planted in the ledger as the ranker family stores them (the
-local model has no judging signal); everything after that is the product: ``review push`` (the list and the
-ranker with its buckets, no annotation, no prediction: nothing pre-ordered), the experts' rankings read in the
-measured shape, round 2 on the ranking they split on, gold, ``sync-gold`` twice, and the report's "Rankings"
-section. Each expert's first review task is screenshotted after logging in through the form
-(``artifacts/ranker-review-*.png``).
+local model has no judging signal); everything after that is the product: ``review push`` (the list shuffled
+per task, never in the original ranking, and the ranker with its buckets, no annotation, no prediction: nothing
+pre-ordered), the experts' rankings read in the measured shape, round 2 on the ranking they split on, gold,
+``sync-gold`` twice, and the report's "Rankings" section. Each expert's first review task is screenshotted after
+logging in through the form (``artifacts/ranker-review-*.png``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from backend.cli import app as label_audit
+from backend.families.ranking import ranked_ids
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.gold_marks import is_gold_annotation
 from backend.labelstudio.projectspec import spec_from_label_config
@@ -105,9 +106,32 @@ def test_the_expert_sees_the_list_and_ranker_and_nothing_ordered(label_studio, r
         assert "All Results" not in config and "Task: " not in config
         shown = reviewed["before"][email]  # as pushed, before the expert answered
         assert len(shown) == 2  # the two flagged rankings
-        for t in shown:  # the list in its data order, no annotation, no prediction: no original order leaks
-            assert set(t.data) == {"task", "prompt", "items", REF_FIELD} and t.data["items"] == ITEMS
+        for t in shown:  # no annotation, no prediction, the list's own entries (ids untouched)
+            assert set(t.data) == {"task", "prompt", "items", REF_FIELD}
+            assert sorted(t.data["items"], key=lambda e: e["id"]) == ITEMS
             assert not t.predictions and not t.annotations
+
+
+def test_the_list_is_shuffled_per_task_never_in_the_original_ranking(reviewed):
+    """Case 1's list is stored in its ranked order (r0, r1 | r2): the expert's copy is not in it, nor is case 2's
+    in its (r2 > r1 > r0); both experts' copies of a task, imported apart, are the same (seed and task id), and
+    round 2 shows the round-1 order."""
+    task_of = {a.ref: a.task_id for a in ReviewStore(reviewed["env"]["DATABASE_URL"]).assignments(
+        str(reviewed["source"]))}
+    case_of = {str(t): k for k, t in enumerate(reviewed["ids"])}
+    buckets = ("relevant_results", "biased_results")
+    orders: dict[str, list[list[str]]] = {}
+    for email in reviewed["experts"]:
+        for t in reviewed["before"][email]:
+            task = task_of[t.data[REF_FIELD]]
+            shown = [e["id"] for e in t.data["items"]]
+            ranked = ranked_ids(CASES[case_of[task]][0], buckets)
+            assert [i for i in shown if i in ranked] != ranked
+            orders.setdefault(task, []).append(shown)
+    assert sorted(case_of[t] for t in orders) == [1, 2]
+    assert all(a == b for a, b in orders.values())  # one copy per task, whoever it is pushed to
+    (rec,) = reviewed["rec_tasks"]
+    assert [e["id"] for e in rec.data["items"]] == orders[task_of[rec.data[REF_FIELD]]][0]
 
 
 def test_round_two_shows_both_rankings_marked_split(reviewed):
