@@ -36,12 +36,13 @@ def _good(original: str) -> dict[str, float]:
     return {lab: (0.6 if lab == original else 0.2) for lab in LABELS}
 
 
-def _result(i: int, rule: VerdictRule) -> ItemResult:
+def stored_result(i: int, rule: VerdictRule, task_id: int) -> ItemResult:
+    """Item ``i`` as a worker stored it: its verdict read from both members (task ``task_id``)."""
     original = LABELS[i % 3]
     good = _good(original)
     members = (MemberResult(STUCK, probs=STUCK_PROBS, raw_mass=0.9), MemberResult(GOOD, probs=good, raw_mass=0.9))
     d = verdict([STUCK_PROBS, good], ["local:smollm2"] * 2, original, rule)
-    return ItemResult(id=str(100 + i), original=original, prediction=d.prediction, confidence=d.confidence,
+    return ItemResult(id=str(task_id), original=original, prediction=d.prediction, confidence=d.confidence,
                       probs=d.probs, flagged=d.flagged, members=members)
 
 
@@ -86,7 +87,7 @@ def _project(tmp_path):
     config = EnsembleConfig.from_settings(Settings.from_env({}))
     spec = config.spec(CONFIG)
     rule = VerdictRule(spec)
-    stored = [_result(i, rule) for i in range(30)]
+    stored = [stored_result(i, rule, 100 + i) for i in range(30)]
     key = config.model_version(spec)
     for batch in (stored[:10], stored[10:20], stored[20:]):  # as three worker batches stored them
         ledger.record_many("7", key, batch)
