@@ -109,7 +109,7 @@ def run_scoring(
         engine.stats,
         task=spec.name,
         members=[m.id for m in members],
-        model_version=ensemble_fingerprint(members, spec),
+        model_version=ensemble_fingerprint(members, spec, prior_correction=prior_correction),
         threshold=engine.threshold,
         delta=config.delta,
         suspects=suspects,

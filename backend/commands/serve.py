@@ -114,10 +114,10 @@ def audit(
     # heavy: the server and worker load flask, rq, redis and label_studio_sdk's client (~2.7 s); not loaded by label-audit --help
     from backend.labelstudio.client import connect
     from backend.ledger import Ledger
+    from backend.worker.gate_writeback import gated_summary
     from backend.worker.project_audit import (
         import_missing,
         start_audit,
-        summary_from_ledger,
         wait_for,
     )
     # heavy: the server and worker load flask, rq, redis and label_studio_sdk's client (~2.7 s); not loaded by label-audit --help
@@ -157,7 +157,8 @@ def audit(
     imported = import_missing(flush_client, ledger, run, config, queue=queue)
     if imported:
         err.print(f"imported {imported} predictions the workers had not")
-    summary = summary_from_ledger(ledger, run, config, prices=prices, quorum=settings.quorum())
+    # the health gate, decided once over the project's stored results, rewrites the predictions it changes
+    summary = gated_summary(flush_client, ledger, run, config, prices=prices, quorum=settings.quorum())
     if json_out:
         print(json.dumps(summary, indent=2))
     else:

@@ -28,9 +28,9 @@ EMBEDDED = "embedded"
 #: Chosen by member health alone (no planted label was read): on the sample, Qwen2.5-Coder-1.5B answered
 #: fc-grounding-generated with "not supported" for 31 of 32 items while that label is the original of 16, the
 #: rule's COLLAPSED; the other three prompts stay (docs/demo.md has the table). It also saves a quarter of the time.
-#: The health gate (backend.scoring.health_gate) now leaves a collapsed prompt out of `score`'s verdicts and of the
-#: audit's summary and report by itself, but only once its answers are in (it cannot save their calls), and the
-#: predictions the demo's workers write to Label Studio batch by batch are not re-read by it yet: so this stays.
+#: The health gate (backend.scoring.health_gate) now leaves a collapsed prompt out of `score`'s verdicts, of the
+#: audit's summary and report, and of the predictions in Label Studio once the audit completes
+#: (backend.worker.gate_writeback), but only once its answers are in: it cannot save their calls, so this stays.
 LEFT_OUT: dict[str, tuple[str, ...]] = {DEFAULT_JUDGE: ("fc-grounding-generated",)}
 
 #: The install's time, measured: 98 s for 1.12 GB (22 part wheels from the package index, assembled and

@@ -155,7 +155,8 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
 
     # heavy: rq, redis and label_studio_sdk's client (~1.5 s), not loaded by label-audit --help
     from backend.ledger import Ledger
-    from backend.worker.project_audit import import_missing, start_audit, summary_from_ledger, wait_for
+    from backend.worker.gate_writeback import gated_summary
+    from backend.worker.project_audit import import_missing, start_audit, wait_for
     from backend.worker.ensemble_config import EnsembleConfig
 
     settings = Settings.from_env(env)  # the worker's settings: it runs with this environment
@@ -174,7 +175,7 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
         task = bar.add_task("scoring", total=len(run.task_ids))
         done = wait_for(ledger, queue, run, timeout=defaults.AUDIT_WAIT, on_progress=progress)
     import_missing(client, ledger, run, config, queue=queue)
-    summary = summary_from_ledger(ledger, run, config, quorum=settings.quorum())
+    summary = gated_summary(client, ledger, run, config, quorum=settings.quorum())
     if not done:
         raise RuntimeError("not every task was scored; see the worker log and run the demo again")
     return summary

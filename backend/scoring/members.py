@@ -271,13 +271,14 @@ def default_members(spec: TaskSpec, *, provider_factory=None) -> list[Member]:
     return members_from_args([DEFAULT_MEMBER], spec, provider_factory=provider_factory)
 
 
-def ensemble_fingerprint(members: Sequence[Member], spec: TaskSpec) -> str:
-    """A short stable hash of what decides the ensemble's answers (members, their parameters, task).
+def ensemble_fingerprint(members: Sequence[Member], spec: TaskSpec, *, prior_correction: str = "none") -> str:
+    """A short stable hash of what decides the ensemble's verdicts (members, their parameters, task, correction).
 
     Used as the Label Studio ``model_version``: it changes exactly when a re-score could change.
-    Member order does not matter.
+    Member order does not matter. ``prior_correction`` (`score --prior-correction`) re-reads every verdict of the
+    run, so two corrections are two versions; ``none`` adds nothing, so the versions written before stay as they were.
     """
-    payload = {
+    payload: dict[str, Any] = {
         "task": {"name": spec.name, "family": spec.family, "labels": list(spec.labels), "fields": dict(spec.fields),
                  **({"image_fields": list(spec.image_fields)} if spec.image_fields else {})},
         "params": spec_params(spec),
@@ -285,6 +286,8 @@ def ensemble_fingerprint(members: Sequence[Member], spec: TaskSpec) -> str:
             [m.id, json.dumps(dict(m.provider.cache_params()), sort_keys=True, default=str)] for m in members
         ),
     }
+    if prior_correction != "none":
+        payload["prior_correction"] = prior_correction
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
 

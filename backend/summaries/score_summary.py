@@ -140,6 +140,11 @@ def adjustment_lines(summary: dict[str, Any]) -> list[str]:
              for row in gate.get("left_out") or []]
     if gate.get("note"):
         lines.append(f"Health gate: {gate['note']}.")
+    written = gate.get("predictions")  # `label-audit audit`: the gated verdicts written over the workers' predictions
+    if written is not None:
+        missing = f"; {written['missing']} tasks had no prediction of this version there" if written["missing"] else ""
+        lines.append(f"Predictions the health gate rewrote in Label Studio: {written['rewritten']} of "
+                     f"{written['checked']}{missing}.")
     correction = summary.get("prior_correction") or {}
     if correction.get("mode") not in (None, "none"):
         priors = correction.get("priors") or {}

@@ -129,26 +129,24 @@ def import_missing(client: Any, ledger: Ledger, run: AuditRun, config: EnsembleC
 
 
 def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *, prices: Any = None,
-                        quorum: Any = None) -> dict[str, Any]:
+                        quorum: Any = None, gated: Any = None) -> dict[str, Any]:
     """The ``label-audit score`` summary, computed from the ledger's results for this run.
 
     The results are read page by page and folded as they come (memory stays flat as the project grows).
     ``quorum`` is the workers' (:meth:`backend.config.settings.Settings.quorum`), reported as `score` reports its own.
+    ``gated``: the (health, gate) pair :func:`backend.worker.gate_writeback.project_gate` already read, else read here.
     """
     from backend.costs.accounting import Accountant
     from backend.scoring.ensemble import VerdictRule, describe_flag_rule, resolve_threshold
-    from backend.scoring.health_gate import gate_from_health, regate
-    from backend.scoring.member_health import HealthTally
+    from backend.scoring.health_gate import regate
     from backend.summaries.score_summary import task_title
+    from backend.worker.gate_writeback import project_gate
 
     wanted = set(run.task_ids)
     stats, suspects, accountant, members = EngineStats(), SuspectList(), Accountant(prices), set()
     spec = config.spec(run.label_config)
-    health = HealthTally()  # first pass: the gate is decided over the project's results, not batch by batch
-    for res in ledger.iter_results(run.project, run.model_version):
-        if str(res.id) in wanted:
-            health.add(res)
-    gate = gate_from_health(health, family=spec.family)
+    # first pass: the gate is decided over the project's results, not batch by batch
+    health, gate = gated if gated is not None else project_gate(ledger, run, spec)
     verdicts = VerdictRule(spec, threshold=config.threshold, delta=config.delta,
                            quorum=quorum if quorum is not None else VerdictRule(spec).quorum)
     for res in ledger.iter_results(run.project, run.model_version):
@@ -167,7 +165,7 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
                             suspects=suspects, flag_rule=rule, quorum=quorum, accounting=accountant.to_dict(),
                             title=task_title(spec, source=f"project {run.project}"), health=health.to_dict(),
                             excluded=sorted({p for m in config.members for p in m.exclude}))
-    summary["health_gate"] = gate.to_dict()  # the predictions in Label Studio keep each batch's own verdict
+    summary["health_gate"] = gate.to_dict()  # Label Studio's: backend.worker.gate_writeback.write_back_gated
     return {**summary, **audited_controls(run.label_config, spec, control=config.control)}
 
 

@@ -7,7 +7,8 @@ most frequent share, and the mean probability mass its answers put on the class 
 number of answers it rests on. Below the rule's minimum a member's verdict is PENDING. A member named
 COLLAPSED over the audit's results is left out of the verdicts and flags by the health gate
 (:mod:`backend.scoring.health_gate`): the section names it with the reason and counts the stored flags the gate
-takes back (a worker's stored verdict was read batch by batch, before the project's health was known). To
+takes back (a worker's stored verdict was read batch by batch, before the project's health was known; in Label
+Studio, `label-audit audit` rewrites those predictions when it completes: :mod:`backend.worker.gate_writeback`). To
 leave a member out of every run, `--exclude-member` (or LABEL_AUDIT_EXCLUDE_MEMBERS); the model version changes.
 """
 
@@ -32,7 +33,9 @@ def gate_notes(data: AuditData, tally) -> tuple[list[str], dict]:
         changed = [r for r in data.items if r.flagged and not regate(r, gate, rule).flagged]
         for member, reason in gate.left_out.items():
             notes.append(f"Left out of the verdicts and flags (health gate): {member}: {reason}.")
-        notes.append(f"The gate takes back {len(changed)} of {sum(bool(r.flagged) for r in data.items)} stored flags.")
+        notes.append(f"The gate takes back {len(changed)} of {sum(bool(r.flagged) for r in data.items)} stored flags "
+                     "(the workers' verdicts in the ledger; `label-audit audit` rewrites them in Label Studio when it "
+                     "completes).")
     elif gate.note:
         notes.append(f"Health gate: {gate.note}.")
     return notes, {**gate.to_dict(), "flags_taken_back": len(changed) if gate.active else 0}

@@ -84,6 +84,8 @@ def test_sentiment_and_topic_templates_are_audited_with_no_task_setting(label_st
                                      expert_instruction=SENTIMENT_GUIDELINES)
     summary = audit(env, sentiment)
     assert summary["items"] == len(REVIEWS) and summary["scored"] == len(REVIEWS)
+    # the audit's last leg compared every prediction with the gated verdict: under 20 answers nobody is left out
+    assert summary["health_gate"]["predictions"] == {"checked": len(REVIEWS), "rewritten": 0, "missing": 0}
     check_predictions(ls, env, sentiment, ("Positive", "Negative", "Neutral"), summary)
     config = EnsembleConfig(Settings.from_env(env))
     edited = config.model_version(config.spec(attach_guidelines(SENTIMENT, SENTIMENT_GUIDELINES + "<p>More.</p>")))

@@ -1,0 +1,126 @@
+"""When an audit is complete, the health gate's verdicts replace in Label Studio exactly the predictions they change.
+
+A real SQLite ledger holds results as workers store them, batch by batch, each verdict read from every member; one
+member answers "spam" whatever the item (COLLAPSED over the project). The predictions Label Studio holds are the
+ones the workers' outbox imported (built here by the same function). On the tasks whose original is "spam" the
+other member answers exactly as the stuck one, so their gated verdict is the stored one: those must not be touched.
+Every other task's prediction must become the verdict of the healthy member alone (recomputed with the ensemble's
+own rule, never hard-coded). The Label Studio SDK is replaced by a recorder of the two calls the write-back makes.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from backend.config.settings import Settings
+from backend.labelstudio.predictions import prediction_requests
+from backend.ledger import Ledger
+from backend.scoring.ensemble import VerdictRule, verdict
+from backend.scoring.results import ItemResult, MemberResult
+from backend.summaries.score_summary import adjustment_lines
+from backend.worker.ensemble_config import EnsembleConfig
+from backend.worker.gate_writeback import gated_summary, write_back_gated
+from backend.worker.project_audit import AuditRun
+
+CONFIG = ('<View><Text name="t" value="$text"/><Choices name="c" toName="t"><Choice value="spam"/>'
+          '<Choice value="ham"/><Choice value="other"/></Choices></View>')
+LABELS = ("spam", "ham", "other")
+STUCK, GOOD = "local:smollm2/generic-question@v1", "local:smollm2/generic-annotator@v1"
+STUCK_PROBS = {lab: (0.98 if lab == "spam" else 0.01) for lab in LABELS}
+
+
+def _good(original: str) -> dict[str, float]:
+    if original == "spam":  # answers as the stuck member: the gate changes nothing on these tasks
+        return dict(STUCK_PROBS)
+    return {lab: (0.6 if lab == original else 0.2) for lab in LABELS}
+
+
+def stored_result(i: int, rule: VerdictRule, task_id: int) -> ItemResult:
+    """Item ``i`` as a worker stored it: its verdict read from both members (task ``task_id``)."""
+    original = LABELS[i % 3]
+    good = _good(original)
+    members = (MemberResult(STUCK, probs=STUCK_PROBS, raw_mass=0.9), MemberResult(GOOD, probs=good, raw_mass=0.9))
+    d = verdict([STUCK_PROBS, good], ["local:smollm2"] * 2, original, rule)
+    return ItemResult(id=str(task_id), original=original, prediction=d.prediction, confidence=d.confidence,
+                      probs=d.probs, flagged=d.flagged, members=members)
+
+
+class _Tasks:
+    def __init__(self, store: dict[int, list[dict]]) -> None:
+        self.store = store
+
+    def list(self, *, project, page_size, fields=None, query=None):
+        ids = json.loads(query)["selectedItems"]["included"] if query else sorted(self.store)
+        return [{"id": t, "predictions": copy.deepcopy(self.store[t])} for t in ids if t in self.store]
+
+
+class _Predictions:
+    def __init__(self, store: dict[int, list[dict]]) -> None:
+        self.store, self.updated = store, []
+
+    def update(self, *, id, result, score):
+        self.updated.append(id)
+        for preds in self.store.values():
+            for p in preds:
+                if p["id"] == id:
+                    p.update(result=copy.deepcopy(result), score=score)
+
+
+class FakeLabelStudio:
+    """Predictions by task, as the listing gives them; ``predictions.update`` records and applies each PATCH."""
+
+    def __init__(self, requests: list[dict], *, other_version: str) -> None:
+        self.store: dict[int, list[dict]] = {}
+        for n, req in enumerate(requests):
+            other = {"id": 5000 + n, "model_version": other_version, "result": [], "score": 0.5}
+            ours = {"id": 1 + n, "model_version": req["model_version"], "result": req["result"], "score": req["score"]}
+            self.store[req["task"]] = [other, ours]
+        self.tasks, self.predictions = _Tasks(self.store), _Predictions(self.store)
+
+    def ours(self, task: int) -> dict:
+        return next(p for p in self.store[task] if p["id"] < 5000)
+
+
+def _project(tmp_path):
+    ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.sqlite'}")
+    config = EnsembleConfig.from_settings(Settings.from_env({}))
+    spec = config.spec(CONFIG)
+    rule = VerdictRule(spec)
+    stored = [stored_result(i, rule, 100 + i) for i in range(30)]
+    key = config.model_version(spec)
+    for batch in (stored[:10], stored[10:20], stored[20:]):  # as three worker batches stored them
+        ledger.record_many("7", key, batch)
+    client = FakeLabelStudio(prediction_requests(stored, spec, key, ls_version=config.ls_version(spec)),
+                             other_version="label-audit-000000000000")
+    run = AuditRun(project="7", model_version=key, task_ids=[r.id for r in stored], jobs=[], label_config=CONFIG)
+    return ledger, config, spec, rule, stored, client, run
+
+
+def test_the_gated_verdicts_replace_exactly_the_predictions_they_change(tmp_path):
+    ledger, config, spec, rule, stored, client, run = _project(tmp_path)
+    written = write_back_gated(client, ledger, run, config)
+    assert list(written.gate.left_out) == [STUCK]
+    changed = [int(r.id) for r in stored if r.original != "spam"]
+    assert sorted(client.predictions.updated) == sorted(client.ours(t)["id"] for t in changed)
+    assert (written.checked, written.rewritten, written.missing) == (30, 20, 0)
+    for r in stored:
+        alone = verdict([r.members[1].probs], ["local:smollm2"], r.original, rule)
+        held = client.ours(int(r.id))
+        assert held["result"][0]["value"]["choices"] == [alone.prediction]
+        assert held["score"] == alone.confidence
+        assert ("suspect" in held["result"][0].get("id", "")) == bool(alone.flagged)
+        assert client.store[int(r.id)][0] == {"id": 5000 + stored.index(r), "model_version": "label-audit-000000000000",
+                                              "result": [], "score": 0.5}  # another version's prediction stays
+    assert sum(r.flagged for r in stored) > 0 and sum(
+        verdict([r.members[1].probs], ["local:smollm2"], r.original, rule).flagged for r in stored) == 0
+    again = write_back_gated(client, ledger, run, config)  # a second audit finds them written: no call
+    assert again.rewritten == 0 and len(client.predictions.updated) == 20
+
+
+def test_the_audit_summary_counts_the_rewritten_predictions(tmp_path):
+    ledger, config, spec, rule, stored, client, run = _project(tmp_path)
+    summary = gated_summary(client, ledger, run, config)
+    assert summary["health_gate"]["predictions"] == {"checked": 30, "rewritten": 20, "missing": 0}
+    assert summary["flagged"] == 0
+    assert "Predictions the health gate rewrote in Label Studio: 20 of 30." in adjustment_lines(summary)
