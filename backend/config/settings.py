@@ -103,7 +103,7 @@ class Settings:
     quorum_share: float = defaults.QUORUM_SHARE
     quorum_models: bool = defaults.QUORUM_MODELS
     early_exit: bool = defaults.EARLY_EXIT  # set by `score --early-exit` only: workers have no price order
-    order_skip: bool = defaults.ORDER_SKIP  # LABEL_AUDIT_ORDER_SKIP: later option orders only where they can change the flag
+    order_skip: bool = defaults.ORDER_SKIP  # LABEL_AUDIT_ORDER_SKIP: later orders only where they can flip the flag
     batch_size: int = defaults.BATCH_SIZE
     concurrency: int = defaults.CONCURRENCY
     timeout: float = defaults.TIMEOUT

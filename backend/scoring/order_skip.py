@@ -86,8 +86,8 @@ def flag_settled(first: Sequence[Mapping[str, float] | None], models: Sequence[s
     cut = resolve_threshold(spec, rule.threshold)
     against = [d for d in labels if disagrees(d, original, spec, delta=rule.delta)]
     for d in against:
-        low = (1 - weight) * centre[d]
-        if low > cut + FLOAT_MARGIN and all((1 - weight) * (centre[d] - centre[e]) - weight > TIE_TOLERANCE + FLOAT_MARGIN
+        low, slack = (1 - weight) * centre[d], TIE_TOLERANCE + FLOAT_MARGIN
+        if low > cut + FLOAT_MARGIN and all((1 - weight) * (centre[d] - centre[e]) - weight > slack
                                             for e in labels if e != d):
             return True
     for d in against:

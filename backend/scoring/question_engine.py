@@ -168,7 +168,8 @@ class QuestionEngine(ChunkedScoring):
             asked = [replace(family.question_item(self.spec, question, it),
                              original=family.question_original(self.spec, question, it.original)) for it in judged]
             skip = self._settled(len(per_question), per_question, len(asked))
-            scored = iter(_score_asked(engine, [a for a, s in zip(asked, skip) if not s], conditional=question.conditional))
+            kept = [a for a, s in zip(asked, skip) if not s]
+            scored = iter(_score_asked(engine, kept, conditional=question.conditional))
             base = per_question[self.bases[len(per_question)]] if any(skip) else []
             per_question.append([replace(base[i], members=()) if s else next(scored) for i, s in enumerate(skip)])
             for name in _CALL_COUNTS:
