@@ -31,7 +31,9 @@ Printed per prompt and for the ensemble: accuracy, the top answer's share, predi
 error AUROC / AP (score 1 - P(given label)), the flag rule's precision / recall (a prompt alone: its top label
 is not the given one and exceeds the threshold), seconds per item (the member's call latencies, kept in the
 cache, summed over its calls). The ensemble also after the health gate (:mod:`backend.scoring.health_gate`) and
-with each class-prior correction (:mod:`backend.scoring.prior_shift`) applied over the same outputs: no call more.
+with each class-prior correction (:mod:`backend.scoring.prior_shift`) applied over the same outputs: no call more;
+likewise with each policy that skips an item's later option orders (``bench/order_policies.py``: the exact bound,
+lossy margins), with the share of later-order calls it saves and the flags that differ from the full run's.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_judges import _ranking, judge_figures, plant  # noqa: E402
+from order_policies import replays  # noqa: E402
 from real_sets import PACKAGE_SETS  # noqa: E402
 from backend.config.settings import Settings  # noqa: E402
 from backend.labelstudio.projectspec import spec_from_label_config  # noqa: E402
@@ -178,6 +181,9 @@ def run_one(data_set: str, presentation: str, members: list[str], *, n_items: in
     for name, res in variants.items():
         out[name] = figures(res, spec.labels, true, given, engine.threshold)["ensemble"]
     out["gated+review"] = review_calibrated(gated, given, true, out["gated"])
+    out["order_skip"] = {name: {**figures(r.results, spec.labels, true, given, engine.threshold)["ensemble"],
+                                "saved": r.saved, "flags_differ": r.flags_differ}
+                         for name, r in replays(results, rule).items()}  # bench/order_policies.py
     return out
 
 
@@ -218,6 +224,9 @@ def print_run(out: dict[str, Any]) -> None:
     for name in ("gated", "gated+em", "gated+batch", "gated+review"):
         print(_row(f"ensemble, {name}", out[name], labels) if "pending" not in out[name]
               else f"  ensemble, {name}: {out[name]['pending']}")
+    for name, f in out.get("order_skip", {}).items():
+        print(_row(f"ensemble, {name}", f, labels) + f"  saves {f['saved']:.0%} of later calls, "
+              f"{f['flags_differ']} flag(s) differ")
     left = ", ".join(f"{x['member'].rsplit('/', 1)[-1]} ({x['reason']})" for x in out["gate"]["left_out"])
     print(f"  health gate: {left or 'none left out'}" + (f"; {out['gate']['note']}" if out["gate"]["note"] else ""))
 
@@ -241,6 +250,9 @@ def markdown(path: Path) -> str:
         for name in ("gated", "gated+em", "gated+batch", "gated+review"):
             cell = out[name].get("pending") or _cell(out[name])
             lines.append(f"| {where} | ensemble, {name} | {cell} | |")
+        for name, f in out.get("order_skip", {}).items():
+            lines.append(f"| {where} | ensemble, {name} | {_cell(f)}; {f['saved']:.0%} of later calls saved, "
+                         f"{f['flags_differ']} flag(s) differ | |")
         left = ", ".join(x["member"].rsplit("/", 1)[-1] for x in out["gate"]["left_out"])
         lines.append(f"| {where} | health gate | {left or 'none left out'} | |")
     return "\n".join(lines)

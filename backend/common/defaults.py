@@ -11,7 +11,7 @@ __all__ = [
     "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CALIBRATION", "CONCURRENCY",
     "CONFIDENT_FOLDS", "CONFIDENT_MIN_PER_CLASS", "CONFIDENT_SEED",
     "DEFAULT_DELTA", "EARLY_EXIT", "EXCLUDE_MEMBERS", "HEALTH_COLLAPSE_SHARE", "HEALTH_MIN_ANSWERS", "HEALTH_MIN_MASS",
-    "HEALTH_SPREAD_SHARE", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "MODELS_DIR", "OPTION_ORDERS", "PRIOR_CORRECTION", "QUEUE", "QUORUM_MODELS",
+    "HEALTH_SPREAD_SHARE", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "MODELS_DIR", "OPTION_ORDERS", "ORDER_SKIP", "PRIOR_CORRECTION", "QUEUE", "QUORUM_MODELS",
     "QUORUM_SHARE", "RANKER_SWAPS", "REDIS_URL", "SPEC", "TIMEOUT", "TOP", "UNTIL_WIDTH_BATCH", "UNTIL_WIDTH_RULE",
 ]
 
@@ -45,6 +45,11 @@ CALIBRATION = "none"
 # `score --prior-correction`. Opt-in: measured on 30-item real-judge runs only (docs/judges.md).
 PRIOR_CORRECTION = "none"
 EARLY_EXIT = False  # stop an item once the remaining members cannot change its verdict
+# Leave an item's later option orders unasked when its first order settles the flag whatever they answer
+# (backend.scoring.order_skip: exact, lossless). LABEL_AUDIT_ORDER_SKIP. Off: with every member asked again and
+# the threshold at 0.5 the bound never settles (the second order carries half the weight); it saves calls only
+# above 0.5 or beside a member asked once (confident learning). bench/bench_presentations.py measures it.
+ORDER_SKIP = False
 DEFAULT_DELTA = 1  # ordinal flag rule: |prediction - original| above this many grades
 # Ranker flag rule: more than this many pairs of ranked responses confidently reversed by the ensemble
 # (backend.families.ranker); LABEL_AUDIT_DELTA / --delta sets it for a ranker project, as it sets an ordinal's grades.

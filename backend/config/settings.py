@@ -103,6 +103,7 @@ class Settings:
     quorum_share: float = defaults.QUORUM_SHARE
     quorum_models: bool = defaults.QUORUM_MODELS
     early_exit: bool = defaults.EARLY_EXIT  # set by `score --early-exit` only: workers have no price order
+    order_skip: bool = defaults.ORDER_SKIP  # LABEL_AUDIT_ORDER_SKIP: later orders only where they can flip the flag
     batch_size: int = defaults.BATCH_SIZE
     concurrency: int = defaults.CONCURRENCY
     timeout: float = defaults.TIMEOUT
@@ -189,6 +190,7 @@ class Settings:
             "models_dir": Path(env.get("LABEL_AUDIT_MODELS_DIR") or defaults.MODELS_DIR).expanduser(),
             "prompts_dir": Path(env["LABEL_AUDIT_PROMPTS"]) if env.get("LABEL_AUDIT_PROMPTS") else None,
             "option_orders": _orders(env),
+            "order_skip": _flag(env, "LABEL_AUDIT_ORDER_SKIP", defaults.ORDER_SKIP),
             "calibration": check_mode(env.get(CALIBRATION_ENV) or defaults.CALIBRATION),
             "prior_correction": env.get("LABEL_AUDIT_PRIOR_CORRECTION") or defaults.PRIOR_CORRECTION,
             "negative_label": env.get("LABEL_AUDIT_NEGATIVE_LABEL") or None,
@@ -246,7 +248,7 @@ class Settings:
         """The scoring engine's view (:class:`backend.scoring.engine_config.EngineConfig`): `score`, probes, workers."""
         base = {"threshold": self.threshold, "delta": self.delta, "quorum": self.quorum(),
                 "early_exit": self.early_exit, "concurrency": self.concurrency, "timeout": self.timeout,
-                "max_attempts": self.max_attempts}
+                "max_attempts": self.max_attempts, "order_skip": self.order_skip}
         return EngineConfig(**{**base, **overrides})
 
 

@@ -51,6 +51,9 @@ class EngineConfig:
     early_exit : bool
         Call members in their order and stop an item once the rest cannot change its flag or
         prediction (:mod:`backend.scoring.early_exit`); cache hits are always used.
+    order_skip : bool
+        Leave an item's later option orders unasked once its first order settles the flag
+        (:mod:`backend.scoring.order_skip`).
     """
 
     threshold: float | None = None
@@ -66,6 +69,7 @@ class EngineConfig:
     breaker_cooldown: float = defaults.BREAKER_COOLDOWN
     delimit: bool = True
     early_exit: bool = False
+    order_skip: bool = defaults.ORDER_SKIP
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:

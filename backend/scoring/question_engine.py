@@ -18,6 +18,7 @@ from backend.task.dataset import Item, ItemError
 from backend.scoring.engine import Engine
 from backend.scoring.engine_config import EngineConfig
 from backend.scoring.members import Member
+from backend.scoring.order_skip import skippable
 from backend.scoring.results import ErrorInfo, ItemResult
 from backend.scoring.run_stats import EngineStats
 from backend.task.family import Question
@@ -58,6 +59,14 @@ def _members_asked(question: Question, members: Sequence[Member]) -> Sequence[Me
     if not question.reorders:
         return members
     return [m for m in members if _reads_order(m)] or members
+
+
+def _bases(questions: Sequence[Question]) -> list[int]:
+    """For each question, the index of the first order it asks again (:attr:`Question.reorders`), else its own."""
+    bases: list[int] = []
+    for k, question in enumerate(questions):
+        bases.append(bases[-1] if question.reorders and bases else k)
+    return bases
 
 
 def _score_asked(engine: Engine, asked: Sequence[Item], *, conditional: bool) -> list[ItemResult]:
@@ -130,9 +139,23 @@ class QuestionEngine(ChunkedScoring):
         #: Per question: a repeat in another order that no member's answer depends on, so the first order's
         #: verdicts stand for it (without their members: merging counts each answer once, no second call).
         self.repeats = tuple(q.reorders and not any(_reads_order(m) for m in self.members) for q in self.questions)
+        #: Per question: the index of the first order it repeats (its own index when it repeats none).
+        self.bases = tuple(_bases(self.questions))
         self.threshold = self.engines[0].threshold
         self.rules = tuple(engine.rule for engine in self.engines)
         self.stats = EngineStats()
+
+    def _settled(self, index: int, per_question: Sequence[Sequence[ItemResult]], n: int) -> list[bool]:
+        """Per item: whether question ``index``, a later option order, can be left unasked (``order_skip`` on,
+        :func:`backend.scoring.order_skip.skippable` on its first order's verdict). The item's merged verdict
+        then rests on its first order alone, as for a member whose answer does not read the order."""
+        base = self.bases[index]
+        if not self.config.order_skip or base == index:
+            return [False] * n
+        first = self.engines[base]
+        ids, again = [m.id for m in first.members], {m.id for m in self.engines[index].members}
+        orders = self.bases.count(base)
+        return [skippable(r, ids, again, first.rule, orders=orders) for r in per_question[base]]
 
     def _chunk(self, entries: list[Item | ItemError]) -> Iterator[ItemResult]:
         family = self.spec.task_family
@@ -144,7 +167,11 @@ class QuestionEngine(ChunkedScoring):
                 continue
             asked = [replace(family.question_item(self.spec, question, it),
                              original=family.question_original(self.spec, question, it.original)) for it in judged]
-            per_question.append(_score_asked(engine, asked, conditional=question.conditional))
+            skip = self._settled(len(per_question), per_question, len(asked))
+            kept = [a for a, s in zip(asked, skip) if not s]
+            scored = iter(_score_asked(engine, kept, conditional=question.conditional))
+            base = per_question[self.bases[len(per_question)]] if any(skip) else []
+            per_question.append([replace(base[i], members=()) if s else next(scored) for i, s in enumerate(skip)])
             for name in _CALL_COUNTS:
                 setattr(self.stats, name, getattr(self.stats, name) + getattr(engine.stats, name))
         answers = iter(zip(*per_question)) if per_question else iter(())
