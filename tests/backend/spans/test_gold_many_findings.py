@@ -78,7 +78,11 @@ def test_a_missed_entity_inside_a_moved_span_is_that_span():
     assert two == (ANNA, LEE)
 
 
-def test_of_several_boundaries_on_one_span_an_unflagged_one_undoes_nothing():
+def test_several_boundaries_on_one_span_the_surest_moves_it_and_an_unflagged_one_undoes_nothing():
+    verdicts = {"boundary:10-14|10-18": Verdict("extent 2", 0.95, True),
+                "boundary:10-14|10-21": Verdict("extent 2", 0.6, True)}
+    predicted, _ = audited([ANNA], [ANNA_LEE, ANNA_LEE_IN], verdicts)
+    assert [p.span for p in predicted] == [ANNA_LEE]
     gold, from_prediction = both_ways([ANNA], [ANNA_LEE, ANNA_LEE_IN],
                                       {"boundary:10-14|10-18": Verdict("extent 2", 0.95, True)}, [ANNA_LEE])
     assert gold == from_prediction == (ANNA_LEE,)
