@@ -106,11 +106,14 @@ def item_gold(original: Sequence[Span], predicted: Sequence["PredictedSpan"], re
     """Gold spans of a reviewed item: per question, the original where the ensemble agrees, else the
     experts' resolution (their spans answer the question by offsets); plus the entities the experts
     marked where no question looked (they reviewed the whole text), said in docs/spans.md. ``asked``: the
-    item's stored (question id, flagged) pairs; an unflagged question looked too, so its original stands."""
+    item's stored (question id, flagged) pairs. What looked: the original spans and the flagged proposals, as
+    when the questions were rebuilt from the prediction alone (an unflagged proposal leaves an entity the
+    experts marked there to them)."""
     questions, flagged = asked_questions(original, predicted, asked, resolution)
     said = expert_answers(questions, resolution)
     golds = {q.qid: question_gold(q, flagged=q.qid in flagged, expert=[said]) for q in questions}
     spans, _ = gold_spans(questions, golds)
-    looked = [q.span for q in questions] + [q.other for q in questions if q.other is not None]
+    looked = [q.span for q in questions if q.kind == "type" or q.qid in flagged]
+    looked += [q.other for q in questions if q.other is not None and q.qid in flagged]
     extra = [s for s in resolution if not any(s.overlaps(x) for x in looked)]
     return sorted_spans([*spans, *extra])

@@ -104,3 +104,11 @@ def test_the_review_outcome_hands_the_stored_questions_to_the_gold():
     outcome = decide_outcome(result, spec, experts=["a", "b"], round1={"a": experts, "b": experts}, routed=True)
     assert outcome.status is GoldStatus.EXPERTS_AGREE
     assert decode_spans(outcome.gold) == (PARIS1, ANNA_LEE)
+
+
+def test_an_entity_the_experts_marked_at_an_unflagged_proposal_is_theirs_as_before():
+    """The stored questions include the unflagged proposals; they do not hide what the experts marked there (the
+    prediction-only rebuild never saw them: bench/simulate's gold matched the truth on more items that way)."""
+    gold, from_prediction = both_ways([ANNA], [PARIS1, PARIS2], {"missed:0-5": Verdict("LOC", 0.9, True)},
+                                      [PARIS1, ANNA, PARIS2])
+    assert gold == from_prediction == (PARIS1, ANNA, PARIS2)
