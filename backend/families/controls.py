@@ -339,7 +339,8 @@ class ControlsFamily(TaskFamily):
                 out[c.name] = c.spec.task_family.agreed(c.spec, [f[c.name] for f in firsts])
         return self.encode_controls(spec, out)
 
-    def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:
+    def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str,
+             asked: Sequence["ItemResult"] = ()) -> str:
         """Per control: the original where the ensemble agrees with it, else the experts' resolution; a control
         the gold answers hide is dropped (nobody confirmed it: the experts' view hid it)."""
         orig, pred = self.control_values(spec, original), self.control_values(spec, prediction)

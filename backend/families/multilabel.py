@@ -211,7 +211,8 @@ class MultiLabelFamily(TaskFamily):
                for lab in spec.labels}
         return self.encode(spec, out)
 
-    def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:
+    def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str,
+             asked: Sequence["ItemResult"] = ()) -> str:
         """Per label: the original where the ensemble agrees with it, else the experts' resolution."""
         orig, pred, res = self.split(spec, original), self.split(spec, prediction), self.split(spec, resolution)
         return self.encode(spec, {lab: orig[lab] if orig[lab] == pred[lab] else res[lab] for lab in spec.labels})

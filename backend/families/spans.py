@@ -136,10 +136,12 @@ class SpanFamily(TaskFamily):
         split = set().union(*sets) - set.intersection(*sets) if sets else set()
         return tuple(sorted({f"{s.start}-{s.end}" for s in split}, key=lambda k: tuple(map(int, k.split("-")))))
 
-    def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:
-        """Per question: the original where the ensemble agrees, else the experts' spans (by offsets)."""
+    def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str,
+             asked: Sequence["ItemResult"] = ()) -> str:
+        """Per question: the original where the ensemble agrees, else the experts' spans (by offsets); the
+        questions are the item's stored ones (``asked``), so no finding on a span is lost."""
         return encode_spans(item_gold(decode_spans(original), predicted_from_value(prediction),
-                                      decode_spans(resolution)))
+                                      decode_spans(resolution), [(str(q.id), bool(q.flagged)) for q in asked]))
 
     def flipped(self, spec: "TaskSpec", result: Any, threshold: float) -> str | None:
         """The prediction with its confident corrections applied (a flagged "not an entity" span removed)."""

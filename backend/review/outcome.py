@@ -186,7 +186,8 @@ def decide_outcome(
     def gold(resolution: str) -> str:  # per part (multi-label: per label) where the ensemble agrees: the original
         if sampled or original is None:
             return resolution
-        return family.gold(spec, original=original, prediction=result.prediction, resolution=resolution)
+        return family.gold(spec, original=original, prediction=result.prediction, resolution=resolution,
+                           asked=result.questions)
 
     firsts = [round1[e] for e in experts if e in round1 and round1[e] is not None] if round1 else []
     if round2:

@@ -3,7 +3,9 @@
 What the prediction holds (proposals enter only once the ensemble judged them):
 
 - an original span judged an entity type: a region with the predicted type, extent corrected when a
-  boundary question confidently chose the proposal's extent;
+  boundary question confidently chose the proposal's extent (of several, the surest); one region per span,
+  so its ``kind`` names one finding (a retype wins over the move it also carries): the item's gold reads
+  every question from the stored verdicts (:mod:`backend.spans.gold_spans`), not from these kinds;
 - an original span confidently judged "not an entity": kept as a region *marked suspect* (the lead
   must see which span is doubted), its ``meta`` saying "not an entity"; an unconfident "not an
   entity" drops nothing;
@@ -62,7 +64,9 @@ def predicted_spans(questions: Sequence[SpanQuestion], verdicts: Mapping[str, Ve
         v = verdicts.get(q.qid)
         if q.kind == "boundary" and v is not None and v.flagged and v.prediction in EXTENT_OPTIONS:
             chosen = q.extents[EXTENT_OPTIONS.index(v.prediction)]
-            moved[q.span.extent] = (chosen, v)
+            best = moved.get(q.span.extent)  # of several flagged boundaries on one span, the surest
+            if best is None or (v.confidence or 0.0) > (best[1].confidence or 0.0):
+                moved[q.span.extent] = (chosen, v)
     out: list[PredictedSpan] = []
     for q in questions:
         v = verdicts.get(q.qid)

@@ -269,8 +269,10 @@ class TaskFamily:
         """A label value as a JSON file carries it (single-choice: the label; multi-label: a list)."""
         return value
 
-    def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str) -> str:
-        """The gold value of an item the ensemble disputes: single-choice, the experts' resolution."""
+    def gold(self, spec: "TaskSpec", *, original: str, prediction: str, resolution: str,
+             asked: Sequence["ItemResult"] = ()) -> str:
+        """The gold value of an item the ensemble disputes: single-choice, the experts' resolution. ``asked``:
+        the item's question verdicts, for a family whose questions depend on the item (spans rebuild them)."""
         return resolution
 
     # -- report ----------------------------------------------------------------------------------------

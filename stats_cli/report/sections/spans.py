@@ -64,10 +64,8 @@ def _outcomes(data: AuditData) -> tuple[list[QuestionOutcome], Counter[str], int
 
 def _flag_finding(question, settled, finals) -> str:
     """A reviewed flag's error kind: what the experts' own spans answer to it when they all answer alike (the
-    question's gold, :func:`backend.spans.gold_spans.question_gold`), else what the item's gold spans say. The
-    item's gold is rebuilt from the prediction, which keeps one finding per span: a span flagged both "not an
-    entity" and "another extent" keeps the first, and the gold the original extent (bench/simulate: the boundary
-    kind's interval covered 0.82 under a random draw)."""
+    question's gold, :func:`backend.spans.gold_spans.question_gold`), else what the item's gold spans say (they
+    apply every question's gold, several findings on one span included)."""
     said = {expert_answer(question, spans) for spans in finals}
     return _kind_of(question, said.pop()) if len(said) == 1 else _error_kind(question, settled)
 
