@@ -9,10 +9,13 @@ on first use, so this folder stays below every layer that reads it.
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, Sequence
 
-__all__ = ["ControlType", "PER_ITEM", "REGIONS", "SKIPPED"]
+from backend.controls.element import InputObject
+
+__all__ = ["ControlType", "PER_ITEM", "REGIONS", "SKIPPED", "SpecContext"]
 
 #: How a control is audited: one answer per item (with others in one project), regions of the input (a span
 #: project of its own), or not at all (``skip_reason`` says why).
@@ -26,12 +29,11 @@ class ControlType:
     ``families`` maps each family a control of this tag can be judged as to the module that registers it
     (``<Choices>``: binary, ordinal, nominal, multi-label); ``spec_builder`` is ``"module:function"`` building a
     control's spec from its parsed element (:class:`backend.controls.element.ConfigControl`), called as
-    ``build(ctrl, inputs, root=..., name=..., guidelines=..., label_field=..., titles=..., option_orders=...,
-    calibration=...)`` (``root``: the parsed config, for a control that reads more than its element), "" when
-    the project's spec derivation builds it itself (``<Choices>``, with its built-in specs; ``<Labels>``, a span
-    project). ``render_attrs``: the attributes the blind expert view keeps (everything else, such as a
-    ``defaultValue``, could pre-select an answer); ``review_ask`` what the expert's title adds; ``required``
-    whether the expert must answer it (a click on a response is the answer of a ``<Pairwise>``).
+    ``build(ctrl, ctx)`` with the project's :class:`SpecContext`; "" when no per-item spec is built from the
+    element (``<Labels>``: a span project, :mod:`backend.spans.config`). ``render_attrs``: the attributes the
+    blind expert view keeps (everything else, such as a ``defaultValue``, could pre-select an answer);
+    ``review_ask`` what the expert's title adds; ``required`` whether the expert must answer it (a click on a
+    response is the answer of a ``<Pairwise>``).
     """
 
     tag: str
@@ -62,3 +64,31 @@ class ControlType:
             raise ValueError(f"<{self.tag}> is skipped: say why (skip_reason)")
         if self.audit == PER_ITEM and not (self.result_type and self.families):
             raise ValueError(f"<{self.tag}> is audited per item: it needs a result type and a family")
+
+
+@dataclass(frozen=True)
+class SpecContext:
+    """What a control's spec builder is given besides its element: the parsed config and the project's words.
+
+    One record for every builder, so the project's spec derivation (:mod:`backend.labelstudio.projectspec`)
+    calls each control type alike; a builder reads what its control needs and leaves the rest. ``root``: the
+    parsed config (a ``<Ranker>``'s buckets, a ``<Choices>``' hints); ``name``: the spec's name (``labelstudio``
+    unless the project named its own); ``asked``: the name as asked (None, ``auto`` or a built-in spec's name:
+    the built-in specs a ``<Choices>`` may match); ``titles`` and ``question``: the config's ``<Header>`` texts
+    naming the inputs and this control. ``family``, ``negative_label``: a one-control project's overrides;
+    ``named_negative``: the "nothing here" class of the settings, where the control's labels hold it.
+    """
+
+    root: ET.Element
+    inputs: Sequence[InputObject]
+    name: str
+    asked: str | None
+    guidelines: str
+    label_field: str
+    option_orders: int
+    calibration: str
+    titles: Mapping[str, str] = field(default_factory=dict)
+    question: str = ""
+    family: str | None = None
+    negative_label: str | None = None
+    named_negative: str | None = None

@@ -13,12 +13,13 @@ every attribute that makes no small integer scale, however large, is a ``ValueEr
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.task.generic import MAX_CLASSES
 from backend.task.family import register_family
-from backend.controls.element import ConfigControl, InputObject
+from backend.controls.control_type import SpecContext
+from backend.controls.element import ConfigControl
 from backend.families.rating import RatingFamily, scale_spec
 
 if TYPE_CHECKING:
@@ -78,15 +79,14 @@ def number_labels(*, minimum: str | None, maximum: str | None, step: str | None,
     return labels
 
 
-def control_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str, guidelines: str, label_field: str,
-                 titles: Mapping[str, str], option_orders: int | None = None, calibration: str | None = None,
-                 root: Any = None) -> "TaskSpec":
-    """A ``<Number>``'s spec (its builder in :mod:`backend.controls.number`; ``root`` unread: the element says it
-    all); ValueError with the reason."""
+def control_spec(ctrl: ConfigControl, ctx: SpecContext) -> "TaskSpec":
+    """A ``<Number>``'s spec (its builder in :mod:`backend.controls.number`; the element says it all: ``ctx.root``
+    unread); ValueError with the reason."""
     labels = number_labels(minimum=ctrl.get("min"), maximum=ctrl.get("max"), step=ctrl.get("step"), name=ctrl.name)
-    return scale_spec(ctrl, inputs, labels=labels, family="number", name=name, guidelines=guidelines,
+    return scale_spec(ctrl, ctx.inputs, labels=labels, family="number", name=ctx.name, guidelines=ctx.guidelines,
                       question=f"Which number from {labels[0]} to {labels[-1]} does this item deserve?",
-                      label_field=label_field, titles=titles, option_orders=option_orders, calibration=calibration)
+                      label_field=ctx.label_field, titles=ctx.titles, option_orders=ctx.option_orders,
+                      calibration=ctx.calibration)
 
 
 @register_family

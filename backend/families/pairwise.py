@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from backend.controls.element import ConfigControl, InputObject
+from backend.controls.control_type import SpecContext
+from backend.controls.element import ConfigControl
 from backend.task.family import Question, questions_params, register_family
 from backend.families.answers import control_answer
 from backend.families.single import NominalFamily
@@ -54,14 +55,13 @@ def pair_fields(spec: "TaskSpec") -> tuple[str, str]:
     return pair  # type: ignore[return-value]
 
 
-def control_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str, guidelines: str, label_field: str,
-                 titles: Mapping[str, str], option_orders: int | None = None, calibration: str | None = None,
-                 root: Any = None) -> "TaskSpec":
+def control_spec(ctrl: ConfigControl, ctx: SpecContext) -> "TaskSpec":
     """A ``<Pairwise>``'s spec (its builder in :mod:`backend.controls.pairwise`): a preference between the two
     objects of ``toName`` (left, right); the other inputs are context. ValueError with the reason.
 
     The spec keeps its option orders for its two order questions, which are never calibrated (both orders
-    already cancel the position lean): ``calibration`` is not read."""
+    already cancel the position lean): ``ctx.calibration`` is not read."""
+    inputs = ctx.inputs
     by_name = {obj.name: obj for obj in inputs}
     pair = [n.strip() for n in ctrl.to_name.split(",") if n.strip()]
     if len(pair) != 2 or any(n not in by_name for n in pair):
@@ -76,9 +76,9 @@ def control_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: st
     labels = (LEFT, RIGHT)
     binding = ChoiceBinding(from_name=ctrl.name, to_name=ctrl.to_name, labels=labels,
                             shown=("the left response", "the right response"), kind="pairwise")
-    spec = generic_spec(labels=labels, fields=fields, family="nominal", name=name, guidelines=guidelines,
-                        titles=titles, question=ctrl.title or "Which response is better?", label_field=label_field,
-                        binding=binding, option_orders=option_orders)
+    spec = generic_spec(labels=labels, fields=fields, family="nominal", name=ctx.name, guidelines=ctx.guidelines,
+                        titles=ctx.titles, question=ctrl.title or "Which response is better?",
+                        label_field=ctx.label_field, binding=binding, option_orders=ctx.option_orders)
     return replace(spec, family="pairwise", extra={ORDERS_KEY: spec.extra[ORDERS_KEY], PAIR_KEY: (left, right)})
 
 

@@ -9,13 +9,12 @@ spec keeps the list's variable (its field holds the list as JSON text: ``JSON_FI
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from dataclasses import replace
-from typing import Mapping, Sequence
 
 from backend.families.pairwise import LEFT, RIGHT
 from backend.families.ranker import RANKER_KEY
-from backend.controls.element import ConfigControl, InputObject
+from backend.controls.control_type import SpecContext
+from backend.controls.element import ConfigControl
 from backend.task.dataset import JSON_FIELDS_KEY
 from backend.task.generic import generic_spec
 from backend.task.spec import ChoiceBinding, TaskSpec
@@ -23,19 +22,18 @@ from backend.task.spec import ChoiceBinding, TaskSpec
 __all__ = ["control_spec"]
 
 
-def control_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, root: ET.Element, name: str, guidelines: str,
-                 label_field: str, titles: Mapping[str, str], option_orders: int | None = None,
-                 calibration: str | None = None) -> TaskSpec:
+def control_spec(ctrl: ConfigControl, ctx: SpecContext) -> TaskSpec:
     """A ``<Ranker>``'s spec, family ``ranker`` (its builder in :mod:`backend.controls.ranker`); ValueError with
-    the reason (no ``<List>`` named by ``toName``, a bucket without a name). ``root``: the parsed config, where
-    the ranker's ``<Bucket>`` children are. Its pair questions ask both orders and are never calibrated (both
-    orders already cancel the position lean): ``calibration`` is not read."""
+    the reason (no ``<List>`` named by ``toName``, a bucket without a name). ``ctx.root``: the parsed config,
+    where the ranker's ``<Bucket>`` children are. Its pair questions ask both orders and are never calibrated
+    (both orders already cancel the position lean): ``ctx.calibration`` is not read."""
+    inputs = ctx.inputs
     lists = {obj.name: obj for obj in inputs if obj.tag == "List"}
     target = ctrl.to_name.strip()
     if target not in lists:
         raise ValueError(f"<Ranker name={ctrl.name!r}> ranks toName={ctrl.to_name!r}: it needs a <List> of the "
                          "config bound to a data field (value=\"$items\")")
-    elem = next(e for e in root.iter("Ranker") if e.get("name") == ctrl.name)
+    elem = next(e for e in ctx.root.iter("Ranker") if e.get("name") == ctrl.name)
     buckets = [(b.get("name", ""), b.get("title") or b.get("name", "")) for b in elem.iter("Bucket")]
     if any(not b for b, _ in buckets) or len({b for b, _ in buckets}) != len(buckets):
         raise ValueError(f"<Ranker name={ctrl.name!r}> has a <Bucket> without a name or two with one name")
@@ -44,8 +42,9 @@ def control_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, root: ET
     fields = [*dict.fromkeys(f for f in context if f != variable), variable]
     binding = ChoiceBinding(from_name=ctrl.name, to_name=target, labels=(LEFT, RIGHT),
                             shown=("ranked above", "ranked below"), kind="ranker")
-    spec = generic_spec(labels=(LEFT, RIGHT), fields=fields, family="nominal", name=name, guidelines=guidelines,
-                        titles=titles, question=ctrl.title or "Which response is better?", label_field=label_field,
-                        binding=binding, option_orders=option_orders)
+    spec = generic_spec(labels=(LEFT, RIGHT), fields=fields, family="nominal", name=ctx.name,
+                        guidelines=ctx.guidelines, titles=ctx.titles,
+                        question=ctrl.title or "Which response is better?", label_field=ctx.label_field,
+                        binding=binding, option_orders=ctx.option_orders)
     setup = (variable, target, tuple(b for b, _ in buckets), tuple(t for _, t in buckets))
     return replace(spec, family="ranker", extra={**spec.extra, RANKER_KEY: setup, JSON_FIELDS_KEY: (variable,)})

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from backend.controls.control_type import SpecContext
 from backend.controls.element import ConfigControl, InputObject
 from backend.task.generic import MAX_CLASSES, generic_spec
 from backend.task.spec import ChoiceBinding
@@ -62,15 +63,14 @@ def scale_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, labels: Se
                         calibration=calibration)
 
 
-def control_spec(ctrl: ConfigControl, inputs: Sequence[InputObject], *, name: str, guidelines: str, label_field: str,
-                 titles: Mapping[str, str], option_orders: int | None = None, calibration: str | None = None,
-                 root: Any = None) -> "TaskSpec":
-    """A ``<Rating>``'s spec (its builder in :mod:`backend.controls.rating`; ``root`` unread: the element says it
-    all); ValueError with the reason."""
+def control_spec(ctrl: ConfigControl, ctx: SpecContext) -> "TaskSpec":
+    """A ``<Rating>``'s spec (its builder in :mod:`backend.controls.rating`; the element says it all: ``ctx.root``
+    unread); ValueError with the reason."""
     labels = rating_labels(ctrl.get("maxRating"), name=ctrl.name)
-    return scale_spec(ctrl, inputs, labels=labels, family="rating", name=name, guidelines=guidelines,
+    return scale_spec(ctrl, ctx.inputs, labels=labels, family="rating", name=ctx.name, guidelines=ctx.guidelines,
                       question=f"How many stars, from 1 to {labels[-1]}, does this item deserve?",
-                      label_field=label_field, titles=titles, option_orders=option_orders, calibration=calibration)
+                      label_field=ctx.label_field, titles=ctx.titles, option_orders=ctx.option_orders,
+                      calibration=ctx.calibration)
 
 
 def scalar_result(spec: "TaskSpec", value: str, *, kind: str) -> list[dict[str, Any]]:

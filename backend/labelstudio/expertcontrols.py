@@ -37,7 +37,8 @@ from backend.labelstudio.expertview import (
 )
 from backend.controls.registry import audited_tags, control_type, render_attrs
 from backend.controls.parse import config_root
-from backend.labelstudio.labelconfig import find_choice_control, find_inputs
+from backend.controls.choices import find_choice_control
+from backend.labelstudio.labelconfig import find_inputs
 
 #: Control tags an expert answers, and the attributes of each that only say how to render or bound it
 #: (kept; ``<Choices>`` keeps its ``<Choice>`` children instead). Everything else (``defaultValue``,

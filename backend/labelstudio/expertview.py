@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from backend.controls.parse import config_root
-from backend.labelstudio.labelconfig import ChoiceControl, find_choice_control, find_inputs
+from backend.controls.choices import ChoiceControl, find_choice_control
+from backend.labelstudio.labelconfig import find_inputs
 
 MEANING_SEP = " — "
 CHOICES_TITLE = "Your label"

@@ -2,35 +2,29 @@
 
 The project's label config is the one description of the task the project lead already wrote, and its
 instructions (Label Studio's ``expert_instruction``) say how to apply it; the spec (inputs, label set,
-family, built-in or generic prompts) is derived from both instead of asking for it twice. A built-in
-spec is used only where the project shows its fields and labels; anything else gets the generic prompts
-(:mod:`backend.task.generic`).
+family, built-in or generic prompts) is derived from both instead of asking for it twice.
+
+This module orchestrates: it parses the config once, lists and selects the controls, reads the inputs and
+the ``<Header>`` texts, and returns one control's own spec or the several-controls spec. Each control's own
+spec is built by its control type's ``spec_builder`` (:mod:`backend.controls`), every one called alike with a
+:class:`~backend.controls.control_type.SpecContext`; a ``<Choices>``' (a built-in spec where the project shows
+its fields and labels, else the generic prompts) by :mod:`backend.families.choices_spec`.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 
-from backend.task.generic import generic_spec, infer_family
-from backend.common.labels import is_number
-from backend.labelstudio.labelconfig import (
-    INPUT_TAGS,
-    ChoiceControl,
-    InputObject,
-    _field_of,
-    _parse,
-    find_choice_control,
-    find_inputs,
-)
+from backend.labelstudio.labelconfig import INPUT_TAGS, InputObject, _field_of, _parse, find_inputs
 from backend.labelstudio.controls_config import AUDITED_TAGS, ConfigControl, SkippedControl, list_controls, select_controls
+from backend.controls.control_type import SpecContext
 from backend.controls.registry import control_type, spec_builder
 from backend.spans.config import has_span_labels, span_spec
-from backend.task.family import get_family
 from backend.task.calibration_setting import resolve_calibration
 from backend.task.option_orders import resolve_orders
-from backend.task.spec import BUILTIN_SPECS, ChoiceBinding, ControlSpec, TaskSpec, load_spec
+from backend.task.spec import BUILTIN_SPECS, ControlSpec, TaskSpec
 
 
 #: The audited tags as the errors name them ("<Choices>, <Rating>, ..."): the control registry's.
@@ -91,22 +85,6 @@ def _headers(root: ET.Element, inputs: list[InputObject], control: str) -> tuple
         elif elem.tag in AUDITED_TAGS and elem.get("toName") is not None:
             pending = ""  # that header introduced another audited control
     return titles, question
-
-
-def _choice_hints(root: ET.Element, control: ChoiceControl) -> tuple[str, ...]:
-    elem = next(c for c in root.iter("Choices") if c.get("name") == control.name)
-    return tuple((choice.get("hint") or "").strip() for choice in elem.iter("Choice"))
-
-
-def _builtin_for(name: str | None, data_fields: list[str], labels: list[str]) -> TaskSpec | None:
-    """The built-in spec to use: the one asked for, else one whose fields and labels the project has."""
-    candidates = [name] if name in BUILTIN_SPECS else list(BUILTIN_SPECS) if name in (None, "auto") else []
-    for candidate in candidates:
-        builtin = load_spec(candidate)
-        fits = set(builtin.fields.values()) <= set(data_fields) and set(labels) == set(builtin.labels)
-        if fits or (name == candidate and set(builtin.fields.values()) <= set(data_fields)):
-            return builtin
-    return None
 
 
 def spec_from_label_config(
@@ -195,12 +173,12 @@ def _spec_once(xml: str, label_field: str | None, name: str | None, control: str
     image_data = {obj.field for obj in inputs if obj.is_image}
     if image_data & {obj.field for obj in inputs if not obj.is_image}:
         raise ValueError(f"field {sorted(image_data)[0]!r} is shown both as an image and as text: give each its own field")
-    context = _Context(root=root, inputs=inputs, name=name, label_field=label_field, guidelines=guide,
-                       option_orders=option_orders, calibration=calibration)
+    context = SpecContext(root=root, inputs=inputs, name=_spec_name(name), asked=name, guidelines=guide,
+                          label_field=label_field, option_orders=option_orders, calibration=calibration,
+                          negative_label=negative_label, named_negative=named_negative)
     if len(chosen) == 1:
-        return _control_spec(context, chosen[0], family=family, negative_label=negative_label,
-                             named_negative=named_negative)
-    return _controls_spec(context, chosen, negative_label=negative_label, named_negative=named_negative)
+        return _control_spec(context, chosen[0], family=family)
+    return _controls_spec(context, chosen)
 
 
 def skipped_controls(xml: str, *, control: str | None = None) -> list[SkippedControl]:
@@ -220,33 +198,15 @@ def _nothing_to_audit(root: ET.Element, skipped: list[SkippedControl]) -> str:
     return f"the label config has no control a judge can answer ({_AUDITED})" + (f": {why}" if why else "")
 
 
-@dataclass(frozen=True)
-class _Context:
-    """What every control's spec is built from: the parsed config, its inputs and the project's words."""
-
-    root: ET.Element
-    inputs: list[InputObject]
-    name: str | None
-    label_field: str
-    guidelines: str
-    option_orders: int
-    calibration: str
-
-
-def _control_spec(ctx: _Context, ctrl: ConfigControl, *, family: str | None, negative_label: str | None,
-                  named_negative: str | None) -> TaskSpec:
-    """One control's own spec (exactly the spec a project with this control alone gets)."""
-    if ctrl.tag == "Choices":
-        return _choices_spec(ctx, find_choice_control(ctx.root, control=ctrl.name), family=family,
-                             negative_label=negative_label, named_negative=named_negative)
+def _control_spec(ctx: SpecContext, ctrl: ConfigControl, *, family: str | None = None) -> TaskSpec:
+    """One control's own spec (exactly the spec a project with this control alone gets), by its control type's
+    builder, given the headers naming the inputs and this control."""
     build = spec_builder(ctrl.tag)  # ValueError for a tag whose control type builds no spec of its own
-    return build(ctrl, ctx.inputs, root=ctx.root, name=_spec_name(ctx.name), guidelines=ctx.guidelines,
-                 label_field=ctx.label_field, titles=_headers(ctx.root, ctx.inputs, ctrl.name)[0],
-                 option_orders=ctx.option_orders, calibration=ctx.calibration)
+    titles, question = _headers(ctx.root, ctx.inputs, ctrl.name)
+    return build(ctrl, replace(ctx, titles=titles, question=question, family=family))
 
 
-def _controls_spec(ctx: _Context, chosen: list[ConfigControl], *, negative_label: str | None,
-                   named_negative: str | None) -> TaskSpec:
+def _controls_spec(ctx: SpecContext, chosen: list[ConfigControl]) -> TaskSpec:
     """The ``controls`` spec: each control's own spec, in config order (a control that cannot be judged is
     refused with its name and reason)."""
     controls = []
@@ -255,7 +215,7 @@ def _controls_spec(ctx: _Context, chosen: list[ConfigControl], *, negative_label
             ctype = control_type(ctrl.tag)
             if ctype is not None and ctype.alone_reason:  # audited only as the project's one control
                 raise ValueError(ctype.alone_reason)
-            own = _control_spec(ctx, ctrl, family=None, negative_label=negative_label, named_negative=named_negative)
+            own = _control_spec(ctx, ctrl)
         except ValueError as exc:
             raise ValueError(f"<{ctrl.tag} name={ctrl.name!r}>: {exc} (audit the others with "
                              f"LABEL_AUDIT_CONTROL={','.join(c.name for c in chosen if c is not ctrl)})") from exc
@@ -266,73 +226,10 @@ def _controls_spec(ctx: _Context, chosen: list[ConfigControl], *, negative_label
     for c in controls:
         fields.update(c.spec.fields)
         images += [v for v in c.spec.image_fields if v not in images]
-    return TaskSpec(name=_spec_name(ctx.name), family="controls", prompt_dir="generic", fields=fields,
+    return TaskSpec(name=ctx.name, family="controls", prompt_dir="generic", fields=fields,
                     labels=tuple(c.name for c in controls), label_field=ctx.label_field, controls=tuple(controls),
                     image_fields=tuple(images))
 
 
 def _spec_name(name: str | None) -> str:
     return name if name not in (None, "auto", *BUILTIN_SPECS) else "labelstudio"
-
-
-def _choices_spec(ctx: _Context, choices: ChoiceControl, *, family: str | None, negative_label: str | None,
-                  named_negative: str | None) -> TaskSpec:
-    """A ``<Choices>`` control's spec: a built-in one where the project shows its fields and labels, else generic."""
-    if choices.multiple:  # the project's own control says what an answer is
-        if family not in (None, "multilabel"):
-            raise ValueError(f"<Choices name={choices.name!r}> allows several choices (multi-label): "
-                             f"family {family!r} does not fit it")
-        family = "multilabel"
-    labels = list(choices.labels)
-    if len(labels) < 2:
-        raise ValueError(f"<Choices name={choices.name!r}> needs at least two choices, found {len(labels)}")
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"<Choices name={choices.name!r}> repeats a choice: {labels}")
-    if negative_label is None and named_negative in labels:
-        negative_label = named_negative
-    data_fields = list(dict.fromkeys(obj.field for obj in ctx.inputs))
-    image_data = {obj.field for obj in ctx.inputs if obj.is_image}
-    binding = ChoiceBinding(from_name=choices.name, to_name=choices.to_name, labels=choices.labels,
-                            shown=choices.shown)
-    builtin = None if image_data or (family is not None and not get_family(family).builtin_specs) \
-        else _builtin_for(ctx.name, data_fields, labels)
-    if builtin is not None:
-        return _builtin_spec(builtin, labels, ctx.label_field, binding, family=family, negative_label=negative_label)
-    return _generic_from_config(ctx, choices, binding=binding, family=family, negative_label=negative_label)
-
-
-def _builtin_spec(builtin: TaskSpec, labels: list[str], label_field: str, binding: ChoiceBinding, *,
-                  family: str | None, negative_label: str | None) -> TaskSpec:
-    """A built-in spec bound to the project's control (its labels in the built-in's class order)."""
-    if set(labels) != set(builtin.labels):
-        ordered = sorted(labels, key=float) if all(is_number(lab) for lab in labels) else labels
-    else:
-        ordered = list(builtin.labels)
-    return replace(
-        builtin, family=family or builtin.family, labels=tuple(ordered), label_field=label_field,
-        negative_label=negative_label or (builtin.negative_label if builtin.negative_label in ordered else ordered[0]),
-        binding=binding, answer_tokens=(),
-    )
-
-
-def _generic_from_config(ctx: _Context, choices: ChoiceControl, *, binding: ChoiceBinding, family: str | None,
-                         negative_label: str | None) -> TaskSpec:
-    root, inputs, name = ctx.root, ctx.inputs, ctx.name
-    titles, question = _headers(root, inputs, choices.name)
-    labels = list(choices.labels)
-    hints = _choice_hints(root, choices)
-    shown = list(choices.shown)
-    if get_family(family or infer_family(labels)).ordered and all(is_number(lab) for lab in labels):
-        order = sorted(range(len(labels)), key=lambda i: float(labels[i]))
-        labels, shown, hints = [labels[i] for i in order], [shown[i] for i in order], tuple(hints[i] for i in order)
-    data_fields = list(dict.fromkeys(obj.field for obj in inputs))
-    spec_name = name if name not in (None, "auto", *BUILTIN_SPECS) else "labelstudio"
-    if negative_label is None and all(is_number(lab) for lab in labels) and len(labels) >= 2:
-        negative_label = min(labels, key=float)
-    return generic_spec(
-        labels=labels, fields=data_fields, family=family, name=str(spec_name), guidelines=ctx.guidelines,
-        shown=shown, hints=hints, titles=titles, question=question, negative_label=negative_label or "",
-        label_field=ctx.label_field, binding=replace(binding, labels=tuple(labels), shown=tuple(shown)),
-        image_fields=tuple(dict.fromkeys(obj.field for obj in inputs if obj.is_image)),
-        option_orders=ctx.option_orders, calibration=ctx.calibration,
-    )

@@ -13,6 +13,7 @@ from backend.controls.control_type import SKIPPED, ControlType
 from backend.controls.parse import parse_label_config
 from backend.controls.registry import (REGION_REASON, audited_tags, control_type, control_types, family_modules,
                                        render_attrs, result_kinds, skip_reason, spec_builder)
+from backend.families.choices_spec import control_spec as choices_spec
 from backend.families.rating import control_spec as rating_spec
 from backend.labelstudio.projectspec import spec_from_label_config
 from backend.spans.config import has_span_labels, span_control
@@ -25,6 +26,7 @@ def test_the_views_list_what_the_layers_read():
                                       "pairwise", "ranker"]
     assert render_attrs("Number") == ("min", "max", "step", "slider")
     assert spec_builder("Rating") is rating_spec
+    assert spec_builder("Choices") is choices_spec  # no tag test left in the project's spec derivation
 
 
 def test_every_tag_is_declared_once_with_a_reason_when_skipped():
@@ -41,7 +43,7 @@ def test_every_tag_is_declared_once_with_a_reason_when_skipped():
 
 def test_an_unknown_tag_is_never_built_as_another_control():
     """The old dispatch's ``else`` built any tag it did not know as a ``<Number>``."""
-    for tag in ("Taxonomy", "NoSuchTag", "Choices"):
+    for tag in ("Taxonomy", "NoSuchTag", "Labels"):
         with pytest.raises(ValueError, match="no control type builds its spec"):
             spec_builder(tag)
     assert control_type("NoSuchTag") is None
