@@ -19,7 +19,7 @@ from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.modelname import same_version
 from backend.labelstudio.taskshape import field
 
-__all__ = ["StoredPrediction", "same_prediction", "stored_predictions", "update_prediction"]
+__all__ = ["StoredPrediction", "same_prediction", "stored_predictions", "stored_score", "update_prediction"]
 
 SCORE_TOLERANCE = 1e-9  # Label Studio stores the score as a double: a round trip is exact, not a rounding
 
@@ -63,10 +63,19 @@ def stored_predictions(client: Any, project: str, task_ids: Iterable[str],
                 continue
             if tid in found and found[tid].id > int(pid):
                 continue
-            score = field(pred, "score", None)
             found[tid] = StoredPrediction(id=int(pid), task=tid, result=_plain(field(pred, "result", None) or []),
-                                          score=None if score is None else float(score))
+                                          score=stored_score(field(pred, "score", None)))
     return found
+
+
+def stored_score(value: Any) -> float | None:
+    """A listed prediction's score as a number; None for a score edited into something else (not a number, NaN),
+    so that prediction is rewritten rather than the audit's last leg stopping on it."""
+    try:
+        score = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if score != score else score
 
 
 def same_prediction(stored: StoredPrediction, wanted: Mapping[str, Any]) -> bool:

@@ -124,3 +124,13 @@ def test_the_audit_summary_counts_the_rewritten_predictions(tmp_path):
     assert summary["health_gate"]["predictions"] == {"checked": 30, "rewritten": 20, "missing": 0}
     assert summary["flagged"] == 0
     assert "Predictions the health gate rewrote in Label Studio: 20 of 30." in adjustment_lines(summary)
+
+
+def test_a_stored_score_edited_into_something_else_is_read_as_none_and_rewritten():
+    """A prediction's score changed by hand in Label Studio (text, NaN, missing) never stops the audit's last leg."""
+    from backend.labelstudio.prediction_rewrite import StoredPrediction, same_prediction, stored_score
+
+    assert [stored_score(v) for v in ("0.75", 0.75, None, "high", float("nan"), [1])] == [0.75, 0.75, None, None,
+                                                                                          None, None]
+    held = StoredPrediction(id=1, task="1", result=[], score=stored_score("high"))
+    assert not same_prediction(held, {"result": [], "score": 0.75})
