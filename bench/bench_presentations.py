@@ -66,6 +66,11 @@ from backend.task.dataset import Item  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "chaosnli"
 PRESENTATIONS = ("codes", "values", "aliases", "hints")
+#: Class-prior corrections replayed over the same answers (:mod:`backend.scoring.prior_shift`).
+CORRECTIONS = ("em", "batch", "given")
+#: Flag thresholds the sweep tries (the nominal default is 0.5; 1/3 is the least a 3-class argmax can have).
+THRESHOLDS = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)
+VARIANTS = ("gated",) + tuple(f"gated+{m}" for m in CORRECTIONS) + ("gated+review",)
 SETS: dict[str, dict[str, Any]] = {
     "snli": {
         "file": "chaosNLI_snli.jsonl", "fields": ("premise", "hypothesis"),
@@ -176,15 +181,24 @@ def run_one(data_set: str, presentation: str, members: list[str], *, n_items: in
     gated, gate = gate_results(results, rule)
     out["gate"] = gate.to_dict()
     variants = {"gated": gated}
-    for mode in ("em", "batch"):
+    for mode in CORRECTIONS:
         variants[f"gated+{mode}"] = correct_results(results, rule, mode=mode, left_out=gate.left_out)[0]
     for name, res in variants.items():
         out[name] = figures(res, spec.labels, true, given, engine.threshold)["ensemble"]
+    out["sweep"] = {name: sweep(res, spec.labels, true, given) for name, res in variants.items()}
     out["gated+review"] = review_calibrated(gated, given, true, out["gated"])
     out["order_skip"] = {name: {**figures(r.results, spec.labels, true, given, engine.threshold)["ensemble"],
                                 "saved": r.saved, "flags_differ": r.flags_differ}
                          for name, r in replays(results, rule).items()}  # bench/order_policies.py
     return out
+
+
+def sweep(results: list, labels: Sequence[str], true: list[str], given: list[str]) -> dict[str, Any]:
+    """The flag rule's count / precision / recall at each of :data:`THRESHOLDS` over the same verdicts' probabilities:
+    what another default threshold would have flagged, no call more."""
+    wrong = [g != t for g, t in zip(given, true)]
+    probs = [r.probs for r in results]
+    return {f"{t:.2f}": _flag_figures(_flags(probs, given, labels, t), wrong) for t in THRESHOLDS}
 
 
 def review_calibrated(results: list, given: list[str], true: list[str], base: dict[str, Any]) -> dict[str, Any]:
@@ -221,7 +235,7 @@ def print_run(out: dict[str, Any]) -> None:
     for name, f in out["members"].items():
         print(_row(name, f, labels))
     print(_row("ENSEMBLE (as scored)", out["ensemble"], labels))
-    for name in ("gated", "gated+em", "gated+batch", "gated+review"):
+    for name in VARIANTS:
         print(_row(f"ensemble, {name}", out[name], labels) if "pending" not in out[name]
               else f"  ensemble, {name}: {out[name]['pending']}")
     for name, f in out.get("order_skip", {}).items():
@@ -247,7 +261,7 @@ def markdown(path: Path) -> str:
         for name, f in out["members"].items():
             lines.append(f"| {where} | {name} | {_cell(f)} | {_f(f['seconds_per_item'])} |")
         lines.append(f"| {where} | **ensemble** | {_cell(out['ensemble'])} | {_f(out['ensemble']['seconds_per_item'])} |")
-        for name in ("gated", "gated+em", "gated+batch", "gated+review"):
+        for name in VARIANTS:
             cell = out[name].get("pending") or _cell(out[name])
             lines.append(f"| {where} | ensemble, {name} | {cell} | |")
         for name, f in out.get("order_skip", {}).items():
@@ -255,6 +269,31 @@ def markdown(path: Path) -> str:
                          f"{f['flags_differ']} flag(s) differ | |")
         left = ", ".join(x["member"].rsplit("/", 1)[-1] for x in out["gate"]["left_out"])
         lines.append(f"| {where} | health gate | {left or 'none left out'} | |")
+    return "\n".join(lines)
+
+
+def _meets(f: dict[str, Any]) -> bool:
+    """The issue's bar for the default flags: precision >= 0.5 at recall >= 0.5."""
+    return (f["flag_precision"] or 0.0) >= 0.5 and (f["flag_recall"] or 0.0) >= 0.5
+
+
+def threshold_table(path: Path, *, variant: str = "gated", floor: float = 0.6) -> str:
+    """Per threshold, each run's flags (precision / recall) under ``variant``, and on how many of the runs whose
+    ensemble accuracy exceeds ``floor`` (the issue's: a judge below it is not expected to find errors) the bar is
+    met: the table a default threshold is chosen on."""
+    runs = [json.loads(raw) for raw in path.read_text("utf-8").splitlines() if raw.strip()]
+    runs = [r for r in runs if variant in r.get("sweep", {})]
+    names = [f"{r['data_set']} · {r['presentation']} ({r['items']}, acc {r[variant]['accuracy']:.2f})" for r in runs]
+    lines = [f"| threshold ({variant}) | " + " | ".join(names) + f" | bar met (accuracy > {floor}) |",
+             "|---|" + "---|" * (len(runs) + 1)]
+    eligible = [r[variant]["accuracy"] > floor for r in runs]
+    for t in (f"{x:.2f}" for x in THRESHOLDS):
+        cells, met = [], 0
+        for r, ok in zip(runs, eligible):
+            f = r["sweep"][variant][t]
+            cells.append(f"{f['flagged']}, {_f(f['flag_precision'])} / {_f(f['flag_recall'])}")
+            met += ok and _meets(f)
+        lines.append(f"| {t} | " + " | ".join(cells) + f" | {met} of {sum(eligible)} |")
     return "\n".join(lines)
 
 
@@ -272,9 +311,14 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--cache-url", default=f"sqlite:///{ROOT / '.label-audit' / 'bench_presentations.sqlite'}")
     parser.add_argument("--json", type=Path, help="append every figure here (one JSON line per run)")
     parser.add_argument("--markdown", type=Path, help="print the docs' table from a --json file and stop")
+    parser.add_argument("--thresholds", type=Path, help="print the threshold sweep's table from a --json file and stop")
+    parser.add_argument("--variant", default="gated", choices=VARIANTS[:-1], help="the ensemble variant --thresholds reads")
     args = parser.parse_args(argv)
     if args.markdown:
         print(markdown(args.markdown))
+        return []
+    if args.thresholds:
+        print(threshold_table(args.thresholds, variant=args.variant))
         return []
     (ROOT / ".label-audit").mkdir(exist_ok=True)
     cache = CallCache(args.cache_url)

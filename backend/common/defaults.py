@@ -41,7 +41,8 @@ OPTION_ORDERS = 2
 # planted-error ranking (AP 0.77 -> 0.75, 1.00 -> 0.92) nor its flags (docs/judges.md).
 CALIBRATION = "none"
 # Each member's answers over the whole run corrected for a class prior read from them (backend.scoring.prior_shift):
-# "none", "em" (Saerens et al. 2002) or "batch" (divide out the member's mean answer). LABEL_AUDIT_PRIOR_CORRECTION,
+# "none", "em" (Saerens et al. 2002), "batch" (divide out the member's mean answer) or "given" (towards the
+# shares of the project's labels). LABEL_AUDIT_PRIOR_CORRECTION,
 # `score --prior-correction`. Opt-in: measured on 30-item real-judge runs only (docs/judges.md).
 PRIOR_CORRECTION = "none"
 EARLY_EXIT = False  # stop an item once the remaining members cannot change its verdict

@@ -2,7 +2,7 @@
 
 A judge's posteriors carry the class prior it answers under. When a project's classes come in other
 proportions (or the judge leans to one class), its answers over the project show it. Two corrections read that
-from the member's own answers on the project, no label used:
+from the member's own answers on the project (``given`` also from the shares of the project's labels):
 
 - ``em``: Saerens, Latinne & Decaestecker (2002), *Adjusting the outputs of a classifier to new a priori
   probabilities*: the project's prior is re-estimated by EM — posteriors re-weighted by (new prior / the prior the
@@ -12,6 +12,11 @@ from the member's own answers on the project, no label used:
   project's prior and kept, even sharpened.
 - ``batch``: divide each answer by the member's mean answer over the project and renormalise (batch calibration,
   Zhou et al. 2023): the lean is removed whatever its cause, towards equal classes.
+- ``given``: the same division, but towards the class shares of the project's own labels (each class counted once
+  more, so a class nobody chose keeps some mass) instead of equal classes. The labels under audit are mostly right
+  (an audit looks for the few that are not), so their shares estimate the project's prior far better than a judge
+  that leans; one wrong label moves a share by 1/n, so an item's own label barely moves its own correction. It
+  reads the labels' counts only, never an item's label against its answer.
 
 Why by hand: a few lines of array arithmetic (the EM of the paper, eqs. 2.9–2.10); no maintained library
 offers it over arbitrary posteriors. Applied like the health gate (:mod:`backend.scoring.health_gate`): over all
@@ -28,9 +33,10 @@ import numpy as np
 from backend.scoring.ensemble import VerdictRule, model_of, verdict
 from backend.scoring.results import ItemResult, MemberResult
 
-__all__ = ["MODES", "PriorFit", "adjust", "batch_prior", "check_mode", "correct_results", "em_prior"]
+__all__ = ["MODES", "PriorFit", "adjust", "batch_prior", "check_mode", "correct_results", "em_prior",
+           "given_prior"]
 
-MODES = ("none", "em", "batch")
+MODES = ("none", "em", "batch", "given")
 _EPS = 1e-12
 
 
@@ -94,8 +100,29 @@ def batch_prior(posteriors: Any) -> PriorFit:
     return PriorFit(mean, adjust(p, mean, uniform), 0, True)
 
 
-def _fit(mode: str, rows: np.ndarray) -> PriorFit:
-    return em_prior(rows) if mode == "em" else batch_prior(rows)
+def given_prior(posteriors: Any, given: Sequence[int]) -> PriorFit:
+    """The member's mean answer divided out towards the shares of the labels ``given`` (class indices, one per
+    row; -1 for an item without a label among the classes, left out of the counts), each class counted once more
+    (add-one smoothing)."""
+    p, _ = _checked(posteriors, None)
+    idx = np.asarray(given, dtype=int)
+    if idx.shape != (p.shape[0],) or np.any(idx < -1) or np.any(idx >= p.shape[1]):
+        raise ValueError("given must hold one class index (or -1) per row of posteriors")
+    known = idx[idx >= 0]
+    target = (np.bincount(known, minlength=p.shape[1]) + 1.0) / (known.size + p.shape[1])
+    mean = p.mean(axis=0)
+    return PriorFit(mean, adjust(p, mean, target), 0, True)
+
+
+def _fit(mode: str, rows: np.ndarray, given: Sequence[int]) -> PriorFit:
+    if mode == "em":
+        return em_prior(rows)
+    return given_prior(rows, given) if mode == "given" else batch_prior(rows)
+
+
+def _index(labels: Sequence[str], original: Any) -> int:
+    """The class index of an item's label for ``given``; -1 when it has none among the classes (not counted)."""
+    return list(labels).index(str(original)) if original is not None and str(original) in labels else -1
 
 
 def correct_results(results: Iterable[ItemResult], rule: VerdictRule, *, mode: str,
@@ -121,7 +148,8 @@ def correct_results(results: Iterable[ItemResult], rule: VerdictRule, *, mode: s
     for member_id, where in answers.items():
         rows = np.array([[float(results[i].members[j].probs.get(lab, 0.0)) for lab in labels]  # type: ignore[union-attr]
                          for i, j in where])
-        fit = _fit(mode, rows / rows.sum(axis=1, keepdims=True))
+        fit = _fit(mode, rows / rows.sum(axis=1, keepdims=True),
+                   [_index(labels, results[i].original) for i, _ in where] if mode == "given" else [])
         priors[member_id] = {lab: round(float(v), 6) for lab, v in zip(labels, fit.prior)}
         for (i, j), row in zip(where, fit.posteriors):
             members[i][j] = replace(results[i].members[j], probs=dict(zip(labels, map(float, row))))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from backend.scoring.ensemble import VerdictRule, verdict
-from backend.scoring.prior_shift import adjust, batch_prior, check_mode, correct_results, em_prior
+from backend.scoring.prior_shift import adjust, batch_prior, check_mode, correct_results, em_prior, given_prior
 from backend.scoring.results import ItemResult, MemberResult
 from backend.task.generic import generic_spec
 
@@ -85,3 +85,52 @@ def test_correct_results_re_reads_every_verdict_from_the_corrected_members():
     for r, row in zip(corrected, fit.posteriors):
         assert r.probs["A"] == pytest.approx(row[0])
     assert sum(r.flagged for r in corrected) < sum(r.flagged for r in results)  # fewer false flags on true labels
+
+
+def test_given_correction_moves_a_leaning_judge_to_the_labels_shares_not_to_equal_classes():
+    """A project whose classes are 60/25/15, a judge that under-answers class 1 (as the real judge does "neutral" on
+    SNLI): ``given`` brings the share of each predicted class near the labels' shares, ``batch`` towards a third."""
+    true_prior = [0.6, 0.25, 0.15]
+    post, y = _shifted(true_prior, 4000, seed=6)  # calibrated posteriors under equal training priors
+    leaning = adjust(post, [1 / 3] * 3, [0.45, 0.1, 0.45])  # the same judge, reluctant to answer class 1
+    given = [int(c) for c in y]
+    fit = given_prior(leaning, given)
+    shares = np.bincount(fit.posteriors.argmax(axis=1), minlength=3) / len(y)
+    before = np.bincount(leaning.argmax(axis=1), minlength=3) / len(y)
+    batch = np.bincount(batch_prior(leaning).posteriors.argmax(axis=1), minlength=3) / len(y)
+    assert before[1] < 0.15  # the lean: class 1 nearly never answered (true share 0.25)
+    assert abs(shares[1] - 0.25) < abs(before[1] - 0.25) and abs(shares[1] - 0.25) < 0.08
+    assert abs(shares[0] - 0.6) < abs(batch[0] - 0.6)  # batch pulls the majority class towards a third
+    accuracy = (fit.posteriors.argmax(axis=1) == y).mean()
+    assert accuracy > (leaning.argmax(axis=1) == y).mean()
+
+
+def test_given_correction_counts_labels_only_and_refuses_a_bad_index():
+    post = np.array([[0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.5, 0.5]])
+    fit = given_prior(post, [0, 0, 0, -1])  # three labelled 0, one without a label among the classes
+    assert fit.posteriors[0] == pytest.approx([0.8, 0.2])  # (3 + 1) / (3 + 2) against (0 + 1) / (3 + 2)
+    with pytest.raises(ValueError):
+        given_prior(post, [0, 0, 2, 0])
+    with pytest.raises(ValueError):
+        given_prior(post, [0, 0])
+
+
+def test_correct_results_given_reads_each_items_label_and_skips_one_outside_the_classes():
+    labels = ["A", "B", "C"]
+    rule = VerdictRule(generic_spec(labels=labels, fields=["text"]))
+    post, y = _shifted([0.5, 0.3, 0.2], 300, seed=7)
+    leaning = adjust(post, [1 / 3] * 3, [0.45, 0.1, 0.45])
+    results = []
+    for i, row in enumerate(leaning):
+        probs = dict(zip(labels, map(float, row)))
+        original = labels[y[i]] if i else "not-a-class"  # the first item's label is outside the classes
+        d = verdict([probs], ["local:m"], original, rule)
+        results.append(ItemResult(id=str(i), original=original, prediction=d.prediction, confidence=d.confidence,
+                                  probs=d.probs, flagged=d.flagged, members=(MemberResult("local:m/p@v1", probs=probs),)))
+    corrected, info = correct_results(results, rule, mode="given")
+    assert info["mode"] == "given"
+    fit = given_prior(leaning, [-1] + [int(c) for c in y[1:]])
+    for r, row in zip(corrected, fit.posteriors):
+        assert r.probs["B"] == pytest.approx(row[1])
+    predicted_b = sum(r.prediction == "B" for r in corrected)
+    assert predicted_b > sum(r.prediction == "B" for r in results)

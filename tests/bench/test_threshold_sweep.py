@@ -1,0 +1,63 @@
+"""bench/bench_presentations.py's threshold sweep: what each flag threshold would flag, and the table a default is
+chosen on (the bar of issue 42: precision >= 0.5 at recall >= 0.5 on every run whose judge is above 0.6 accuracy)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_presentations", ROOT / "bench" / "bench_presentations.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Verdict:
+    def __init__(self, probs):
+        self.probs = probs
+
+
+def test_the_sweep_flags_by_each_threshold_over_the_same_probabilities(bench):
+    labels = ["e", "n", "c"]
+    # item: (verdict's probabilities, given label, true label)
+    items = [({"e": 0.42, "n": 0.38, "c": 0.20}, "n", "e"),   # wrong label, flagged only at 0.35 and 0.40
+             ({"e": 0.10, "n": 0.30, "c": 0.60}, "e", "c"),   # wrong label, flagged up to 0.55
+             ({"e": 0.46, "n": 0.44, "c": 0.10}, "n", "n"),   # right label, a false flag up to 0.45
+             ({"e": 0.80, "n": 0.10, "c": 0.10}, "e", "e"),   # right label, agreed: never flagged
+             (None, "c", "c")]                               # no verdict: never flagged
+    out = bench.sweep([_Verdict(p) for p, _, _ in items], labels, [t for *_, t in items], [g for _, g, _ in items])
+    assert out["0.35"] == {"flagged": 3, "flag_precision": pytest.approx(2 / 3), "flag_recall": 1.0}
+    assert out["0.45"] == {"flagged": 2, "flag_precision": 0.5, "flag_recall": 0.5}
+    assert out["0.50"] == {"flagged": 1, "flag_precision": 1.0, "flag_recall": 0.5}
+    assert out["0.60"] == {"flagged": 0, "flag_precision": None, "flag_recall": 0.0}
+    assert list(out) == [f"{t:.2f}" for t in bench.THRESHOLDS]
+
+
+def test_the_table_counts_the_bar_only_on_runs_whose_judge_is_above_the_accuracy_floor(bench, tmp_path):
+    def run(name, accuracy, at):
+        cells = {f"{t:.2f}": {"flagged": 4, "flag_precision": 0.25, "flag_recall": 0.25} for t in bench.THRESHOLDS}
+        cells.update(at)
+        return {"data_set": name, "presentation": "codes", "items": 40, "gated": {"accuracy": accuracy},
+                "sweep": {"gated": cells}}
+
+    good = {"flagged": 6, "flag_precision": 0.5, "flag_recall": 0.75}
+    runs = [run("a", 0.8, {"0.40": good, "0.50": good}), run("b", 0.7, {"0.40": good}),
+            run("c", 0.55, {"0.50": good})]  # c: below the floor, its flags do not count
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in runs) + "\n", "utf-8")
+    table = bench.threshold_table(path).splitlines()
+    assert "a · codes (40, acc 0.80)" in table[0] and "c · codes (40, acc 0.55)" in table[0]
+    row = {line.split(" | ")[0].strip("| "): line for line in table[2:]}
+    assert row["0.40"].endswith("| 2 of 2 |") and row["0.50"].endswith("| 1 of 2 |")
+    assert row["0.35"].endswith("| 0 of 2 |")
+    assert "6, 0.50 / 0.75" in row["0.40"]
