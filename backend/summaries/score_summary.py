@@ -148,9 +148,11 @@ def adjustment_lines(summary: dict[str, Any]) -> list[str]:
     correction = summary.get("prior_correction") or {}
     if correction.get("mode") not in (None, "none"):
         priors = correction.get("priors") or {}
+        towards = {"given": " towards the class shares of the run's own labels",
+                   "batch": " towards equal classes"}.get(correction["mode"], "")
         lines.append(f"Prior correction {correction['mode']}: each judge's answers re-weighted by the class prior read "
-                     f"from its own answers over the run ({len(priors)} judges)" + (f"; {correction['note']}"
-                                                                                   if correction.get("note") else "."))
+                     f"from its own answers over the run{towards} ({len(priors)} judges)"
+                     + (f"; {correction['note']}" if correction.get("note") else "."))
     return lines
 
 

@@ -28,8 +28,9 @@ def _members():
 
 def test_each_correction_is_its_own_version_and_none_keeps_the_old_one():
     members = _members()
-    versions = {mode: ensemble_fingerprint(members, FC, prior_correction=mode) for mode in ("none", "em", "batch")}
-    assert len(set(versions.values())) == 3
+    versions = {mode: ensemble_fingerprint(members, FC, prior_correction=mode)
+                for mode in ("none", "em", "batch", "given")}
+    assert len(set(versions.values())) == 4
     assert versions["none"] == ensemble_fingerprint(members, FC) == BEFORE
 
 
@@ -55,4 +56,5 @@ def test_score_runs_with_two_corrections_report_two_versions(tmp_path):
     plain = _score_version(tmp_path)
     assert _score_version(tmp_path, "--prior-correction", "none") == plain
     assert len({plain, _score_version(tmp_path, "--prior-correction", "em"),
-                _score_version(tmp_path, "--prior-correction", "batch")}) == 3
+                _score_version(tmp_path, "--prior-correction", "batch"),
+                _score_version(tmp_path, "--prior-correction", "given")}) == 4

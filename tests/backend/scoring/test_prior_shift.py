@@ -134,3 +134,17 @@ def test_correct_results_given_reads_each_items_label_and_skips_one_outside_the_
         assert r.probs["B"] == pytest.approx(row[1])
     predicted_b = sum(r.prediction == "B" for r in corrected)
     assert predicted_b > sum(r.prediction == "B" for r in results)
+
+
+def test_the_summary_says_which_way_each_correction_moves_the_answers():
+    from backend.summaries.score_summary import adjustment_lines
+
+    def line(mode):
+        return [x for x in adjustment_lines({"prior_correction": {"mode": mode, "priors": {"a": {}, "b": {}}}})
+                if x.startswith("Prior correction")]
+
+    assert line("given") == ["Prior correction given: each judge's answers re-weighted by the class prior read from "
+                             "its own answers over the run towards the class shares of the run's own labels "
+                             "(2 judges)."]
+    assert "towards equal classes" in line("batch")[0] and "towards" not in line("em")[0]
+    assert line("none") == []
