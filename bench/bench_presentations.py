@@ -104,21 +104,28 @@ def label_config(data_set: str, presentation: str) -> str:
     return "\n".join([*lines, "  </Choices>", "</View>"])
 
 
-def load_rows(data_set: str, *, n_items: int, folder: Path = DATA) -> list[dict[str, Any]]:
-    """The first ``n_items`` clear-majority items, balanced by class: ``id``, ``fields``, ``true`` (a class code)."""
+def load_rows(data_set: str, *, n_items: int, folder: Path = DATA, balanced: bool = True) -> list[dict[str, Any]]:
+    """The first ``n_items`` clear-majority items, balanced by class (``balanced=False``: in file order, the classes
+    in the proportions the set has): ``id``, ``fields``, ``true`` (a class code)."""
     ds = SETS[data_set]
     if "loader" in ds:
+        if not balanced:
+            raise SystemExit(f"{data_set}: only balanced samples are built for this set")
         return ds["loader"](n_items=n_items)
     path = folder / ds["file"]
     if not path.is_file():
         raise SystemExit(f"no data file at {path} (../shared/data beside the checkout)")
     by_class: dict[str, list[dict[str, Any]]] = {}
+    in_order: list[dict[str, Any]] = []
     for line in path.read_text("utf-8").splitlines():
         raw = json.loads(line)
         if max(raw["label_count"]) >= 80:
             true = str(raw["majority_label"])
             fields = {f: raw["example"][f] for f in ds["fields"]}
             by_class.setdefault(true, []).append({"id": raw["uid"], "true": true, "fields": fields})
+            in_order.append(by_class[true][-1])
+    if not balanced:
+        return in_order[:n_items]
     codes = [c[0] for c in ds["classes"]]
     mixed = [r for group in zip(*(by_class[c] for c in codes)) for r in group]
     return mixed[:n_items]
@@ -155,7 +162,7 @@ def figures(results: list, labels: Sequence[str], true: list[str], given: list[s
 
 
 def run_one(data_set: str, presentation: str, members: list[str], *, n_items: int, orders: int | None,
-            rate: float, seed: int, cache: CallCache, folder: Path = DATA) -> dict[str, Any]:
+            rate: float, seed: int, cache: CallCache, folder: Path = DATA, balanced: bool = True) -> dict[str, Any]:
     """Score one set x presentation through the product's default path; every variant read from the same calls."""
     settings = Settings.from_env()
     options = settings.spec_options()
@@ -164,7 +171,7 @@ def run_one(data_set: str, presentation: str, members: list[str], *, n_items: in
     spec = spec_from_label_config(label_config(data_set, presentation), **options)
     codes = [c[0] for c in SETS[data_set]["classes"]]
     stored = dict(zip(codes, spec.labels))  # a class code -> the label the project stores (config order)
-    rows = load_rows(data_set, n_items=n_items, folder=folder)
+    rows = load_rows(data_set, n_items=n_items, folder=folder, balanced=balanced)
     true = [stored[r["true"]] for r in rows]
     given = plant(true, spec.labels, rate=rate, seed=seed)
     items = [Item(id=r["id"], original=g, fields=r["fields"]) for r, g in zip(rows, given)]
@@ -174,7 +181,7 @@ def run_one(data_set: str, presentation: str, members: list[str], *, n_items: in
     engine = make_engine(spec, built, cache=cache, config=config)
     results = list(engine.score(items))
     rule = VerdictRule(spec, threshold=engine.threshold, delta=config.delta, quorum=config.quorum)
-    out = {"data_set": data_set, "presentation": presentation, "items": len(items), "labels": list(spec.labels),
+    out = {"data_set": data_set + ("" if balanced else " (natural)"), "presentation": presentation, "items": len(items), "labels": list(spec.labels),
            "planted": sum(g != t for g, t in zip(given, true)), "orders": options["option_orders"],
            "threshold": engine.threshold, "llm_calls": engine.stats.llm_calls, **figures(results, spec.labels, true,
                                                                                           given, engine.threshold)}
@@ -308,6 +315,8 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--orders", type=int, help="option orders (default: the settings', 2)")
     parser.add_argument("--planted-rate", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--natural", action="store_true",
+                        help="take the items in file order, the classes in the set's own proportions (default: balanced)")
     parser.add_argument("--cache-url", default=f"sqlite:///{ROOT / '.label-audit' / 'bench_presentations.sqlite'}")
     parser.add_argument("--json", type=Path, help="append every figure here (one JSON line per run)")
     parser.add_argument("--markdown", type=Path, help="print the docs' table from a --json file and stop")
@@ -329,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
             for presentation in shown:
                 out = run_one(data_set, presentation, args.member or ["local:smollm2"], n_items=args.items,
                               orders=args.orders, rate=args.planted_rate, seed=args.seed, cache=cache,
-                              folder=args.data_dir)
+                              folder=args.data_dir, balanced=not args.natural)
                 print_run(out)
                 outs.append(out)
                 if args.json:

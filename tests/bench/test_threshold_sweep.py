@@ -61,3 +61,15 @@ def test_the_table_counts_the_bar_only_on_runs_whose_judge_is_above_the_accuracy
     assert row["0.40"].endswith("| 2 of 2 |") and row["0.50"].endswith("| 1 of 2 |")
     assert row["0.35"].endswith("| 0 of 2 |")
     assert "6, 0.50 / 0.75" in row["0.40"]
+
+
+def test_natural_rows_keep_the_sets_proportions_and_balanced_rows_interleave_the_classes(bench, tmp_path):
+    lines = []
+    for uid, (label, top) in enumerate([("n", 90), ("n", 85), ("e", 95), ("n", 60), ("n", 81), ("c", 88), ("e", 80)]):
+        lines.append(json.dumps({"uid": str(uid), "majority_label": label, "label_count": [top, 100 - top, 0],
+                                 "example": {"premise": f"p{uid}", "hypothesis": f"h{uid}"}}))
+    (tmp_path / "chaosNLI_snli.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    natural = bench.load_rows("snli", n_items=4, folder=tmp_path, balanced=False)
+    assert [r["id"] for r in natural] == ["0", "1", "2", "4"]  # file order; item 3 (60 votes) is not clear
+    balanced = bench.load_rows("snli", n_items=6, folder=tmp_path)
+    assert [r["true"] for r in balanced] == ["e", "n", "c"]  # one round of e, n, c: c has one clear item
