@@ -201,11 +201,12 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
                    None, "--until-width", help="The half-width to project the reviews for (2 = ±2 points, 40errors "
                                                "= ±40 errors; default ±2 and ±3 points)."),
                json_out: bool = JSON) -> None:
-    """Progress per expert and round (with each project's URL), ignored annotations, the gold labels, and the
-    health of the audit's members (from the ledger's latest results)."""
+    """Progress per expert and round (with each project's URL), ignored annotations, the gold labels, the flag
+    cut fitted on the control sample, and the health of the audit's members (from the ledger's latest results)."""
     # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.ledger import Ledger
     from backend.review.sample_store import SampleStore
+    from backend.review.fitted_threshold import fitted_cut_line
     from backend.review.status import review_status
     from backend.review.until_width import WidthTarget
     from backend.review.until_width_push import width_lines
@@ -219,11 +220,14 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
     status = review_status(store, source.key, clients=clients, spec=source.spec)
     ledger = Ledger(db_engine=store.db_engine)  # the same database as the review
     health = stored_health(ledger, source.key)
-    widths = width_lines(ledger.results(source.key), SampleStore(store.db_engine).draw(source.key),
-                         {o.task_id: o for o in store.gold_labels(source.key)}, targets=targets,
-                         is_error=lambda gold, original: label_error(gold, original, source.spec))
+    results, draw = ledger.results(source.key), SampleStore(store.db_engine).draw(source.key)
+    outcomes = {o.task_id: o for o in store.gold_labels(source.key)}
+    is_error = lambda gold, original: label_error(gold, original, source.spec)  # noqa: E731 - the family's rule
+    widths = width_lines(results, draw, outcomes, targets=targets, is_error=is_error)
+    cut_line, cut = fitted_cut_line(results, draw, outcomes, is_error=is_error, family=source.spec.task_family.name)
     if json_out:
-        print_json({**status.to_json(), "member_health": health, "until_width": widths})
+        print_json({**status.to_json(), "member_health": health, "until_width": widths,
+                    "fitted_cut": {**(cut.to_json() if cut else {}), "line": cut_line}})
         return
     table = Table(title=f"Review of project {project} ({status.items} items)")
     for col in ("round", "who", "LS project", "answered"):
@@ -247,6 +251,7 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
             f"{p.stratum} settled {p.settled}/{p.drawn} drawn of {p.population}" for p in status.sample))
     for line in widths:
         out.print(line)
+    out.print(cut_line, markup=False)
     _print_health(health)
 
 

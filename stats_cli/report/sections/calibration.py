@@ -1,8 +1,10 @@
 """Calibrated by the review: P(label wrong | ensemble output) fitted on the settled control sample.
 
 Shows the fit's cross-validated quality (average precision and precision by threshold over the control
-items, design-weighted), the unreviewed suspects ranked by it (what ``review push --next N`` sends), and,
-with two models or more, learnt member weights (stacking) against plain averaging with the gain's
+items, design-weighted), the flag cut fitted on it (where the calibrated P(label wrong) reaches 0.5, and
+how many flags it would add and remove: :mod:`backend.review.fitted_threshold`; the engine's own threshold
+is not changed), the unreviewed suspects ranked by it (what ``review push --next N`` sends), and, with two
+models or more, learnt member weights (stacking) against plain averaging with the gain's
 interval. PENDING until the control sample holds enough settled items (:mod:`backend.review.calibration`).
 """
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from backend.api import ControlSample, control_sample, label_error, rank_suspects
+from backend.api import ControlSample, control_sample, fitted_flag_cut, label_error, rank_suspects, score_name
 from backend.api import MIN_PER_OUTCOME, MIN_REVIEWED, stacking_gain
 
 from ..inputs import AuditData
@@ -62,7 +64,8 @@ def calibration_section(data: AuditData) -> Section:
     reviewed = set(data.routed) | set(data.reviews) | set(data.sampled)
     ranking = rank_suspects(data.items, control, reviewed=reviewed, is_error=is_error)
     if ranking.calibration is None:
-        return pending(KEY, TITLE, ranking.reason or "", sizes=sizes)
+        # the calibration's reason starts "PENDING: ", which the report's status line already prints
+        return pending(KEY, TITLE, (ranking.reason or "").removeprefix("PENDING: "), sizes=sizes)
     fit = ranking.calibration
     basis = f"{fit.n} control items, cross-validated, design-weighted"
     rows = [(f"P >= {r['threshold']:.1f}", r["n"], None if r["precision"] is None else 100 * r["precision"],
@@ -74,10 +77,13 @@ def calibration_section(data: AuditData) -> Section:
                                   ("item", "calibrated P(label wrong) (%)"),
                                   [(i, 100 * p) for i, p in ranking.ranked[:TOP]]))
     note, gain = _stacking_note(data, control)
+    cut = fitted_flag_cut(data.items, control, is_error=is_error, calibration=fit)
     notes = (f"Fitted once at least {MIN_REVIEWED} control items are settled ({MIN_PER_OUTCOME} wrong and "
-             f"{MIN_PER_OUTCOME} right); each weighs 1 / its inclusion probability.", note)
+             f"{MIN_PER_OUTCOME} right); each weighs 1 / its inclusion probability.",
+             cut.line(score=score_name(data.spec.task_family.name)), note)
     values = {"n": fit.n, "average_precision": fit.average_precision(), "by_threshold": fit.precision_by_threshold(),
-              "next": [{"id": i, "p_wrong": p} for i, p in ranking.ranked], "stacking": gain}
+              "next": [{"id": i, "p_wrong": p} for i, p in ranking.ranked], "stacking": gain,
+              "fitted_cut": cut.to_json()}
     return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=tuple(tables), notes=notes, values=values)
 
 
