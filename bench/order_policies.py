@@ -7,7 +7,9 @@ compared with the full run on the very same answers.
 
 - ``exact``: skip when :func:`backend.scoring.order_skip.skippable` proves the flag (lossless);
 - ``margin m``: lossy, ask again only when the first order's confidence against the given label (the largest
-  first-order probability of a class that disagrees with it) lies within ``m`` of the threshold.
+  first-order probability of a class that disagrees with it) lies within ``m`` of the threshold: the product's
+  own rule (:func:`backend.scoring.order_skip.margin_skippable`, ``LABEL_AUDIT_ORDER_SKIP=margin:m``), imported
+  so that the replay and a run with the setting cannot drift apart.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
-from backend.scoring.ensemble import VerdictRule, disagrees, resolve_threshold
-from backend.scoring.order_skip import skippable
+from backend.scoring.ensemble import VerdictRule
+from backend.scoring.order_skip import margin_skippable, skippable
 from backend.scoring.results import ItemResult
 
 __all__ = ["MARGINS", "Replay", "exact_skips", "margin_skips", "replay", "replays"]
@@ -48,11 +50,7 @@ def margin_skips(margin: float) -> Policy:
     """Skip unless the first order's confidence against the given label is within ``margin`` of the threshold."""
 
     def skips(result: ItemResult, rule: VerdictRule) -> bool:
-        probs = result.questions[0].probs
-        if probs is None or result.original is None:
-            return False
-        against = [p for lab, p in probs.items() if disagrees(lab, result.original, rule.spec, delta=rule.delta)]
-        return abs(max(against, default=0.0) - resolve_threshold(rule.spec, rule.threshold)) > margin
+        return margin_skippable(result.questions[0], result.original, rule, margin=margin)
 
     return skips
 

@@ -47,9 +47,11 @@ CALIBRATION = "none"
 PRIOR_CORRECTION = "none"
 EARLY_EXIT = False  # stop an item once the remaining members cannot change its verdict
 # Leave an item's later option orders unasked when its first order settles the flag whatever they answer
-# (backend.scoring.order_skip: exact, lossless). LABEL_AUDIT_ORDER_SKIP. Off: with every member asked again and
-# the threshold at 0.5 the bound never settles (the second order carries half the weight); it saves calls only
-# above 0.5 or beside a member asked once (confident learning). bench/bench_presentations.py measures it.
+# (backend.scoring.order_skip: exact, lossless). LABEL_AUDIT_ORDER_SKIP: false, true/exact, or margin:M (lossy: ask
+# them only where the first order's confidence against the label is within M of the threshold; enters the model
+# version). Off: with every member asked again and the threshold at 0.5 the bound never settles (the second
+# order carries half the weight); it saves calls only above 0.5 or beside a member asked once (confident
+# learning). bench/bench_presentations.py measures both rules (docs/judges.md).
 ORDER_SKIP = False
 DEFAULT_DELTA = 1  # ordinal flag rule: |prediction - original| above this many grades
 # Ranker flag rule: more than this many pairs of ranked responses confidently reversed by the ensemble

@@ -31,6 +31,7 @@ from backend.scoring.prior_shift import check_mode as check_prior_correction
 from backend.task.option_orders import OPTION_ORDERS_ENV, resolve_orders
 from backend.scoring.members import MemberSpec, exclude_members, member_specs_from_config, parse_member_arg
 from backend.scoring.engine_config import EngineConfig
+from backend.scoring.order_skip import OrderSkip
 
 __all__ = ["Settings", "check_ensemble_values"]
 
@@ -103,7 +104,8 @@ class Settings:
     quorum_share: float = defaults.QUORUM_SHARE
     quorum_models: bool = defaults.QUORUM_MODELS
     early_exit: bool = defaults.EARLY_EXIT  # set by `score --early-exit` only: workers have no price order
-    order_skip: bool = defaults.ORDER_SKIP  # LABEL_AUDIT_ORDER_SKIP: later orders only where they can flip the flag
+    # LABEL_AUDIT_ORDER_SKIP: false, true/exact (later orders only where they can flip the flag) or margin:M (lossy)
+    order_skip: OrderSkip = OrderSkip.parse(defaults.ORDER_SKIP)
     batch_size: int = defaults.BATCH_SIZE
     concurrency: int = defaults.CONCURRENCY
     timeout: float = defaults.TIMEOUT
@@ -190,7 +192,7 @@ class Settings:
             "models_dir": Path(env.get("LABEL_AUDIT_MODELS_DIR") or defaults.MODELS_DIR).expanduser(),
             "prompts_dir": Path(env["LABEL_AUDIT_PROMPTS"]) if env.get("LABEL_AUDIT_PROMPTS") else None,
             "option_orders": _orders(env),
-            "order_skip": _flag(env, "LABEL_AUDIT_ORDER_SKIP", defaults.ORDER_SKIP),
+            "order_skip": OrderSkip.parse(env.get("LABEL_AUDIT_ORDER_SKIP") or defaults.ORDER_SKIP),
             "calibration": check_mode(env.get(CALIBRATION_ENV) or defaults.CALIBRATION),
             "prior_correction": env.get("LABEL_AUDIT_PRIOR_CORRECTION") or defaults.PRIOR_CORRECTION,
             "negative_label": env.get("LABEL_AUDIT_NEGATIVE_LABEL") or None,
@@ -199,6 +201,7 @@ class Settings:
         return cls(**values)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "order_skip", OrderSkip.parse(self.order_skip))  # a bool or text given directly
         check_ensemble_values(members=self.members, batch_size=self.batch_size, threshold=self.threshold,
                               delta=self.delta)
         self.quorum()  # ValueError on a share outside [0, 1]

@@ -11,6 +11,7 @@ from typing import Mapping
 
 from backend.scoring.ensemble import DEFAULT_QUORUM, Quorum
 from backend.common import defaults
+from backend.scoring.order_skip import OrderSkip
 from backend.scoring.retry import RetryPolicy
 
 #: Per-kind caps applied unless ``per_provider_concurrency`` says otherwise: the in-process model
@@ -51,9 +52,9 @@ class EngineConfig:
     early_exit : bool
         Call members in their order and stop an item once the rest cannot change its flag or
         prediction (:mod:`backend.scoring.early_exit`); cache hits are always used.
-    order_skip : bool
-        Leave an item's later option orders unasked once its first order settles the flag
-        (:mod:`backend.scoring.order_skip`).
+    order_skip : OrderSkip or bool or str
+        Which items' later option orders are left unasked (:class:`backend.scoring.order_skip.OrderSkip`): off,
+        exact (once the first order settles the flag) or margin (lossy); a bool or its text is parsed to it.
     """
 
     threshold: float | None = None
@@ -69,9 +70,10 @@ class EngineConfig:
     breaker_cooldown: float = defaults.BREAKER_COOLDOWN
     delimit: bool = True
     early_exit: bool = False
-    order_skip: bool = defaults.ORDER_SKIP
+    order_skip: OrderSkip = OrderSkip.parse(defaults.ORDER_SKIP)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "order_skip", OrderSkip.parse(self.order_skip, name="order_skip"))
         if self.concurrency < 1:
             raise ValueError("concurrency must be >= 1")
         if any(v < 1 for v in (self.per_provider_concurrency or {}).values()):

@@ -33,6 +33,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import yaml
 
 from backend.scoring.confident_template import KIND as CONFIDENT_KIND, feature_template
+from backend.scoring.order_skip import OrderSkip
 from backend.scoring.prompting import PromptTemplate, spec_params, templates_for_spec
 from backend.providers.base import Provider
 from backend.providers.provider_settings import ProviderSettings
@@ -271,12 +272,15 @@ def default_members(spec: TaskSpec, *, provider_factory=None) -> list[Member]:
     return members_from_args([DEFAULT_MEMBER], spec, provider_factory=provider_factory)
 
 
-def ensemble_fingerprint(members: Sequence[Member], spec: TaskSpec, *, prior_correction: str = "none") -> str:
+def ensemble_fingerprint(members: Sequence[Member], spec: TaskSpec, *, prior_correction: str = "none",
+                         order_skip: OrderSkip | None = None) -> str:
     """A short stable hash of what decides the ensemble's verdicts (members, their parameters, task, correction).
 
     Used as the Label Studio ``model_version``: it changes exactly when a re-score could change.
     Member order does not matter. ``prior_correction`` (`score --prior-correction`) re-reads every verdict of the
     run, so two corrections are two versions; ``none`` adds nothing, so the versions written before stay as they were.
+    ``order_skip``: a lossy skip of later option orders answers some items from one order, so it enters too
+    (:attr:`OrderSkip.version_tag`); off and exact add nothing (the exact skip gives the same flags).
     """
     payload: dict[str, Any] = {
         "task": {"name": spec.name, "family": spec.family, "labels": list(spec.labels), "fields": dict(spec.fields),
@@ -288,18 +292,28 @@ def ensemble_fingerprint(members: Sequence[Member], spec: TaskSpec, *, prior_cor
     }
     if prior_correction != "none":
         payload["prior_correction"] = prior_correction
+    _add_order_skip(payload, order_skip)
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
 
 
-def spec_fingerprint(entries: Sequence[MemberSpec], spec: TaskSpec, *, prompts_root: Path | None = None) -> str:
+def _add_order_skip(payload: dict[str, Any], order_skip: OrderSkip | None) -> None:
+    """The lossy order skip's tag into a fingerprint's payload; nothing when off or exact (versions kept)."""
+    tag = order_skip.version_tag if order_skip is not None else None
+    if tag is not None:
+        payload["order_skip"] = tag
+
+
+def spec_fingerprint(entries: Sequence[MemberSpec], spec: TaskSpec, *, prompts_root: Path | None = None,
+                     order_skip: OrderSkip | None = None) -> str:
     """The ensemble's fingerprint from its configuration alone: no provider is built or even imported.
 
     Hashes each member id with its entry's public endpoint and options, plus the task and prompt
     parameters. The web backend reports it as the model version before any model is loaded or any key
     is looked up (Label Studio gives /setup 3 s). Provider defaults are not part of it: a release that
     changes what a provider answers by default changes the call cache key, not this version.
-    ``prompts_root``: the templates' folder (``Settings.prompts_dir``; None: the shipped one).
+    ``prompts_root``: the templates' folder (``Settings.prompts_dir``; None: the shipped one); ``order_skip``: as
+    for :func:`ensemble_fingerprint`.
     """
     templates = templates_for_spec(spec, root=prompts_root)
     rows = []
@@ -317,6 +331,7 @@ def spec_fingerprint(entries: Sequence[MemberSpec], spec: TaskSpec, *, prompts_r
         "params": spec_params(spec),
         "members": sorted(rows),
     }
+    _add_order_skip(payload, order_skip)
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
 

@@ -21,11 +21,18 @@ exactly that scaled simplex, with vertices ``v_d = (1 - W) c + W e_d``. Over it:
 The first order's own mean is one reachable point, so an item settled here keeps the first order's flag.
 Consequence for the default (every member asked again, ``n = 2``): ``W = 1/2``, so half the weight can always
 lift any class with first-order mass above 0.5 or make the original the leader; at ``t = 0.5`` nothing ever
-settles. Savings need a member that is not asked again, a threshold above 0.5, or a lossy rule (the bench).
+settles. Savings need a member that is not asked again, a threshold above 0.5, or a lossy rule.
+
+The lossy rule (:func:`margin_skippable`, ``LABEL_AUDIT_ORDER_SKIP=margin:M``) asks the later orders only where
+the first order's confidence against the given label lies within ``M`` of the threshold: an item far from the
+cut either way keeps its first order's verdict. It is defined here once, for the engine and for the bench's
+replay over full two-order runs (``bench/order_policies.py``), so what was measured is what runs.
+:class:`OrderSkip` is the setting: off, exact or margin.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Collection, Mapping, Sequence
 
 from backend.scoring.early_exit import FLOAT_MARGIN
@@ -34,7 +41,66 @@ from backend.scoring.ensemble import TIE_TOLERANCE, VerdictRule, disagrees, mode
 if TYPE_CHECKING:
     from backend.scoring.results import ItemResult
 
-__all__ = ["flag_settled", "later_weight", "skippable"]
+__all__ = ["OrderSkip", "flag_settled", "later_weight", "margin_skippable", "skippable"]
+
+#: What ``LABEL_AUDIT_ORDER_SKIP`` accepts, for its error message.
+ORDER_SKIP_FORMS = "false (off), true (exact) or margin:M with 0 < M < 1"
+_ON, _OFF = {"1", "true", "yes", "on", "exact"}, {"0", "false", "no", "off"}
+
+
+@dataclass(frozen=True)
+class OrderSkip:
+    """Which items' later option orders a run leaves unasked: none (``off``), those whose first order settles
+    the flag (``exact``, lossless) or those whose first order is more than ``margin`` from the threshold
+    (``margin``, lossy: the model version says so, :attr:`version_tag`).
+
+    Falsy when off, so ``if config.order_skip`` reads as before.
+    """
+
+    mode: str = "off"
+    margin: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("off", "exact", "margin"):
+            raise ValueError(f"order skip mode must be off, exact or margin, got {self.mode!r}")
+        if (self.mode == "margin") != (self.margin is not None):
+            raise ValueError("a margin goes with mode 'margin' and only with it")
+        if self.margin is not None and not 0.0 < self.margin < 1.0:
+            raise ValueError(f"the order-skip margin must lie strictly between 0 and 1, got {self.margin!r}")
+
+    def __bool__(self) -> bool:
+        return self.mode != "off"
+
+    def __str__(self) -> str:
+        return f"margin:{self.margin!r}" if self.mode == "margin" else self.mode
+
+    @classmethod
+    def parse(cls, raw: "str | bool | OrderSkip | None", *, name: str = "LABEL_AUDIT_ORDER_SKIP") -> "OrderSkip":
+        """The setting from its text (``false``/``off``, ``true``/``exact``, ``margin:0.1``) or a bool; an empty
+        or None value is off (the default). Anything else is a ValueError naming ``name``."""
+        if isinstance(raw, OrderSkip):
+            return raw
+        if raw is None or isinstance(raw, bool):
+            return cls("exact") if raw else cls()
+        text = raw.strip().lower()
+        if not text or text in _OFF:
+            return cls()
+        if text in _ON:
+            return cls("exact")
+        kind, _, value = text.partition(":")
+        if kind.strip() == "margin":
+            try:
+                margin = float(value)
+            except ValueError:
+                margin = float("nan")
+            if 0.0 < margin < 1.0:
+                return cls("margin", margin)
+        raise ValueError(f"{name} must be {ORDER_SKIP_FORMS}, got {raw!r}")
+
+    @property
+    def version_tag(self) -> str | None:
+        """What enters the model version: the lossy rule only (off and exact give the same verdicts)."""
+        return str(self) if self.mode == "margin" else None
 
 
 def later_weight(first: Sequence[Mapping[str, float] | None], asked_again: Sequence[bool], orders: int = 2) -> float:
@@ -109,3 +175,16 @@ def skippable(first: "ItemResult", member_ids: Sequence[str], asked_again: Colle
     answers = [by_id.get(i) for i in member_ids]
     return flag_settled(answers, [model_of(i) for i in member_ids], [i in asked_again for i in member_ids],
                         first.original, rule, orders=orders) is not None
+
+
+def margin_skippable(first: "ItemResult", original: str | None, rule: VerdictRule, *, margin: float) -> bool:
+    """Whether the lossy rule leaves an item's later orders unasked: its first-order verdict ``first`` puts the
+    largest probability of a class that disagrees with ``original`` more than ``margin`` from the threshold.
+
+    An item without a first-order verdict, without an original, or short of the quorum is asked again (more
+    answers could still make it count). Used by the engine and by the bench's replay alike.
+    """
+    if first.probs is None or original is None or first.insufficient:
+        return False
+    against = [p for lab, p in first.probs.items() if disagrees(lab, original, rule.spec, delta=rule.delta)]
+    return abs(max(against, default=0.0) - resolve_threshold(rule.spec, rule.threshold)) > margin

@@ -18,7 +18,7 @@ from backend.task.dataset import Item, ItemError
 from backend.scoring.engine import Engine
 from backend.scoring.engine_config import EngineConfig
 from backend.scoring.members import Member
-from backend.scoring.order_skip import skippable
+from backend.scoring.order_skip import margin_skippable, skippable
 from backend.scoring.results import ErrorInfo, ItemResult
 from backend.scoring.run_stats import EngineStats
 from backend.task.family import Question
@@ -146,13 +146,16 @@ class QuestionEngine(ChunkedScoring):
         self.stats = EngineStats()
 
     def _settled(self, index: int, per_question: Sequence[Sequence[ItemResult]], n: int) -> list[bool]:
-        """Per item: whether question ``index``, a later option order, can be left unasked (``order_skip`` on,
-        :func:`backend.scoring.order_skip.skippable` on its first order's verdict). The item's merged verdict
-        then rests on its first order alone, as for a member whose answer does not read the order."""
-        base = self.bases[index]
-        if not self.config.order_skip or base == index:
+        """Per item: whether question ``index``, a later option order, can be left unasked (``order_skip`` on:
+        :func:`backend.scoring.order_skip.skippable` on its first order's verdict when exact,
+        :func:`backend.scoring.order_skip.margin_skippable` when margin). The item's merged verdict then rests
+        on its first order alone, as for a member whose answer does not read the order."""
+        base, policy = self.bases[index], self.config.order_skip
+        if not policy or base == index:
             return [False] * n
         first = self.engines[base]
+        if policy.margin is not None:
+            return [margin_skippable(r, r.original, first.rule, margin=policy.margin) for r in per_question[base]]
         ids, again = [m.id for m in first.members], {m.id for m in self.engines[index].members}
         orders = self.bases.count(base)
         return [skippable(r, ids, again, first.rule, orders=orders) for r in per_question[base]]

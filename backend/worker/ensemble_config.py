@@ -110,7 +110,8 @@ class EnsembleConfig:
 
     def model_version(self, spec: TaskSpec) -> str:
         """``label-audit-<fingerprint>``: changes exactly when a re-score could change; builds no provider."""
-        return MODEL_VERSION_PREFIX + spec_fingerprint(self.members, spec, prompts_root=self.settings.prompts_dir)
+        return MODEL_VERSION_PREFIX + spec_fingerprint(self.members, spec, prompts_root=self.settings.prompts_dir,
+                                                       order_skip=self.settings.order_skip)
 
     def ls_version(self, spec: TaskSpec) -> str:
         """The ``model_version`` written to Label Studio: judges and rule, then :meth:`model_version` (the key

@@ -71,5 +71,7 @@ def test_at_half_every_item_is_asked_in_both_orders():
 def test_the_setting_reaches_the_engine_config_and_is_off_by_default():
     from backend.config.settings import Settings
 
-    assert Settings.from_env({}).engine_config().order_skip is False
-    assert Settings.from_env({"LABEL_AUDIT_ORDER_SKIP": "true"}).engine_config().order_skip is True
+    from backend.scoring.order_skip import OrderSkip
+
+    assert Settings.from_env({}).engine_config().order_skip == OrderSkip() and not OrderSkip()
+    assert Settings.from_env({"LABEL_AUDIT_ORDER_SKIP": "true"}).engine_config().order_skip == OrderSkip("exact")
