@@ -136,7 +136,8 @@ class Settings:
     # What a task spec is derived with (see spec_options): they enter its model version.
     option_orders: int = defaults.OPTION_ORDERS  # LABEL_AUDIT_OPTION_ORDERS, --option-orders
     calibration: str = defaults.CALIBRATION  # LABEL_AUDIT_CALIBRATION
-    prior_correction: str = defaults.PRIOR_CORRECTION  # LABEL_AUDIT_PRIOR_CORRECTION, `score --prior-correction`
+    # LABEL_AUDIT_PRIOR_CORRECTION (`score --prior-correction`; the audit's project pass): enters the model version
+    prior_correction: str = defaults.PRIOR_CORRECTION
     negative_label: str | None = None  # the "nothing here" class, where a project's labels hold it (LABEL_AUDIT_NEGATIVE_LABEL)
 
     @classmethod

@@ -305,15 +305,16 @@ def _add_order_skip(payload: dict[str, Any], order_skip: OrderSkip | None) -> No
 
 
 def spec_fingerprint(entries: Sequence[MemberSpec], spec: TaskSpec, *, prompts_root: Path | None = None,
-                     order_skip: OrderSkip | None = None) -> str:
+                     order_skip: OrderSkip | None = None, prior_correction: str = "none") -> str:
     """The ensemble's fingerprint from its configuration alone: no provider is built or even imported.
 
     Hashes each member id with its entry's public endpoint and options, plus the task and prompt
     parameters. The web backend reports it as the model version before any model is loaded or any key
     is looked up (Label Studio gives /setup 3 s). Provider defaults are not part of it: a release that
     changes what a provider answers by default changes the call cache key, not this version.
-    ``prompts_root``: the templates' folder (``Settings.prompts_dir``; None: the shipped one); ``order_skip``: as
-    for :func:`ensemble_fingerprint`.
+    ``prompts_root``: the templates' folder (``Settings.prompts_dir``; None: the shipped one); ``order_skip`` and
+    ``prior_correction`` (the audit's project pass re-reads every verdict with it: ``none`` adds nothing, so the
+    versions written before stay as they were): as for :func:`ensemble_fingerprint`.
     """
     templates = templates_for_spec(spec, root=prompts_root)
     rows = []
@@ -331,6 +332,8 @@ def spec_fingerprint(entries: Sequence[MemberSpec], spec: TaskSpec, *, prompts_r
         "params": spec_params(spec),
         "members": sorted(rows),
     }
+    if prior_correction != "none":
+        payload["prior_correction"] = prior_correction
     _add_order_skip(payload, order_skip)
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]

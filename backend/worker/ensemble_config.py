@@ -30,8 +30,9 @@ class EnsembleConfig:
     the default settings, as tests and benchmarks build one. The fields read are ``spec_name``,
     ``members``, ``label_field``, ``control``, ``threshold``, ``delta`` (None: the task spec's own flag
     rule, see :func:`backend.scoring.ensemble.flag_rule`), ``batch_size`` (tasks per RQ job),
-    ``max_item_chars``, what a spec is derived with (``Settings.spec_options()``: option orders, calibration,
-    the named negative class), the prompts folder, and the providers' keys and models folder.
+    ``max_item_chars``, ``prior_correction`` (the audit's project pass), what a spec is derived with
+    (``Settings.spec_options()``: option orders, calibration, the named negative class), the prompts folder,
+    and the providers' keys and models folder.
     """
 
     __slots__ = ("settings",)
@@ -65,6 +66,7 @@ class EnsembleConfig:
     delta = property(lambda self: self.settings.delta)
     batch_size = property(lambda self: self.settings.batch_size)
     max_item_chars = property(lambda self: self.settings.max_item_chars)
+    prior_correction = property(lambda self: self.settings.prior_correction)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "EnsembleConfig":
@@ -109,9 +111,14 @@ class EnsembleConfig:
                              prompts_root=self.settings.prompts_dir)
 
     def model_version(self, spec: TaskSpec) -> str:
-        """``label-audit-<fingerprint>``: changes exactly when a re-score could change; builds no provider."""
+        """``label-audit-<fingerprint>``: changes exactly when a re-score could change; builds no provider.
+
+        The prior correction enters when not ``none`` (the audit's project pass re-reads every verdict with it,
+        :mod:`backend.worker.audit_pass`): a corrected audit never shares a version with an uncorrected one.
+        """
         return MODEL_VERSION_PREFIX + spec_fingerprint(self.members, spec, prompts_root=self.settings.prompts_dir,
-                                                       order_skip=self.settings.order_skip)
+                                                       order_skip=self.settings.order_skip,
+                                                       prior_correction=self.prior_correction)
 
     def ls_version(self, spec: TaskSpec) -> str:
         """The ``model_version`` written to Label Studio: judges and rule, then :meth:`model_version` (the key
