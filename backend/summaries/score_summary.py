@@ -140,12 +140,13 @@ def adjustment_lines(summary: dict[str, Any]) -> list[str]:
              for row in gate.get("left_out") or []]
     if gate.get("note"):
         lines.append(f"Health gate: {gate['note']}.")
-    written = gate.get("predictions")  # `label-audit audit`: the gated verdicts written over the workers' predictions
+    correction = summary.get("prior_correction") or {}
+    written = gate.get("predictions")  # `label-audit audit`: the re-read verdicts written over the workers' predictions
     if written is not None:
         missing = f"; {written['missing']} tasks had no prediction of this version there" if written["missing"] else ""
-        lines.append(f"Predictions the health gate rewrote in Label Studio: {written['rewritten']} of "
+        who = "the health gate" if correction.get("mode") in (None, "none") else "the health gate and prior correction"
+        lines.append(f"Predictions {who} rewrote in Label Studio: {written['rewritten']} of "
                      f"{written['checked']}{missing}.")
-    correction = summary.get("prior_correction") or {}
     if correction.get("mode") not in (None, "none"):
         priors = correction.get("priors") or {}
         towards = {"given": " towards the class shares of the run's own labels",

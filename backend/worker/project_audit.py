@@ -8,10 +8,11 @@ the scoring happened in the workers.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from rq import Queue
 from rq.exceptions import NoSuchJobError
@@ -29,6 +30,9 @@ from backend.worker.ensemble_config import EnsembleConfig
 from backend.worker.importer import drain, flush_now
 from backend.worker.queueing import enqueue_scoring
 from backend.worker.safety import SERIALIZER
+
+if TYPE_CHECKING:
+    from backend.worker.audit_pass import AuditPass
 
 
 ENQUEUE_BATCHES = 64  # jobs enqueued per listed chunk of tasks
@@ -129,30 +133,26 @@ def import_missing(client: Any, ledger: Ledger, run: AuditRun, config: EnsembleC
 
 
 def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *, prices: Any = None,
-                        quorum: Any = None, gated: Any = None) -> dict[str, Any]:
+                        quorum: Any = None, passed: "AuditPass | None" = None) -> dict[str, Any]:
     """The ``label-audit score`` summary, computed from the ledger's results for this run.
 
-    The results are read page by page and folded as they come (memory stays flat as the project grows).
+    The verdicts counted are the project pass's (:mod:`backend.worker.audit_pass`: the health gate, then the
+    settings' prior correction, as ``score`` re-reads its run), folded as they come (without a correction, read
+    page by page: memory stays flat as the project grows). Member health is read from the judges' own answers.
     ``quorum`` is the workers' (:meth:`backend.config.settings.Settings.quorum`), reported as `score` reports its own.
-    ``gated``: the (health, gate) pair :func:`backend.worker.gate_writeback.project_gate` already read, else read here.
+    ``passed``: the :class:`backend.worker.audit_pass.AuditPass` already decided over these results, else decided here.
     """
     from backend.costs.accounting import Accountant
-    from backend.scoring.ensemble import VerdictRule, describe_flag_rule, resolve_threshold
-    from backend.scoring.health_gate import regate
+    from backend.scoring.ensemble import describe_flag_rule, resolve_threshold
     from backend.summaries.score_summary import task_title
-    from backend.worker.gate_writeback import project_gate
+    from backend.worker.audit_pass import audit_pass
 
-    wanted = set(run.task_ids)
     stats, suspects, accountant, members = EngineStats(), SuspectList(), Accountant(prices), set()
     spec = config.spec(run.label_config)
-    # first pass: the gate is decided over the project's results, not batch by batch
-    health, gate = gated if gated is not None else project_gate(ledger, run, spec)
-    verdicts = VerdictRule(spec, threshold=config.threshold, delta=config.delta,
-                           quorum=quorum if quorum is not None else VerdictRule(spec).quorum)
-    for res in ledger.iter_results(run.project, run.model_version):
-        if str(res.id) not in wanted:
-            continue
-        res = regate(res, gate, verdicts)
+    # first pass: the gate (and correction) is decided over the project's results, not batch by batch
+    if passed is None:
+        passed = audit_pass(ledger, run, config, quorum=quorum)
+    for res in passed.verdicts():
         stats.add_result(res)
         stats.llm_calls += _calls(res)
         suspects.add(res)
@@ -163,9 +163,11 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
     summary = build_summary(stats, task=spec.name, members=member_ids, model_version=run.model_version,
                             threshold=resolve_threshold(spec, config.threshold), delta=config.delta,
                             suspects=suspects, flag_rule=rule, quorum=quorum, accounting=accountant.to_dict(),
-                            title=task_title(spec, source=f"project {run.project}"), health=health.to_dict(),
+                            title=task_title(spec, source=f"project {run.project}"),
+                            health=passed.health.to_dict(),
                             excluded=sorted({p for m in config.members for p in m.exclude}))
-    summary["health_gate"] = gate.to_dict()  # Label Studio's: backend.worker.gate_writeback.write_back_gated
+    # health_gate and prior_correction, as score's summary has them (the write-back adds its count to a copy)
+    summary.update(copy.deepcopy(passed.blocks))
     return {**summary, **audited_controls(run.label_config, spec, control=config.control)}
 
 

@@ -1,4 +1,4 @@
-"""When an audit is complete, the health gate's verdicts replace in Label Studio exactly the predictions they change.
+"""When an audit is complete, the project pass's verdicts replace in Label Studio exactly the predictions they change.
 
 A real SQLite ledger holds results as workers store them, batch by batch, each verdict read from every member; one
 member answers "spam" whatever the item (COLLAPSED over the project). The predictions Label Studio holds are the
@@ -6,6 +6,8 @@ ones the workers' outbox imported (built here by the same function). On the task
 other member answers exactly as the stuck one, so their gated verdict is the stored one: those must not be touched.
 Every other task's prediction must become the verdict of the healthy member alone (recomputed with the ensemble's
 own rule, never hard-coded). The Label Studio SDK is replaced by a recorder of the two calls the write-back makes.
+With ``LABEL_AUDIT_PRIOR_CORRECTION`` set, the verdicts written are those ``score``'s project pass gives (the gate,
+then the correction), recomputed here with :func:`backend.scoring.project_pass.project_pass` itself.
 """
 
 from __future__ import annotations
@@ -134,3 +136,114 @@ def test_a_stored_score_edited_into_something_else_is_read_as_none_and_rewritten
                                                                                           None, None]
     held = StoredPrediction(id=1, task="1", result=[], score=stored_score("high"))
     assert not same_prediction(held, {"result": [], "score": 0.75})
+
+
+# -- the prior correction: the audit's project pass is `score`'s (gate, then LABEL_AUDIT_PRIOR_CORRECTION) --------
+
+#: 20 of the 30 tasks are labelled "spam": the project's labels are mostly that class.
+LEAN_ORIGINALS = ("spam",) * 20 + ("ham",) * 5 + ("other",) * 5
+STUCK_OTHER = {"spam": 0.01, "ham": 0.01, "other": 0.98}  # "other" whatever the item: COLLAPSED, gated out
+
+
+def _lean(i: int, original: str) -> dict[str, float]:
+    """A judge that under-answers "spam": half the spam tasks it calls "ham" (a flag without the correction)."""
+    if original == "spam":
+        return {"spam": 0.7, "ham": 0.2, "other": 0.1} if i % 2 else {"spam": 0.3, "ham": 0.55, "other": 0.15}
+    return {"spam": 0.1, "ham": 0.8, "other": 0.1} if original == "ham" else {"spam": 0.1, "ham": 0.2, "other": 0.7}
+
+
+def _lean_project(tmp_path, mode: str):
+    """The lean project stored by three worker batches under ``mode``'s model version, imported into the double."""
+    ledger = Ledger(f"sqlite:///{tmp_path / f'ledger-{mode}.sqlite'}")
+    config = EnsembleConfig(Settings.from_env({}), prior_correction=mode)
+    spec = config.spec(CONFIG)
+    rule = VerdictRule(spec)
+    stored = []
+    for i, original in enumerate(LEAN_ORIGINALS):
+        lean = _lean(i, original)
+        d = verdict([STUCK_OTHER, lean], ["local:smollm2"] * 2, original, rule)
+        stored.append(ItemResult(id=str(100 + i), original=original, prediction=d.prediction, confidence=d.confidence,
+                                 probs=d.probs, flagged=d.flagged,
+                                 members=(MemberResult(STUCK, probs=STUCK_OTHER, raw_mass=0.9),
+                                          MemberResult(GOOD, probs=lean, raw_mass=0.9))))
+    key = config.model_version(spec)
+    for batch in (stored[:10], stored[10:20], stored[20:]):
+        ledger.record_many("7", key, batch)
+    client = FakeLabelStudio(prediction_requests(stored, spec, key, ls_version=config.ls_version(spec)),
+                             other_version="label-audit-000000000000")
+    run = AuditRun(project="7", model_version=key, task_ids=[r.id for r in stored], jobs=[], label_config=CONFIG)
+    return ledger, config, spec, rule, stored, client, run
+
+
+def _held(client: FakeLabelStudio, stored: list[ItemResult]) -> dict[str, tuple]:
+    """What Label Studio holds per task: (label, score, flag marker)."""
+    out = {}
+    for r in stored:
+        held = client.ours(int(r.id))
+        out[r.id] = (held["result"][0]["value"]["choices"], held["score"], "suspect" in held["result"][0].get("id", ""))
+    return out
+
+
+def _wanted(results: list[ItemResult], spec, config: EnsembleConfig, key: str) -> dict[str, tuple]:
+    """The same triple for ``results`` as the outbox would write them."""
+    out = {}
+    for req in prediction_requests(results, spec, key, ls_version=config.ls_version(spec)):
+        out[str(req["task"])] = (req["result"][0]["value"]["choices"], req["score"],
+                                 "suspect" in req["result"][0].get("id", ""))
+    return out
+
+
+def test_a_given_correction_rewrites_the_verdicts_score_would_give(tmp_path):
+    from backend.scoring.project_pass import project_pass
+
+    ledger, config, spec, rule, stored, client, run = _lean_project(tmp_path, "given")
+    summary = gated_summary(client, ledger, run, config)
+
+    expected, blocks = project_pass(stored, rule, prior_correction="given")
+    gated_only, _ = project_pass(stored, rule, prior_correction="none")
+    assert _held(client, stored) == _wanted(expected, spec, config, run.model_version)
+    moved = [r.id for r, g in zip(expected, gated_only) if (r.prediction, r.flagged) != (g.prediction, g.flagged)]
+    assert len(moved) == 10  # the spam tasks the lean judge called ham: the gate alone flags them, given does not
+    assert sum(g.flagged for g in gated_only) == 10 and summary["flagged"] == sum(r.flagged for r in expected) == 0
+    assert summary["prior_correction"] == blocks["prior_correction"]
+    assert summary["prior_correction"]["mode"] == "given"
+    assert set(summary["prior_correction"]["priors"]) == {STUCK, GOOD}
+    assert [x["member"] for x in summary["health_gate"]["left_out"]] == [STUCK]
+    assert summary["health_gate"]["predictions"] == {"checked": 30, "rewritten": 30, "missing": 0}
+    lines = adjustment_lines(summary)
+    assert "Predictions the health gate and prior correction rewrote in Label Studio: 30 of 30." in lines
+    assert any(line.startswith("Prior correction given: ") and "(2 judges)" in line for line in lines)
+    # the ledger keeps the judges' own answers: the correction re-read verdicts only
+    assert [[m.probs for m in r.members] for r in ledger.iter_results("7", run.model_version)] == [
+        [m.probs for m in r.members] for r in stored]
+    assert [r.prediction for r in ledger.iter_results("7", run.model_version)] == [r.prediction for r in stored]
+    assert write_back_gated(client, ledger, run, config).rewritten == 0  # a second audit finds them written
+
+
+def test_without_a_correction_the_audit_pass_is_the_gate_alone(tmp_path):
+    from backend.scoring.project_pass import project_pass
+    from backend.worker.audit_pass import audit_pass
+
+    ledger, config, spec, rule, stored, client, run = _lean_project(tmp_path, "none")
+    assert audit_pass(ledger, run, config).corrected is None  # read back page by page: the project is not held
+    summary = gated_summary(client, ledger, run, config)
+    gated_only, _ = project_pass(stored, rule, prior_correction="none")
+    assert _held(client, stored) == _wanted(gated_only, spec, config, run.model_version)
+    assert summary["flagged"] == 10 and summary["prior_correction"] == {"mode": "none"}
+    lines = adjustment_lines(summary)
+    assert "Predictions the health gate rewrote in Label Studio: 30 of 30." in lines
+    assert not any(line.startswith("Prior correction") for line in lines)
+
+
+def test_the_audit_model_version_carries_the_correction_and_none_keeps_the_old_one():
+    """Two corrections, two versions (a corrected audit never shares one with an uncorrected audit); ``none`` keeps
+    the version computed on main at c4f81bd, before the correction entered the audit's version."""
+    versions = {}
+    for mode in ("none", "em", "batch", "given"):
+        config = EnsembleConfig(Settings.from_env({}), prior_correction=mode)
+        versions[mode] = config.model_version(config.spec(CONFIG))
+        assert config.ls_version(config.spec(CONFIG)).endswith(versions[mode])
+    assert versions["none"] == "label-audit-c6bbce7fda1b"
+    assert len(set(versions.values())) == 4
+    env = EnsembleConfig(Settings.from_env({"LABEL_AUDIT_PRIOR_CORRECTION": "given"}))
+    assert env.model_version(env.spec(CONFIG)) == versions["given"]
