@@ -193,6 +193,7 @@ def run_one(data_set: str, presentation: str, members: list[str], *, n_items: in
     for name, res in variants.items():
         out[name] = figures(res, spec.labels, true, given, engine.threshold)["ensemble"]
     out["sweep"] = {name: sweep(res, spec.labels, true, given) for name, res in variants.items()}
+    out["sweep_against"] = {name: sweep(res, spec.labels, true, given, rule=_against) for name, res in variants.items()}
     out["gated+review"] = review_calibrated(gated, given, true, out["gated"])
     out["order_skip"] = {name: {**figures(r.results, spec.labels, true, given, engine.threshold)["ensemble"],
                                 "saved": r.saved, "flags_differ": r.flags_differ}
@@ -200,12 +201,22 @@ def run_one(data_set: str, presentation: str, members: list[str], *, n_items: in
     return out
 
 
-def sweep(results: list, labels: Sequence[str], true: list[str], given: list[str]) -> dict[str, Any]:
+def _against(probs: Sequence[dict[str, float] | None], given: Sequence[str], labels: Sequence[str],
+             threshold: float) -> list[bool]:
+    """The other form of the rule: the ensemble's top label is not the given one and the mass against the given
+    label, 1 - P(given), exceeds ``threshold`` (on two classes the same as the top label's confidence)."""
+    return [p is not None and argmax(p, labels) != g and 1.0 - float(p.get(g, 0.0)) > threshold
+            for p, g in zip(probs, given)]
+
+
+def sweep(results: list, labels: Sequence[str], true: list[str], given: list[str], *,
+          rule: Any = None) -> dict[str, Any]:
     """The flag rule's count / precision / recall at each of :data:`THRESHOLDS` over the same verdicts' probabilities:
-    what another default threshold would have flagged, no call more."""
+    what another default threshold would have flagged, no call more. ``rule``: :func:`_flags` (the top label's
+    confidence, the product's) or :func:`_against` (the mass against the given label)."""
     wrong = [g != t for g, t in zip(given, true)]
     probs = [r.probs for r in results]
-    return {f"{t:.2f}": _flag_figures(_flags(probs, given, labels, t), wrong) for t in THRESHOLDS}
+    return {f"{t:.2f}": _flag_figures((rule or _flags)(probs, given, labels, t), wrong) for t in THRESHOLDS}
 
 
 def review_calibrated(results: list, given: list[str], true: list[str], base: dict[str, Any]) -> dict[str, Any]:
@@ -284,20 +295,21 @@ def _meets(f: dict[str, Any]) -> bool:
     return (f["flag_precision"] or 0.0) >= 0.5 and (f["flag_recall"] or 0.0) >= 0.5
 
 
-def threshold_table(path: Path, *, variant: str = "gated", floor: float = 0.6) -> str:
+def threshold_table(path: Path, *, variant: str = "gated", floor: float = 0.6, key: str = "sweep") -> str:
     """Per threshold, each run's flags (precision / recall) under ``variant``, and on how many of the runs whose
     ensemble accuracy exceeds ``floor`` (the issue's: a judge below it is not expected to find errors) the bar is
     met: the table a default threshold is chosen on."""
     runs = [json.loads(raw) for raw in path.read_text("utf-8").splitlines() if raw.strip()]
-    runs = [r for r in runs if variant in r.get("sweep", {})]
+    runs = [r for r in runs if variant in r.get(key, {})]
     names = [f"{r['data_set']} · {r['presentation']} ({r['items']}, acc {r[variant]['accuracy']:.2f})" for r in runs]
-    lines = [f"| threshold ({variant}) | " + " | ".join(names) + f" | bar met (accuracy > {floor}) |",
+    form = "1 − P(given) >" if key == "sweep_against" else "top confidence >"
+    lines = [f"| {form} ({variant}) | " + " | ".join(names) + f" | bar met (accuracy > {floor}) |",
              "|---|" + "---|" * (len(runs) + 1)]
     eligible = [r[variant]["accuracy"] > floor for r in runs]
     for t in (f"{x:.2f}" for x in THRESHOLDS):
         cells, met = [], 0
         for r, ok in zip(runs, eligible):
-            f = r["sweep"][variant][t]
+            f = r[key][variant][t]
             cells.append(f"{f['flagged']}, {_f(f['flag_precision'])} / {_f(f['flag_recall'])}")
             met += ok and _meets(f)
         lines.append(f"| {t} | " + " | ".join(cells) + f" | {met} of {sum(eligible)} |")
@@ -322,12 +334,15 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--markdown", type=Path, help="print the docs' table from a --json file and stop")
     parser.add_argument("--thresholds", type=Path, help="print the threshold sweep's table from a --json file and stop")
     parser.add_argument("--variant", default="gated", choices=VARIANTS[:-1], help="the ensemble variant --thresholds reads")
+    parser.add_argument("--against", action="store_true",
+                        help="--thresholds: the rule on the mass against the given label, not the top confidence")
     args = parser.parse_args(argv)
     if args.markdown:
         print(markdown(args.markdown))
         return []
     if args.thresholds:
-        print(threshold_table(args.thresholds, variant=args.variant))
+        print(threshold_table(args.thresholds, variant=args.variant,
+                              key="sweep_against" if args.against else "sweep"))
         return []
     (ROOT / ".label-audit").mkdir(exist_ok=True)
     cache = CallCache(args.cache_url)

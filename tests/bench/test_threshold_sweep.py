@@ -41,6 +41,12 @@ def test_the_sweep_flags_by_each_threshold_over_the_same_probabilities(bench):
     assert out["0.50"] == {"flagged": 1, "flag_precision": 1.0, "flag_recall": 0.5}
     assert out["0.60"] == {"flagged": 0, "flag_precision": None, "flag_recall": 0.0}
     assert list(out) == [f"{t:.2f}" for t in bench.THRESHOLDS]
+    against = bench.sweep([_Verdict(p) for p, _, _ in items], labels, [t for *_, t in items],
+                          [g for _, g, _ in items], rule=bench._against)
+    # 1 - P(given): item 1 0.62, item 2 0.90, item 3 0.56 (the agreed item 4 never flags, whatever its mass)
+    assert against["0.55"] == {"flagged": 3, "flag_precision": pytest.approx(2 / 3), "flag_recall": 1.0}
+    assert against["0.60"] == {"flagged": 2, "flag_precision": 1.0, "flag_recall": 1.0}
+    assert against["0.70"] == {"flagged": 1, "flag_precision": 1.0, "flag_recall": 0.5}
 
 
 def test_the_table_counts_the_bar_only_on_runs_whose_judge_is_above_the_accuracy_floor(bench, tmp_path):
@@ -59,7 +65,7 @@ def test_the_table_counts_the_bar_only_on_runs_whose_judge_is_above_the_accuracy
     assert "a · codes (40, acc 0.80)" in table[0] and "c · codes (40, acc 0.55)" in table[0]
     row = {line.split(" | ")[0].strip("| "): line for line in table[2:]}
     assert row["0.40"].endswith("| 2 of 2 |") and row["0.50"].endswith("| 1 of 2 |")
-    assert row["0.35"].endswith("| 0 of 2 |")
+    assert row["0.35"].endswith("| 0 of 2 |") and table[0].startswith("| top confidence > (gated)")
     assert "6, 0.50 / 0.75" in row["0.40"]
 
 
