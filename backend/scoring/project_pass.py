@@ -16,7 +16,13 @@ from backend.scoring.member_health import HealthTally
 from backend.scoring.prior_shift import check_mode, correct_results
 from backend.scoring.results import ItemResult
 
-__all__ = ["project_pass"]
+__all__ = ["MIN_CORRECTED_ITEMS", "project_pass"]
+
+#: A correction divides out each judge's mean answer over the run (or re-estimates a prior from it): on a handful
+#: of items that mean is mostly the items themselves, and dividing it out erases what the judge said (one item:
+#: every answer becomes the target prior, and nothing can be flagged). 30 items keep a class's mean answer within
+#: about ±0.09 (binomial standard error at 0.5, 1.96 x 0.5 / sqrt(30)).
+MIN_CORRECTED_ITEMS = 30
 
 
 def project_pass(results: Iterable[ItemResult], rule: VerdictRule, *, prior_correction: str = "none",
@@ -33,6 +39,11 @@ def project_pass(results: Iterable[ItemResult], rule: VerdictRule, *, prior_corr
         return gated, info
     if rule.spec.family not in GATED_FAMILIES:
         info["prior_correction"]["note"] = f"the {rule.spec.family} family is not corrected"
+        return gated, info
+    scored = sum(r.prediction is not None for r in results)
+    if scored < MIN_CORRECTED_ITEMS:
+        info["prior_correction"]["note"] = (f"not applied: {scored} scored items; a correction reads each judge's mean "
+                                            f"answer over the run and needs at least {MIN_CORRECTED_ITEMS}")
         return gated, info
     corrected, fit = correct_results(results, rule, mode=prior_correction, left_out=gate.left_out)
     info["prior_correction"] = fit

@@ -148,3 +148,24 @@ def test_the_summary_says_which_way_each_correction_moves_the_answers():
                              "(2 judges)."]
     assert "towards equal classes" in line("batch")[0] and "towards" not in line("em")[0]
     assert line("none") == []
+
+
+def test_a_run_too_small_for_a_mean_answer_is_not_corrected_and_says_why():
+    from backend.scoring.project_pass import MIN_CORRECTED_ITEMS, project_pass
+
+    labels = ["A", "B", "C"]
+    rule = VerdictRule(generic_spec(labels=labels, fields=["text"]))
+    post, y = _shifted([0.5, 0.3, 0.2], MIN_CORRECTED_ITEMS, seed=8)
+    leaning = adjust(post, [1 / 3] * 3, [0.45, 0.1, 0.45])
+    results = []
+    for i, row in enumerate(leaning):
+        probs = dict(zip(labels, map(float, row)))
+        d = verdict([probs], ["local:m"], labels[y[i]], rule)
+        results.append(ItemResult(id=str(i), original=labels[y[i]], prediction=d.prediction, confidence=d.confidence,
+                                  probs=d.probs, flagged=d.flagged, members=(MemberResult("local:m/p@v1", probs=probs),)))
+    small, info = project_pass(results[:-1], rule, prior_correction="given")
+    assert small == results[:-1] and info["prior_correction"]["note"].startswith(
+        f"not applied: {MIN_CORRECTED_ITEMS - 1} scored items")
+    enough, info = project_pass(results, rule, prior_correction="given")
+    assert "note" not in info["prior_correction"] and info["prior_correction"]["mode"] == "given"
+    assert [r.probs for r in enough] != [r.probs for r in results]
