@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
         verdict)
     from backend.scoring.results import ItemResult  # noqa: F401
     from backend.families.orders import position_flips  # noqa: F401
+    from backend.families.choices_presentation import bare_codes  # noqa: F401
     from backend.scoring.run_stats import tally  # noqa: F401
     from backend.scoring.member_health import member_health  # noqa: F401
     from backend.scoring.health_gate import gate_from_health, regate  # noqa: F401

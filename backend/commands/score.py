@@ -40,7 +40,8 @@ from backend.scoring.ensemble import VerdictRule, describe_flag_rule, flag_rule
 from backend.scoring.members import Member, build_members, ensemble_fingerprint
 from backend.scoring.member_health import HealthTally
 from backend.scoring.project_pass import project_pass
-from backend.summaries.score_summary import SuspectList, build_summary, print_summary, task_title
+from backend.families.choices_presentation import bare_codes
+from backend.summaries.score_summary import SuspectList, build_summary, print_presentation, print_summary, task_title
 from backend.commands.task_options import resolve_task
 from backend.task.spec import TaskSpec
 
@@ -81,6 +82,8 @@ def run_scoring(
     health gate and ``prior_correction`` re-read the verdicts over the whole run
     (:func:`backend.scoring.project_pass.project_pass`); the file is written after that.
     """
+    presentation = bare_codes(spec)  # labels the judges cannot read: said before any item is read or call made
+    print_presentation([w.message for w in presentation], console)
     entries = list(read_items(input_path, spec, max_chars=max_chars))
     if spec.image_fields:
         entries = with_images(entries, spec, settings=settings if settings is not None else Settings.from_env())
@@ -93,7 +96,8 @@ def run_scoring(
         console.print(f"[bold yellow]Note:[/bold yellow] {note}")
     engine = make_engine(spec, members, cache=cache, config=config, budget=budget)
     if dry_run:
-        return _dry_run(engine, entries, prices=prices, summary_json=summary_json, console=console)
+        return _dry_run(engine, entries, prices=prices, summary_json=summary_json, console=console,
+                        presentation=[w.to_dict() for w in presentation])
     suspects, health = SuspectList(), HealthTally()
     confident = ConfidentTally(confident_ids([m.id for m in members]))
     accountant = Accountant(prices, [m.id for m in members])
@@ -121,6 +125,7 @@ def run_scoring(
         title=title or task_title(spec),
         health=health.to_dict(),
         excluded=excluded,
+        presentation=presentation,
     )
     summary["stopped"] = stopped
     summary.update(adjusted)
@@ -188,11 +193,12 @@ def _stream_results(engine: Engine, entries: list, *, out: Path | None, tallies:
 
 
 def _dry_run(engine: Engine, entries: list, *, prices: PriceTable | None, summary_json: Path | None,
-             console: Console) -> dict[str, Any]:
-    """Estimate the run (no model called): print the per-member table, save it with ``--summary-json``."""
+             console: Console, presentation: list[dict[str, Any]]) -> dict[str, Any]:
+    """Estimate the run (no model called): print the per-member table, save it (and the pre-flight warnings,
+    ``presentation``) with ``--summary-json``."""
     estimate = estimate_run(engine, entries, prices=prices)
     if summary_json:
-        write_json(summary_json, {"dry_run": estimate})
+        write_json(summary_json, {"dry_run": estimate, "presentation_warnings": presentation})
     console.print(estimate_table(estimate, width=console.width))
     console.print(estimate["note"])
     return {"dry_run": estimate}

@@ -24,7 +24,7 @@ from backend.costs.prices import load_prices
 from backend.costs.dry_run import estimate_audit
 from backend.costs.cost_tables import estimate_table
 from backend.labelstudio.error_lines import client_errors, describe_error
-from backend.summaries.score_summary import print_summary
+from backend.summaries.score_summary import print_presentation, print_summary
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 log = logging.getLogger(__name__)
@@ -96,6 +96,7 @@ def _dry_run(client, project: int, *, config, ledger, prices, json_out: bool) ->
     if json_out:
         print(json.dumps({"dry_run": estimate}, indent=2))
     else:
+        print_presentation([w["message"] for w in estimate.get("presentation_warnings") or []], Console())
         Console().print(estimate_table(estimate))
         Console().print(f"{estimate['already_scored']} tasks already scored; {estimate['note']}")
 
@@ -135,10 +136,11 @@ def audit(
             _dry_run(client, project, config=config, ledger=ledger, prices=prices, json_out=json_out)
             return
         queue = scoring_queue(settings.queue, redis_connection(settings.redis_url))
-        run = start_audit(client, project, queue=queue, ledger=ledger, config=config)
+        err = Console(stderr=True)  # the pre-flight warnings are said before the first job is enqueued
+        run = start_audit(client, project, queue=queue, ledger=ledger, config=config,
+                          on_presentation=lambda found: print_presentation([w.message for w in found], err))
     except client_errors() as exc:  # one line, never str(ApiError): it carries the response headers
         fail(describe_error(exc))
-    err = Console(stderr=True)
     err.print(f"project {project}: {len(run.task_ids)} tasks, {len(run.jobs)} jobs on queue "
               f"{queue.name!r}, model_version {run.model_version}")
     _print_controls(err, run.label_config, config)

@@ -21,6 +21,7 @@ from backend.costs.accounting import provider_model
 from backend.costs.image_tokens import image_tokens
 from backend.costs.prices import PriceTable
 from backend.costs.tokens import output_tokens_per_call, token_counter
+from backend.families.choices_presentation import bare_codes
 from backend.task.dataset import Item, ItemError
 from backend.scoring.engine import Engine, EngineConfig
 from backend.scoring.engine_config import DEFAULT_PROVIDER_CONCURRENCY
@@ -149,4 +150,5 @@ def estimate_audit(client: Any, project: int, *, config: Any, ledger: Any, price
     finally:
         cache.close()
     estimate["already_scored"] = len(items) - len(todo)
+    estimate["presentation_warnings"] = [w.to_dict() for w in bare_codes(spec)]  # said before the audit's calls
     return estimate

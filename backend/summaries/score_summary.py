@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from backend.common import defaults
+from backend.families.choices_presentation import BareCodes
 from backend.scoring.confident_template import KIND as CONFIDENT_KIND
 from backend.scoring.results import ItemResult, base_member_id
 from backend.scoring.run_stats import EngineStats
@@ -105,12 +106,15 @@ def build_summary(
     title: str | None = None,
     health: dict[str, Any] | None = None,
     excluded: Sequence[str] = (),
+    presentation: Sequence[BareCodes] = (),
 ) -> dict[str, Any]:
     """One JSON-able summary: the stats of the run plus what was run, its members' health and top suspects.
 
     ``task`` is the spec's name (it enters the model version), ``title`` what the terminal calls the task
     (:func:`task_title`); ``health`` is :meth:`backend.scoring.member_health.HealthTally.to_dict`; ``excluded`` the
-    members the settings left out (``LABEL_AUDIT_EXCLUDE_MEMBERS``).
+    members the settings left out (``LABEL_AUDIT_EXCLUDE_MEMBERS``); ``presentation`` the pre-flight warnings of
+    :func:`backend.families.choices_presentation.bare_codes` (said before the run, repeated here so a saved summary
+    explains a collapse its member health shows).
     """
     out = stats.to_dict()
     out.update(
@@ -128,6 +132,7 @@ def build_summary(
             "cost_usd_total": None if accounting is None else accounting["cost_usd_total"],
             "member_health": health,
             "excluded_members": list(excluded),
+            "presentation_warnings": [w.to_dict() for w in presentation],
         }
     )
     return out
@@ -155,6 +160,13 @@ def adjustment_lines(summary: dict[str, Any]) -> list[str]:
                      f"from its own answers over the run{towards} ({len(priors)} judges)"
                      + (f"; {correction['note']}" if correction.get("note") else "."))
     return lines
+
+
+def print_presentation(messages: Sequence[str], console: Console) -> None:
+    """The pre-flight warnings (labels the judges cannot read), one sentence each, as the run's start and its
+    summary print them."""
+    for message in messages:
+        console.print(f"[bold yellow]Warning:[/bold yellow] {plain(message)}")
 
 
 def print_adjustments(summary: dict[str, Any], console: Console) -> None:
@@ -187,6 +199,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     console.print(f"[bold]Task:[/bold] {plain(summary.get('task_title') or summary['task'])}")
     if summary.get("flag_rule"):
         console.print(f"[bold]Flag rule:[/bold] confidence > {summary['threshold']} and {plain(summary['flag_rule'])}")
+    print_presentation([w["message"] for w in summary.get("presentation_warnings") or []], console)
     if summary.get("excluded_members"):
         console.print("[bold]Left out by the settings:[/bold] " + plain(", ".join(summary["excluded_members"])))
     if summary.get("usage"):

@@ -19,6 +19,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
 from backend.costs.accounting import answered_calls
+from backend.families.choices_presentation import BareCodes, bare_codes
 from backend.labelstudio.client import iter_tasks
 from backend.labelstudio.projectspec import attach_guidelines
 from backend.labelstudio.taskshape import job_task
@@ -49,15 +50,20 @@ class AuditRun:
     label_config: str
 
 
-def start_audit(client: Any, project: int, *, queue: Queue, ledger: Ledger, config: EnsembleConfig) -> AuditRun:
+def start_audit(client: Any, project: int, *, queue: Queue, ledger: Ledger, config: EnsembleConfig,
+                on_presentation: Callable[[tuple[BareCodes, ...]], None] | None = None) -> AuditRun:
     """Read the project's config, guidelines and tasks (paged), then enqueue the tasks not yet in the ledger.
 
     Tasks are enqueued as they are listed, ``ENQUEUE_BATCHES`` jobs at a time (memory does not grow with
-    the project; workers start on the first jobs while the rest is still being listed).
+    the project; workers start on the first jobs while the rest is still being listed). ``on_presentation``
+    gets the spec's pre-flight warnings (:func:`backend.families.choices_presentation.bare_codes`) before the
+    first job is enqueued, so the command says them before any judge is called.
     """
     info = client.projects.get(id=project)
     label_config = attach_guidelines(info.label_config, getattr(info, "expert_instruction", None))
     spec = config.spec(label_config)
+    if on_presentation is not None:
+        on_presentation(bare_codes(spec))
     version = config.model_version(spec)
     ledger.set_project(str(project), label_config=label_config, label_field=config.label_field,
                        control=config.control)
@@ -165,7 +171,8 @@ def summary_from_ledger(ledger: Ledger, run: AuditRun, config: EnsembleConfig, *
                             suspects=suspects, flag_rule=rule, quorum=quorum, accounting=accountant.to_dict(),
                             title=task_title(spec, source=f"project {run.project}"),
                             health=passed.health.to_dict(),
-                            excluded=sorted({p for m in config.members for p in m.exclude}))
+                            excluded=sorted({p for m in config.members for p in m.exclude}),
+                            presentation=bare_codes(spec))
     # health_gate and prior_correction, as score's summary has them (the write-back adds its count to a copy)
     summary.update(copy.deepcopy(passed.blocks))
     return {**summary, **audited_controls(run.label_config, spec, control=config.control)}

@@ -1,8 +1,13 @@
-"""The audit at a glance: how many items, how often the ensemble disagrees, what is flagged and reviewed."""
+"""The audit at a glance: how many items, how often the ensemble disagrees, what is flagged and reviewed.
+
+It also repeats the pre-flight warning the commands said before scoring (:func:`backend.api.bare_codes`): a
+control whose labels are bare codes with no question, hint or guidelines gives the judges nothing to judge by,
+and a lead reading the figures below should know that first.
+"""
 
 from __future__ import annotations
 
-from backend.api import tally
+from backend.api import bare_codes, tally
 
 from ..inputs import AuditData
 from ..model import Section, Status, Table, pending
@@ -59,7 +64,8 @@ def audit_section(data: AuditData) -> Section:
         row[2] += str(it.id) not in reviewed
     band_rows = [(band, *counts) for band, counts in sorted(bands.items())]
     by_band = Table.build("Flagged items by confidence band", ("confidence", "flagged", "reviewed", "open"), band_rows)
-    notes = []
+    presentation = bare_codes(data.spec)
+    notes = [f"Warning: {w.message}" for w in presentation]
     if flagged and len(reviewed & {str(it.id) for it in flagged}) < len(flagged):
         open_ = len(flagged) - len(reviewed & {str(it.id) for it in flagged})
         notes.append(f"{open_} of {len(flagged)} flagged items have no settled expert decision yet; "
@@ -67,7 +73,8 @@ def audit_section(data: AuditData) -> Section:
     return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=(overview, by_band), notes=tuple(notes),
                    values={"items": n_items, "scored": len(scored), "disagree": len(disagree),
                            "disagree_rate": len(disagree) / len(scored), "flagged": counts.flagged,
-                           "routed": len(data.routed), "reviewed": len(reviewed), "insufficient": insufficient})
+                           "routed": len(data.routed), "reviewed": len(reviewed), "insufficient": insufficient,
+                           "presentation_warnings": [w.to_dict() for w in presentation]})
 
 
 class AuditSection(ReportSection):
