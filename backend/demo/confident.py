@@ -17,6 +17,7 @@ from label_studio_sdk import LabelStudio
 
 from backend.demo.planted_report import planted_rows
 from backend.demo.tickets import LABELS, ticket_records
+from backend.families.single import NominalFamily
 from backend.labelstudio.client import create_project, import_tasks
 
 TITLE = "label-audit demo: support tickets"  # Label Studio allows 50 characters
@@ -63,4 +64,5 @@ def planted_found(ledger: Any, project_id: int) -> list[dict[str, Any]]:
     """Per member and for the ensemble: flagged items, planted errors among them, precision, recall."""
     results = ledger.results(str(project_id))
     members = sorted({m.member_id for r in results for m in r.members})
-    return planted_rows([r.to_json() for r in results], members=members)
+    return planted_rows([r.to_json() for r in results], members=members,
+                        threshold=NominalFamily.default_threshold)  # the tickets' queues: a nominal task

@@ -1,9 +1,10 @@
 """Which members found the demo's planted label errors, and with what precision.
 
 Reads a ``label-audit score --out`` file whose records carry ``planted`` (the demo's tickets). A member
-"finds" an item when its own most probable label differs from the item's label with probability above
-0.5 (the binary/nominal flag threshold); the ensemble row is the tool's flag. Precision and recall rest on
-the counts printed beside them (the planted errors are the only wrong labels of the sample).
+"finds" an item when its own most probable label differs from the item's label with probability above the
+task's flag threshold (the family's default: 0.5 binary, 0.45 nominal); the ensemble row is the tool's flag.
+Precision and recall rest on the counts printed beside them (the planted errors are the only wrong labels of
+the sample).
 """
 
 from __future__ import annotations
@@ -17,21 +18,23 @@ from rich.table import Table
 THRESHOLD = 0.5
 
 
-def _member_flags(record: dict[str, Any], member: str) -> bool | None:
+def _member_flags(record: dict[str, Any], member: str, threshold: float) -> bool | None:
     answer = next((m for m in record.get("members") or [] if m.get("member_id") == member), None)
     if not answer or not answer.get("probs"):
         return None
     probs = answer["probs"]
     top = max(probs, key=probs.get)
-    return top != record.get("original") and probs[top] > THRESHOLD
+    return top != record.get("original") and probs[top] > threshold
 
 
-def planted_rows(records: Sequence[dict[str, Any]], *, members: Sequence[str]) -> list[dict[str, Any]]:
-    """One row per member and one for the ensemble: flagged, planted among them, precision, recall."""
+def planted_rows(records: Sequence[dict[str, Any]], *, members: Sequence[str],
+                 threshold: float = THRESHOLD) -> list[dict[str, Any]]:
+    """One row per member and one for the ensemble: flagged, planted among them, precision, recall (a member flags
+    above ``threshold``, the run's)."""
     planted = sum(1 for r in records if (r.get("data") or {}).get("planted"))
     rows = []
     for name in [*members, "ensemble (plain average)"]:
-        flags = [(bool(r.get("flagged")) if name.startswith("ensemble") else _member_flags(r, name), r)
+        flags = [(bool(r.get("flagged")) if name.startswith("ensemble") else _member_flags(r, name, threshold), r)
                  for r in records]
         answered = [(f, r) for f, r in flags if f is not None]
         hit = sum(1 for f, r in answered if f and (r.get("data") or {}).get("planted"))

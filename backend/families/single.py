@@ -180,6 +180,11 @@ class NominalFamily(SingleChoiceFamily):
     name = "nominal"
     ambiguous_choice = True
     confident_learning = True
+    #: Three or more classes spread the averaged answer: over four prompts x two option orders the top class of a
+    #: real judge on ChaosNLI SNLI rarely passes 0.5 (48 items, 10 wrong labels: 4 flags, recall 0.20), while 0.45
+    #: found 8 of the 10 at precision 0.73 (docs/judges.md, "Choosing the flag threshold"). On two labels the top
+    #: class always holds at least 0.5, so a two-label nominal task flags exactly as at 0.5.
+    default_threshold = 0.45
 
     def default_negative(self, spec: "TaskSpec") -> str:
         return ""
