@@ -8,28 +8,21 @@ narrow item again loses its correction, which the replay counts.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 
 from backend.families.orders import merge_orders
 from backend.scoring.ensemble import VerdictRule, verdict
 from backend.scoring.results import ItemResult, MemberResult
 from backend.task.dataset import Item
 from backend.task.spec import load_spec
+from tests.support.bench_module import load_bench_module
 
-ROOT = Path(__file__).resolve().parents[2]
 BIN = load_spec("factual-consistency")
 RULE = VerdictRule(BIN, threshold=0.5)
 IDS = ("m:0/p@v1", "m:1/p@v1")
 
 
 def _policies():
-    spec = importlib.util.spec_from_file_location("order_policies", ROOT / "bench" / "order_policies.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["order_policies"] = module  # its dataclass resolves its annotations through it
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_module("order_policies")
 
 
 def _order(p1: float, original: str) -> ItemResult:

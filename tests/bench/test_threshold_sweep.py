@@ -3,23 +3,16 @@ chosen on (the bar of issue 42: precision >= 0.5 at recall >= 0.5 on every run w
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
+from tests.support.bench_module import load_bench_module
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_presentations", ROOT / "bench" / "bench_presentations.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_module("bench_presentations")
 
 
 class _Verdict:

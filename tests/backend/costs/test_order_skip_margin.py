@@ -9,12 +9,9 @@ before). The content judge of ``test_order_skip_engine`` needs no model; the las
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
-import sys
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -28,8 +25,8 @@ from backend.task.dataset import Item
 from backend.task.generic import generic_spec
 from backend.worker.ensemble_config import EnsembleConfig
 from tests.backend.costs.test_order_skip_engine import LABELS, ContentJudge
+from tests.support.bench_module import load_bench_module
 
-ROOT = Path(__file__).resolve().parents[3]
 SPEC = generic_spec(labels=LABELS, fields=["text"], option_orders=2)
 #: Threshold 0.5; against the given label: 0.025 (far below), 0.95 (far above), 0.6 and 0.45 (near the cut).
 ITEMS = [Item(id="right", original="sport", fields={"text": "sport 0.95"}),
@@ -39,11 +36,7 @@ ITEMS = [Item(id="right", original="sport", fields={"text": "sport 0.95"}),
 
 
 def _policies():
-    spec = importlib.util.spec_from_file_location("order_policies", ROOT / "bench" / "order_policies.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["order_policies"] = module  # its dataclass resolves its annotations through it
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_module("order_policies")
 
 
 def _content_members(judge: ContentJudge | None = None) -> list:

@@ -27,6 +27,18 @@ def _shifted(prior: list[float], n: int, seed: int) -> tuple[np.ndarray, np.ndar
     return lik / lik.sum(axis=1, keepdims=True), y
 
 
+def _results(posteriors: np.ndarray, originals: list[str], rule: VerdictRule) -> list[ItemResult]:
+    """One single-member result per row, its verdict read as the engine reads it."""
+    labels = list(rule.spec.labels)
+    out = []
+    for i, (row, original) in enumerate(zip(posteriors, originals)):
+        probs = dict(zip(labels, map(float, row)))
+        d = verdict([probs], ["local:m"], original, rule)
+        out.append(ItemResult(id=str(i), original=original, prediction=d.prediction, confidence=d.confidence,
+                              probs=d.probs, flagged=d.flagged, members=(MemberResult("local:m/p@v1", probs=probs),)))
+    return out
+
+
 @pytest.mark.parametrize("prior", [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [1 / 3, 1 / 3, 1 / 3]])
 def test_em_recovers_a_known_prior_from_calibrated_posteriors(prior):
     post, y = _shifted(prior, 20000, seed=1)
@@ -71,12 +83,7 @@ def test_correct_results_re_reads_every_verdict_from_the_corrected_members():
     labels = ["A", "B", "C"]
     rule = VerdictRule(generic_spec(labels=labels, fields=["text"]))
     post, y = _shifted([0.7, 0.2, 0.1], 200, seed=5)
-    results = []
-    for i, row in enumerate(post):
-        probs = dict(zip(labels, map(float, row)))
-        d = verdict([probs], ["local:m"], labels[y[i]], rule)
-        results.append(ItemResult(id=str(i), original=labels[y[i]], prediction=d.prediction, confidence=d.confidence,
-                                  probs=d.probs, flagged=d.flagged, members=(MemberResult("local:m/p@v1", probs=probs),)))
+    results = _results(post, [labels[c] for c in y], rule)
     same, info = correct_results(results, rule, mode="none")
     assert same == results and info["priors"] == {}
     corrected, info = correct_results(results, rule, mode="em")
@@ -120,13 +127,8 @@ def test_correct_results_given_reads_each_items_label_and_skips_one_outside_the_
     rule = VerdictRule(generic_spec(labels=labels, fields=["text"]))
     post, y = _shifted([0.5, 0.3, 0.2], 300, seed=7)
     leaning = adjust(post, [1 / 3] * 3, [0.45, 0.1, 0.45])
-    results = []
-    for i, row in enumerate(leaning):
-        probs = dict(zip(labels, map(float, row)))
-        original = labels[y[i]] if i else "not-a-class"  # the first item's label is outside the classes
-        d = verdict([probs], ["local:m"], original, rule)
-        results.append(ItemResult(id=str(i), original=original, prediction=d.prediction, confidence=d.confidence,
-                                  probs=d.probs, flagged=d.flagged, members=(MemberResult("local:m/p@v1", probs=probs),)))
+    # the first item's label is outside the classes
+    results = _results(leaning, ["not-a-class"] + [labels[c] for c in y[1:]], rule)
     corrected, info = correct_results(results, rule, mode="given")
     assert info["mode"] == "given"
     fit = given_prior(leaning, [-1] + [int(c) for c in y[1:]])
@@ -157,12 +159,7 @@ def test_a_run_too_small_for_a_mean_answer_is_not_corrected_and_says_why():
     rule = VerdictRule(generic_spec(labels=labels, fields=["text"]))
     post, y = _shifted([0.5, 0.3, 0.2], MIN_CORRECTED_ITEMS, seed=8)
     leaning = adjust(post, [1 / 3] * 3, [0.45, 0.1, 0.45])
-    results = []
-    for i, row in enumerate(leaning):
-        probs = dict(zip(labels, map(float, row)))
-        d = verdict([probs], ["local:m"], labels[y[i]], rule)
-        results.append(ItemResult(id=str(i), original=labels[y[i]], prediction=d.prediction, confidence=d.confidence,
-                                  probs=d.probs, flagged=d.flagged, members=(MemberResult("local:m/p@v1", probs=probs),)))
+    results = _results(leaning, [labels[c] for c in y], rule)
     small, info = project_pass(results[:-1], rule, prior_correction="given")
     assert small == results[:-1] and info["prior_correction"]["note"].startswith(
         f"not applied: {MIN_CORRECTED_ITEMS - 1} scored items")
