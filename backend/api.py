@@ -66,6 +66,7 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
     from backend.review.calibration import MIN_PER_OUTCOME, MIN_REVIEWED, fit_calibration, not_enough, stacking_gain  # noqa: F401
     from backend.review.active import ControlSample, control_sample, rank_suspects, wrong_score  # noqa: F401
     from backend.review.fitted_threshold import FittedCut, fitted_flag_cut, score_name  # noqa: F401
+    from backend.review.member_cut import MemberCut, member_cuts  # noqa: F401
     from backend.review.judge_strata import OPEN, JudgeInputs, calibrated_scores, settled_strata  # noqa: F401
     from backend.review.until_width import WidthTarget, more_reviews_line  # noqa: F401
     from backend.review.spread_design import SPREAD, certainty_stratum  # noqa: F401

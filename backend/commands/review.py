@@ -202,11 +202,13 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
                                                "= ±40 errors; default ±2 and ±3 points)."),
                json_out: bool = JSON) -> None:
     """Progress per expert and round (with each project's URL), ignored annotations, the gold labels, the flag
-    cut fitted on the control sample, and the health of the audit's members (from the ledger's latest results)."""
+    cut fitted on the control sample (and each confident-learning member's own), and the health of the audit's
+    members (from the ledger's latest results)."""
     # heavy: the review modules load label_studio_sdk's client, ~1.1 s; not loaded by label-audit --help
     from backend.ledger import Ledger
     from backend.review.sample_store import SampleStore
     from backend.review.fitted_threshold import fitted_cut_line
+    from backend.review.member_cut import member_cuts
     from backend.review.status import review_status
     from backend.review.until_width import WidthTarget
     from backend.review.until_width_push import width_lines
@@ -225,9 +227,11 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
     is_error = lambda gold, original: label_error(gold, original, source.spec)  # noqa: E731 - the family's rule
     widths = width_lines(results, draw, outcomes, targets=targets, is_error=is_error)
     cut_line, cut = fitted_cut_line(results, draw, outcomes, is_error=is_error, family=source.spec.task_family.name)
+    members = member_cuts(results, draw, outcomes, is_error=is_error, family=source.spec.task_family.name)
     if json_out:
         print_json({**status.to_json(), "member_health": health, "until_width": widths,
-                    "fitted_cut": {**(cut.to_json() if cut else {}), "line": cut_line}})
+                    "fitted_cut": {**(cut.to_json() if cut else {}), "line": cut_line},
+                    "member_cuts": [m.to_json() for m in members]})
         return
     table = Table(title=f"Review of project {project} ({status.items} items)")
     for col in ("round", "who", "LS project", "answered"):
@@ -252,6 +256,8 @@ def status_cmd(project: int = PROJECT, url: Optional[str] = URL, review_url: Opt
     for line in widths:
         out.print(line)
     out.print(cut_line, markup=False)
+    for member in members:
+        out.print(member.line, markup=False)
     _print_health(health)
 
 

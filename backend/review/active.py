@@ -10,7 +10,7 @@ a grade beyond delta), and the control items' "wrong" is the same rule applied t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -22,20 +22,25 @@ from backend.review.sampling import Draw
 
 #: ``(gold, original) -> bool``: the original label is wrong (``backend.scoring.ensemble.label_error``).
 ErrorRule = Callable[[str, str], bool]
+#: The probabilities an item is scored by: the ensemble's (``item.probs``) by default, or one member's
+#: (:func:`backend.review.member_cut.member_probs`), so one calibration code serves both.
+ScoreSource = Callable[[ItemResult], Optional[Mapping[str, float]]]
 
 
 def _exact(gold: str, original: str) -> bool:
     return gold != original
 
 
-def wrong_score(item: ItemResult, *, is_error: ErrorRule | None = None) -> float | None:
-    """The ensemble's probability that the item's label is an error by ``is_error`` (None without a verdict
-    or a label); by default 1 - the probability of the label itself."""
-    if item.probs is None or item.original is None:
+def wrong_score(item: ItemResult, *, is_error: ErrorRule | None = None,
+                source: ScoreSource | None = None) -> float | None:
+    """The ensemble's (or ``source``'s) probability that the item's label is an error by ``is_error`` (None
+    without a verdict or a label); by default 1 - the probability of the label itself."""
+    probs = item.probs if source is None else source(item)
+    if probs is None or item.original is None:
         return None
     if is_error is None:
-        return 1.0 - float(item.probs.get(item.original, 0.0))
-    return float(sum(float(p) for label, p in item.probs.items() if is_error(str(label), str(item.original))))
+        return 1.0 - float(probs.get(item.original, 0.0))
+    return float(sum(float(p) for label, p in probs.items() if is_error(str(label), str(item.original))))
 
 
 @dataclass(frozen=True)
@@ -48,9 +53,10 @@ class ControlSample:
     weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
-def control_sample(results: Sequence[ItemResult], draw: Draw | None,
-                   outcomes: Mapping[str, ReviewOutcome], *, is_error: ErrorRule | None = None) -> ControlSample:
-    """The drawn items the experts settled and the ensemble scored (wrong: ``is_error``, by default any difference)."""
+def control_sample(results: Sequence[ItemResult], draw: Draw | None, outcomes: Mapping[str, ReviewOutcome], *,
+                   is_error: ErrorRule | None = None, source: ScoreSource | None = None) -> ControlSample:
+    """The drawn items the experts settled and the ensemble (or ``source``) scored (wrong: ``is_error``, by
+    default any difference)."""
     wrong = is_error or _exact
     if draw is None:
         return ControlSample()
@@ -58,7 +64,7 @@ def control_sample(results: Sequence[ItemResult], draw: Draw | None,
     rows = []
     for drawn in draw.items:
         item, outcome = by_id.get(drawn.task_id), outcomes.get(drawn.task_id)
-        score = None if item is None else wrong_score(item, is_error=is_error)
+        score = None if item is None else wrong_score(item, is_error=is_error, source=source)
         if score is None or outcome is None or outcome.gold is None or not outcome.status.settled:
             continue
         rows.append((drawn.task_id, score, wrong(str(outcome.gold), str(item.original)),

@@ -21,6 +21,10 @@ its argmax agrees with the label. The fitted rule is therefore "score ≥ s*", w
 ordinal scale the score is the mass beyond the flag's delta (the family's ``is_error`` rule), as in the
 calibration. Items the engine kept unflagged for want of a quorum (``insufficient``) stay out of the counts:
 the fitted cut replaces the threshold, not the quorum.
+
+The score source is a parameter (``source``, :data:`backend.review.active.ScoreSource`): by default the
+ensemble's probabilities, or one member's, so the same rule and calibration give the confident-learning
+member its own cut (:mod:`backend.review.member_cut`), still compared with the ensemble's current flags.
 """
 
 from __future__ import annotations
@@ -30,18 +34,21 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from backend.review.active import ControlSample, ErrorRule, control_sample, wrong_score
+from backend.review.active import ControlSample, ErrorRule, ScoreSource, control_sample, wrong_score
 from backend.review.calibration import Calibration, fit_calibration, not_enough
 from backend.review.outcome import ReviewOutcome
 from backend.review.sampling import Draw
 from backend.scoring.results import ItemResult
 
-__all__ = ["CUT_PROBABILITY", "FittedCut", "crossing", "fitted_flag_cut", "fitted_cut_line", "score_name"]
+__all__ = ["CUT_PROBABILITY", "ENSEMBLE_CUT", "FittedCut", "crossing", "fitted_flag_cut", "fitted_cut_line",
+           "score_name"]
 
 #: Flagging an item is more often right than wrong once its calibrated P(label wrong) reaches this.
 CUT_PROBABILITY = 0.5
 #: The cut lies at or below the lowest reviewed score / the calibrated P never reaches 0.5.
 BELOW_RANGE, NEVER = "below", "never"
+#: How a line names the ensemble's cut (a member's line names the member instead), and why there is none yet.
+ENSEMBLE_CUT, NO_SAMPLE = "Flag cut fitted on the review", "PENDING: no control sample drawn (review push --sample N)"
 
 
 def score_name(family: str | None = None) -> str:
@@ -77,19 +84,19 @@ class FittedCut:
     def pending(self) -> bool:
         return self.reason is not None
 
-    def line(self, *, score: str | None = None) -> str:
+    def line(self, *, score: str | None = None, subject: str = ENSEMBLE_CUT) -> str:
         """One line for ``review status`` and the report: the cut with its basis, or PENDING with the reason."""
         if self.reason is not None:
-            return f"Flag cut fitted on the review: {self.reason}"
+            return f"{subject}: {self.reason}"
         name = score or score_name()
         basis = f"{self.method}, {self.n} reviewed control items, {self.wrong} wrong"
         if self.cut is None:
             top = "" if self.top_probability is None else f" (at most {self.top_probability:.2f})"
-            return (f"Flag cut fitted on the review: none — the calibrated P(label wrong) stays below "
+            return (f"{subject}: none — the calibrated P(label wrong) stays below "
                     f"{CUT_PROBABILITY:g}{top} over every reviewed score ({basis}); flagging by it would unflag "
                     f"{self.fewer} of {self.scored} scored items")
         where = " (already at the lowest reviewed score: the cut may lie lower)" if self.edge == BELOW_RANGE else ""
-        return (f"Flag cut fitted on the review: {name} ≥ {self.cut:.2f}{where} ({basis}) — would flag "
+        return (f"{subject}: {name} ≥ {self.cut:.2f}{where} ({basis}) — would flag "
                 f"{self.more} more, unflag {self.fewer} (of {self.scored} scored items; the engine's rule is unchanged)")
 
     def to_json(self) -> dict[str, Any]:
@@ -137,11 +144,13 @@ def crossing(fit: Calibration, scores: np.ndarray, *, level: float = CUT_PROBABI
     raise ValueError(f"no crossing rule for calibration method {fit.method!r}")
 
 
-def _changes(results: Sequence[ItemResult], cut: float | None, is_error: ErrorRule | None) -> tuple[int, int, int]:
-    """(unflagged items at or above the cut, flagged items below it, items with a score)."""
+def _changes(results: Sequence[ItemResult], cut: float | None, is_error: ErrorRule | None,
+             source: ScoreSource | None) -> tuple[int, int, int]:
+    """(items the engine left unflagged at or above the cut, items it flagged below it, items with a score)."""
     more = fewer = scored = 0
     for item in results:
-        score = None if item.prediction is None or item.insufficient else wrong_score(item, is_error=is_error)
+        score = (None if item.prediction is None or item.insufficient
+                 else wrong_score(item, is_error=is_error, source=source))
         if score is None:
             continue
         scored += 1
@@ -152,12 +161,14 @@ def _changes(results: Sequence[ItemResult], cut: float | None, is_error: ErrorRu
 
 
 def fitted_flag_cut(results: Sequence[ItemResult], control: ControlSample, *, is_error: ErrorRule | None = None,
-                    method: str = "isotonic", calibration: Calibration | None = None) -> FittedCut:
+                    method: str = "isotonic", calibration: Calibration | None = None,
+                    source: ScoreSource | None = None) -> FittedCut:
     """The flag cut the settled control sample supports, and what it would change over ``results``.
 
-    ``control``: :func:`backend.review.active.control_sample` (scores, wrong, design weights); ``is_error``:
-    the same rule that built it, so the results are scored as the control items were. ``calibration``: the
-    fit already made on ``control`` (the report's active ranking has one), else fitted here by ``method``.
+    ``control``: :func:`backend.review.active.control_sample` (scores, wrong, design weights); ``is_error``
+    and ``source``: the same rule and score source that built it, so the results are scored as the control
+    items were. ``calibration``: the fit already made on ``control`` (the report's active ranking has one),
+    else fitted here by ``method``.
     """
     n, wrong = len(control.wrong), int(np.sum(control.wrong))
     reason = not_enough(control.wrong)
@@ -167,7 +178,7 @@ def fitted_flag_cut(results: Sequence[ItemResult], control: ControlSample, *, is
     if fit.n != n:
         raise ValueError(f"the calibration rests on {fit.n} control items, the control sample holds {n}")
     cut, edge = crossing(fit, np.asarray(control.scores, dtype=float))
-    more, fewer, scored = _changes(results, cut, is_error)
+    more, fewer, scored = _changes(results, cut, is_error, source)
     top = float(fit.predict(np.array([float(np.max(control.scores))]))[0])
     return FittedCut(cut, fit.method, n, wrong, edge=edge, more=more, fewer=fewer, scored=scored, top_probability=top)
 
@@ -176,6 +187,6 @@ def fitted_cut_line(results: Sequence[ItemResult], draw: Draw | None, outcomes: 
                     is_error: ErrorRule | None = None, family: str | None = None) -> tuple[str, FittedCut | None]:
     """``review status``'s line (and the figure for ``--json``; None without a control sample)."""
     if draw is None:
-        return "Flag cut fitted on the review: PENDING: no control sample drawn (review push --sample N)", None
+        return f"{ENSEMBLE_CUT}: {NO_SAMPLE}", None
     fitted = fitted_flag_cut(results, control_sample(results, draw, outcomes, is_error=is_error), is_error=is_error)
     return fitted.line(score=score_name(family)), fitted

@@ -3,16 +3,18 @@
 Shows the fit's cross-validated quality (average precision and precision by threshold over the control
 items, design-weighted), the flag cut fitted on it (where the calibrated P(label wrong) reaches 0.5, and
 how many flags it would add and remove: :mod:`backend.review.fitted_threshold`; the engine's own threshold
-is not changed), the unreviewed suspects ranked by it (what ``review push --next N`` sends), and, with two
-models or more, learnt member weights (stacking) against plain averaging with the gain's
-interval. PENDING until the control sample holds enough settled items (:mod:`backend.review.calibration`).
+is not changed) and beside it each confident-learning member's own cut on its own score
+(:mod:`backend.review.member_cut`), the unreviewed suspects ranked by it (what ``review push --next N``
+sends), and, with two models or more, learnt member weights (stacking) against plain averaging with the
+gain's interval. PENDING until the control sample holds enough settled items (:mod:`backend.review.calibration`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from backend.api import ControlSample, control_sample, fitted_flag_cut, label_error, rank_suspects, score_name
+from backend.api import ControlSample, control_sample, fitted_flag_cut, label_error, member_cuts, rank_suspects
+from backend.api import score_name
 from backend.api import MIN_PER_OUTCOME, MIN_REVIEWED, stacking_gain
 
 from ..inputs import AuditData
@@ -78,12 +80,13 @@ def calibration_section(data: AuditData) -> Section:
                                   [(i, 100 * p) for i, p in ranking.ranked[:TOP]]))
     note, gain = _stacking_note(data, control)
     cut = fitted_flag_cut(data.items, control, is_error=is_error, calibration=fit)
+    members = member_cuts(data.items, data.sample, outcomes, is_error=is_error, family=data.spec.task_family.name)
     notes = (f"Fitted once at least {MIN_REVIEWED} control items are settled ({MIN_PER_OUTCOME} wrong and "
              f"{MIN_PER_OUTCOME} right); each weighs 1 / its inclusion probability.",
-             cut.line(score=score_name(data.spec.task_family.name)), note)
+             cut.line(score=score_name(data.spec.task_family.name)), *(m.line for m in members), note)
     values = {"n": fit.n, "average_precision": fit.average_precision(), "by_threshold": fit.precision_by_threshold(),
               "next": [{"id": i, "p_wrong": p} for i, p in ranking.ranked], "stacking": gain,
-              "fitted_cut": cut.to_json()}
+              "fitted_cut": cut.to_json(), "member_cuts": [m.to_json() for m in members]}
     return Section(KEY, TITLE, Status.OK, sizes=sizes, tables=tuple(tables), notes=notes, values=values)
 
 

@@ -9,12 +9,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dataclasses import replace
+
 from backend.review.active import ControlSample
 from backend.review.calibration import MIN_REVIEWED, not_enough
 from backend.review.fitted_threshold import BELOW_RANGE, NEVER, fitted_cut_line, fitted_flag_cut
-from backend.scoring.results import ItemResult
+from backend.review.member_cut import member_cuts
+from backend.review.outcome import GoldStatus, ReviewOutcome
+from backend.review.sampling import Candidate, draw_sample
+from backend.scoring.results import ItemResult, MemberResult
 from stats_cli.report.build import build_report
-from stats_cli.report.render import render_table
+from stats_cli.report.render import render_markdown, render_table
 from tests.stats_cli.report.builders import planted_audit, with_sample
 
 
@@ -159,3 +164,201 @@ def test_status_line_is_the_reports_figure():
     section = build_report(data, only={"calibration"}).section("calibration")
     assert figure is not None and figure.to_json() == section.values["fitted_cut"]
     assert line in section.notes and line.startswith("Flag cut fitted on the review: 1 − P(label) ≥ 0.55 ")
+
+
+# --- the confident-learning member's own cut (backend.review.member_cut) ---------------------------------
+
+CL = "cleanlab:tfidf-logreg"
+CL_ID = f"{CL}/features@v1"
+CL_SUBJECT = f"Flag cut fitted on the review for {CL} alone"
+
+
+def member_item(k: int, *, member_p: float | None, flagged: bool) -> ItemResult:
+    """A binary item labelled "1": the ensemble's P("1") 0.3 when flagged, else 0.6 (it separates nothing);
+    the cleanlab member's own P("1") = ``member_p`` (None: the member did not answer)."""
+    p = 0.3 if flagged else 0.6
+    members = [MemberResult("local:a/p1", probs={"1": p, "0": 1 - p})]
+    if member_p is not None:
+        members.append(MemberResult(CL_ID, probs={"1": member_p, "0": 1 - member_p}))
+    return ItemResult(id=f"m{k}", original="1", prediction="0" if flagged else "1", confidence=max(p, 1 - p),
+                      probs={"1": p, "0": 1 - p}, flagged=flagged, members=tuple(members))
+
+
+def member_project(n: int = 40, *, answered: int | None = None) -> tuple[list[ItemResult], dict[str, str]]:
+    """``n`` items, every fourth label wrong; the member gives wrong labels P(label) 0.1-0.25 (score 0.75-0.9)
+    and right ones 0.7-0.95 (score 0.05-0.3), on the first ``answered`` items only. The engine flags m0 and
+    m4 (wrong) and m1 (right). One more right item, m{n}, the member never answered."""
+    answered = n if answered is None else answered
+    results, truth = [], {}
+    for k in range(n):
+        wrong = k % 4 == 0
+        p = (0.1 + 0.15 * k / n) if wrong else (0.7 + 0.25 * k / n)
+        results.append(member_item(k, member_p=p if k < answered else None, flagged=k in (0, 1, 4)))
+        truth[f"m{k}"] = "0" if wrong else "1"
+    results.append(member_item(n, member_p=None, flagged=False))
+    truth[f"m{n}"] = "1"
+    return results, truth
+
+
+def census(results: list[ItemResult], truth: dict[str, str]):
+    """Every item drawn (inclusion probability 1) and settled by the experts with ``truth``."""
+    draw = draw_sample([Candidate(str(r.id), flagged=r.flagged, confidence=r.confidence) for r in results],
+                       budget=len(results), design="random", seed=0)
+    outcomes = {str(r.id): ReviewOutcome(str(r.id), r.original, r.prediction, r.confidence, truth[str(r.id)],
+                                         GoldStatus.EXPERTS_AGREE) for r in results}
+    return draw, outcomes
+
+
+def _member_score(item: ItemResult) -> float | None:
+    probs = next((m.probs for m in item.members if m.member_id == CL_ID), None)
+    return None if probs is None else 1.0 - probs[item.original]
+
+
+def test_member_cut_lies_between_the_members_wrong_and_right_scores():
+    results, truth = member_project()
+    draw, outcomes = census(results, truth)
+    (cut,) = member_cuts(results, draw, outcomes)
+    fitted = cut.fitted
+    scores = {str(r.id): _member_score(r) for r in results}
+    top_right = max(s for i, s in scores.items() if s is not None and truth[i] == "1")
+    low_wrong = min(s for i, s in scores.items() if s is not None and truth[i] == "0")
+    assert cut.member == CL and top_right < fitted.cut < low_wrong
+    # isotonic on separated classes: 0 up to the highest right score, 1 from the lowest wrong one, linear between
+    assert fitted.cut == pytest.approx((top_right + low_wrong) / 2, abs=1e-9)
+    # its own control sample: the 41st item, which the member never answered, is not in it
+    assert (fitted.method, fitted.n, fitted.wrong, fitted.right) == ("isotonic", 40, 10, 30)
+    # against the engine's flags (m0, m4 wrong; m1 right): the 8 other wrong labels added, m1 dropped
+    assert (fitted.more, fitted.fewer, fitted.scored) == (8, 1, 40)
+    assert cut.line.startswith(f"{CL_SUBJECT}: its 1 − P(label) ≥ {fitted.cut:.2f} (isotonic, 40 reviewed control "
+                               f"items, 10 wrong) — would flag 8 more, unflag 1 (of 40 scored items")
+    # the ensemble's own cut, on the same draw, rests on its own scores (all 41 items) and differs
+    ensemble_line, ensemble = fitted_cut_line(results, draw, outcomes)
+    assert ensemble.n == 41 and ensemble.cut != pytest.approx(fitted.cut, abs=0.05)
+    assert cut.to_json()["cut"] == round(fitted.cut, 4) and cut.to_json()["line"] == cut.line
+
+
+def test_member_cut_is_pending_on_its_own_too_few_reviewed_items():
+    results, truth = member_project(answered=20)  # the member answered 20 of the 41 settled control items
+    draw, outcomes = census(results, truth)
+    (cut,) = member_cuts(results, draw, outcomes)
+    answered_wrong = [truth[str(r.id)] == "0" for r in results if _member_score(r) is not None]
+    assert len(answered_wrong) == 20
+    reason = not_enough(answered_wrong)
+    assert cut.fitted.pending and cut.fitted.cut is None and cut.fitted.more is None
+    assert cut.fitted.reason == reason and reason.startswith("PENDING: 20 reviewed control items (5 wrong labels)")
+    assert cut.line == f"{CL_SUBJECT}: {reason}"
+    assert not fitted_cut_line(results, draw, outcomes)[1].pending  # the ensemble's 41 are enough
+    (no_draw,) = member_cuts(results, None, outcomes)
+    assert no_draw.fitted is None
+    assert no_draw.line == f"{CL_SUBJECT}: PENDING: no control sample drawn (review push --sample N)"
+
+
+def test_no_confident_learning_member_no_line():
+    results, truth = member_project()
+    without = [replace(r, members=tuple(m for m in r.members if m.member_id != CL_ID)) for r in results]
+    draw, outcomes = census(without, truth)
+    assert member_cuts(without, draw, outcomes) == [] and member_cuts(without, None, outcomes) == []
+    data, truth = planted_audit()  # local judges only
+    data, _ = with_sample(data, truth, design="random", budget=len(data.items))
+    section = build_report(data, only={"calibration"}).section("calibration")
+    assert section.values["member_cuts"] == [] and not any("alone" in note for note in section.notes)
+
+
+def test_report_shows_the_members_cut_beside_the_ensembles():
+    """Through the report (text, Markdown, HTML): the planted audit with a cleanlab member that gives every wrong
+    label P(label) 0.10-0.20 and every right one 0.80-0.90, on the census sample; ``review status``'s figure."""
+    from html import escape
+
+    from backend.scoring.ensemble import label_error
+    from stats_cli.report.html import render_html
+
+    data, truth = planted_audit()
+    items, scores = [], {}
+    for k, it in enumerate(data.items):
+        p = (0.10 if truth[str(it.id)] != it.original else 0.80) + 0.0025 * k
+        scores[str(it.id)] = 1 - p
+        other = "0" if it.original == "1" else "1"
+        items.append(replace(it, members=(*it.members, MemberResult(CL_ID, probs={it.original: p, other: 1 - p}))))
+    data, _ = with_sample(replace(data, items=tuple(items)), truth, design="random", budget=len(items))
+    report = build_report(data, only={"calibration"})
+    section = report.section("calibration")
+    (figure,) = section.values["member_cuts"]
+    originals = {str(it.id): it.original for it in data.items}
+    top_right = max(s for i, s in scores.items() if truth[i] == originals[i])
+    low_wrong = min(s for i, s in scores.items() if truth[i] != originals[i])
+    assert figure["member"] == CL and figure["cut"] == pytest.approx((top_right + low_wrong) / 2, abs=1e-4)
+    # the engine flags the 9 wrong labels and 2 false alarms; the member's cut keeps the 9, drops the 2
+    assert (figure["n"], figure["wrong"], figure["right"]) == (40, 9, 31)
+    assert (figure["would_flag_more"], figure["would_unflag"], figure["scored"]) == (0, 2, 40)
+    line, notes = figure["line"], list(section.notes)
+    assert line.startswith(f"{CL_SUBJECT}: its 1 − P(label) ≥ {figure['cut']:.2f} (isotonic, 40 reviewed control")
+    ensemble = next(k for k, note in enumerate(notes) if note.startswith("Flag cut fitted on the review: "))
+    assert notes[ensemble + 1] == line and section.values["fitted_cut"]["n"] == 40  # beside the ensemble's
+    assert line in " ".join(render_table(report).split()) and f"> {line}" in render_markdown(report)
+    assert f"<p class='note'>{escape(line)}</p>" in render_html(report)
+    outcomes = {str(it.id): data.outcome(it) for it in data.items}
+    (status_cut,) = member_cuts(list(data.items), data.sample, outcomes, family=data.spec.task_family.name,
+                                is_error=lambda gold, original: label_error(gold, original, data.spec))
+    assert status_cut.to_json() == figure  # what ``review status`` prints: the same line and figure
+
+
+LS_CONFIG = """<View>
+  <Text name="passage" value="$passage"/>
+  <Choices name="verdict" toName="passage"><Choice value="0"/><Choice value="1"/></Choices>
+</View>"""
+
+
+@pytest.mark.labelstudio
+def test_review_status_prints_the_members_cut(label_studio, record_verdicts, tmp_path):
+    """``label-audit review status`` on real Label Studio: the census control sample pushed, two experts answer
+    every task with the truth, and the status (text and --json) carries the member's line beside the ensemble's."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from backend.cli import app
+    from backend.labelstudio.client import iter_tasks
+    from backend.review.push import push_review
+    from backend.review.review_store import ROUND_REVIEW
+    from backend.review.sample_push import SampleRequest
+    from backend.review.source import REF_FIELD
+    from tests.support.labelstudio import unique_email
+
+    ls = label_studio
+    planned, planned_truth = member_project()
+    project, ids = ls.create_project(LS_CONFIG, [{"passage": f"passage {k}", "label": "1"}
+                                                 for k in range(len(planned))])
+    results = [replace(r, id=str(t)) for r, t in zip(planned, ids)]
+    truth = {str(t): planned_truth[str(r.id)] for r, t in zip(planned, ids)}
+    ledger, store = record_verdicts(project, results, config=LS_CONFIG, label_field="label")
+    experts = [unique_email("cl-a"), unique_email("cl-b")]
+    push = push_review(ls.client, store, ledger, project_id=project, experts=experts,
+                       sample=SampleRequest(len(ids), design="random", seed=1), seed=1)
+    uids = {p.expert: p.expert_user_id for p in store.projects(str(project), round=ROUND_REVIEW)}
+    by_ref = {a.ref: a.task_id for a in store.assignments(str(project))}
+    for email in experts:
+        for task in iter_tasks(ls.client, push.projects[email]):
+            answer = [{"from_name": "verdict", "to_name": "passage", "type": "choices",
+                       "value": {"choices": [truth[by_ref[task.data[REF_FIELD]]]]}}]
+            ls.client.annotations.create(id=task.id, result=answer, completed_by=uids[email])
+
+    env = {"LABEL_STUDIO_URL": ls.url, "LABEL_STUDIO_API_KEY": ls.token, "LABEL_AUDIT_REVIEW_URL": None,
+           "LABEL_AUDIT_EXPERT_INSTANCES": None, "DATABASE_URL": f"sqlite:///{tmp_path / 'audit.sqlite'}"}
+
+    def status(*extra: str) -> str:
+        result = CliRunner().invoke(app, ["review", "status", "--project", str(project), *extra], env=env,
+                                    catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    shown = json.loads(status("--json"))
+    (member,) = shown["member_cuts"]
+    assert member["member"] == CL and (member["n"], member["wrong"], member["right"]) == (40, 10, 30)
+    assert (member["would_flag_more"], member["would_unflag"], member["scored"]) == (8, 1, 40)
+    scores = [(_member_score(r), truth[str(r.id)] == "0") for r in results if _member_score(r) is not None]
+    top_right, low_wrong = max(s for s, w in scores if not w), min(s for s, w in scores if w)
+    assert member["cut"] == pytest.approx((top_right + low_wrong) / 2, abs=1e-4)
+    assert shown["fitted_cut"]["n"] == 41  # the ensemble's cut rests on every settled item
+    text = status()
+    assert member["line"].startswith(f"{CL_SUBJECT}: its 1 − P(label) ≥ {member['cut']:.2f} (isotonic, 40 ")
+    assert f"{shown['fitted_cut']['line']}\n{member['line']}\n" in text
