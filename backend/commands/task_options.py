@@ -41,6 +41,7 @@ def resolve_task(
     named_negative: str | None = None,
     option_orders: int | None = None,
     calibration: str | None = None,
+    multilabel_orders: int | None = None,
 ) -> TaskSpec:
     """The spec the options describe; ValueError saying which options are missing or clash.
 
@@ -48,7 +49,7 @@ def resolve_task(
     (``Settings.spec_options()``: ``--option-orders`` over ``LABEL_AUDIT_OPTION_ORDERS``...; None: the defaults),
     applied as the backend applies them to a project: the option orders and calibration to a generic spec
     (:mod:`backend.task.option_orders`; a spec with its own prompts is asked as it is), the named negative
-    class to a label config's labels.
+    class to a label config's labels; ``multilabel_orders`` to a multi-label task's yes/no questions.
     """
     if family is not None and family not in family_names():
         raise ValueError(f"--family must be one of {', '.join(family_names())}, got {family!r}")
@@ -59,17 +60,18 @@ def resolve_task(
         spec = spec_from_label_config(
             label_config.read_text("utf-8"), name=task, guidelines=text, family=family,
             negative_label=negative_label, label_field=label_field, named_negative=named_negative,
-            option_orders=option_orders, calibration=calibration,
+            option_orders=option_orders, calibration=calibration, multilabel_orders=multilabel_orders,
         )
         return _with_id_field(spec, id_field)
     return _resolve(task=task, labels=labels, fields=fields, guidelines=guidelines, text=text, family=family,
                     negative_label=negative_label, label_field=label_field, id_field=id_field,
-                    option_orders=option_orders, calibration=calibration)
+                    option_orders=option_orders, calibration=calibration, multilabel_orders=multilabel_orders)
 
 
 def _resolve(*, task: str | None, labels: Sequence[str] | None, fields: str | None, guidelines: Path | None,
              text: str | None, family: str | None, negative_label: str | None, label_field: str | None,
-             id_field: str | None, option_orders: int | None, calibration: str | None) -> TaskSpec:
+             id_field: str | None, option_orders: int | None, calibration: str | None,
+             multilabel_orders: int | None = None) -> TaskSpec:
     label_list = split_labels(labels)
     if label_list:
         field_list = [f.strip() for f in (fields or "").split(",") if f.strip()]
@@ -78,7 +80,7 @@ def _resolve(*, task: str | None, labels: Sequence[str] | None, fields: str | No
         return generic_spec(
             labels=label_list, fields=field_list, family=family, name=task or "generic", guidelines=text or "",
             negative_label=negative_label or "", label_field=label_field or "label", id_field=id_field or "id",
-            option_orders=option_orders, calibration=calibration,
+            option_orders=option_orders, calibration=calibration, multilabel_orders=multilabel_orders,
         )
     if task is None:
         raise ValueError("say what the task is: --task NAME|FILE, --labels A,B,C --fields FIELD, or --label-config FILE")

@@ -11,7 +11,7 @@ __all__ = [
     "BACKOFF_BASE", "BACKOFF_MAX", "BATCH_SIZE", "BREAKER_AFTER", "BREAKER_COOLDOWN", "CALIBRATION", "CONCURRENCY",
     "CONFIDENT_FOLDS", "CONFIDENT_MIN_PER_CLASS", "CONFIDENT_SEED",
     "DEFAULT_DELTA", "EARLY_EXIT", "EXCLUDE_MEMBERS", "HEALTH_COLLAPSE_SHARE", "HEALTH_MIN_ANSWERS", "HEALTH_MIN_MASS",
-    "HEALTH_SPREAD_SHARE", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "MODELS_DIR", "OPTION_ORDERS", "ORDER_SKIP", "PRIOR_CORRECTION", "QUEUE", "QUORUM_MODELS",
+    "HEALTH_SPREAD_SHARE", "HOME", "IMAGE_FETCH_TIMEOUT", "IMAGE_MAX_BYTES", "IMAGE_MAX_PIXELS", "IMPORT_WAIT", "MAX_ATTEMPTS", "MAX_ID_CHARS", "MAX_ITEM_CHARS", "MAX_REQUEST_BYTES", "MEMBER", "MODELS_DIR", "MULTILABEL_ORDERS", "OPTION_ORDERS", "ORDER_SKIP", "PRIOR_CORRECTION", "QUEUE", "QUORUM_MODELS",
     "QUORUM_SHARE", "RANKER_SWAPS", "REDIS_URL", "SPEC", "TIMEOUT", "TOP", "UNTIL_WIDTH_BATCH", "UNTIL_WIDTH_RULE",
 ]
 
@@ -35,6 +35,11 @@ QUORUM_MODELS = True  # and every model through at least one of its prompts
 # (a confident-learning member answers the first order only). Two labels: every rotation, exact cancelling.
 # Preferences (pairwise) are always asked in both orders (backend.families.pairwise).
 OPTION_ORDERS = 2
+# A multi-label task's yes/no question per label asked in this many orders of its two options (1: "A. Yes / B. No"
+# only; 2: also "A. No / B. Yes", each member averaged over both as above: backend.task.multilabel_orders).
+# LABEL_AUDIT_MULTILABEL_ORDERS changes it. Default 1 until measured: two orders double the calls of a task
+# that already costs one call per label, member and item (bench/bench_multilabel_orders.py measures both).
+MULTILABEL_ORDERS = 1
 # A single-choice judge's answers divided by its answer to a content-free item (backend.scoring.contextual_calibration,
 # Zhao et al. 2021): "none" or "content-free". LABEL_AUDIT_CALIBRATION changes it. Opt-in: on 60 real-judge
 # items it raised the ensemble's accuracy (0.62 -> 0.67 in one order, 0.75 -> 0.78 in two) but not its

@@ -11,7 +11,7 @@ Secrets (the Label Studio token, the backend's password, provider keys) are fiel
 ``repr=False`` and are listed by :meth:`Settings.secrets` for redaction. The API keys are resolved here too,
 by variable name (each provider's default variables and every ``options.api_key_env`` a member names), and
 reach the providers through :meth:`Settings.provider_settings`; the values a task spec is derived with
-(option orders, calibration, the named negative class) through :meth:`Settings.spec_options`, the prompt
+(option orders, multi-label orders, calibration, the named negative class) through :meth:`Settings.spec_options`, the prompt
 templates' folder as :attr:`Settings.prompts_dir`. No module below the edges reads the environment.
 """
 
@@ -29,6 +29,7 @@ from backend.providers.registry import default_key_variables
 from backend.task.calibration_setting import CALIBRATION_ENV, check_mode
 from backend.scoring.prior_shift import check_mode as check_prior_correction
 from backend.task.option_orders import OPTION_ORDERS_ENV, resolve_orders
+from backend.task.multilabel_orders import MULTILABEL_ORDERS_ENV, check_multilabel_orders
 from backend.scoring.members import MemberSpec, exclude_members, member_specs_from_config, parse_member_arg
 from backend.scoring.engine_config import EngineConfig
 from backend.scoring.order_skip import OrderSkip
@@ -136,6 +137,7 @@ class Settings:
     # What a task spec is derived with (see spec_options): they enter its model version.
     option_orders: int = defaults.OPTION_ORDERS  # LABEL_AUDIT_OPTION_ORDERS, --option-orders
     calibration: str = defaults.CALIBRATION  # LABEL_AUDIT_CALIBRATION
+    multilabel_orders: int = defaults.MULTILABEL_ORDERS  # LABEL_AUDIT_MULTILABEL_ORDERS: 1 or 2
     # LABEL_AUDIT_PRIOR_CORRECTION (`score --prior-correction`; the audit's project pass): enters the model version
     prior_correction: str = defaults.PRIOR_CORRECTION
     negative_label: str | None = None  # the "nothing here" class, where a project's labels hold it (LABEL_AUDIT_NEGATIVE_LABEL)
@@ -195,6 +197,8 @@ class Settings:
             "option_orders": _orders(env),
             "order_skip": OrderSkip.parse(env.get("LABEL_AUDIT_ORDER_SKIP") or defaults.ORDER_SKIP),
             "calibration": check_mode(env.get(CALIBRATION_ENV) or defaults.CALIBRATION),
+            "multilabel_orders": check_multilabel_orders((env.get(MULTILABEL_ORDERS_ENV) or "").strip()
+                                                         or defaults.MULTILABEL_ORDERS),
             "prior_correction": env.get("LABEL_AUDIT_PRIOR_CORRECTION") or defaults.PRIOR_CORRECTION,
             "negative_label": env.get("LABEL_AUDIT_NEGATIVE_LABEL") or None,
         }
@@ -212,6 +216,7 @@ class Settings:
             raise ValueError(f"LABEL_AUDIT_IMAGE_MAX_BYTES must be positive, got {self.image_max_bytes}")
         resolve_orders(self.option_orders)  # ValueError below 1
         check_mode(self.calibration)
+        object.__setattr__(self, "multilabel_orders", check_multilabel_orders(self.multilabel_orders))  # 1 or 2
         check_prior_correction(self.prior_correction)
         if (self.auth_user is None) != (self.auth_password is None):
             raise ValueError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
@@ -242,7 +247,7 @@ class Settings:
         """The keyword arguments a task spec is derived with (:func:`backend.labelstudio.projectspec.spec_from_label_config`,
         :func:`backend.commands.task_options.resolve_task`): the same settings give the same spec and model version."""
         return {"named_negative": self.negative_label, "option_orders": self.option_orders,
-                "calibration": self.calibration}
+                "calibration": self.calibration, "multilabel_orders": self.multilabel_orders}
 
     def quorum(self) -> Quorum:
         """How many members must answer before a verdict counts (the engine's and the summary's)."""

@@ -76,7 +76,8 @@ class SpecContext:
     unless the project named its own); ``asked``: the name as asked (None, ``auto`` or a built-in spec's name:
     the built-in specs a ``<Choices>`` may match); ``titles`` and ``question``: the config's ``<Header>`` texts
     naming the inputs and this control. ``family``, ``negative_label``: a one-control project's overrides;
-    ``named_negative``: the "nothing here" class of the settings, where the control's labels hold it.
+    ``named_negative``: the "nothing here" class of the settings, where the control's labels hold it;
+    ``multilabel_orders``: the settings' orders of a multi-label control's yes/no options.
     """
 
     root: ET.Element
@@ -92,3 +93,5 @@ class SpecContext:
     family: str | None = None
     negative_label: str | None = None
     named_negative: str | None = None
+    #: In how many orders a multi-label ``<Choices>`` asks its yes/no questions (:mod:`backend.task.multilabel_orders`).
+    multilabel_orders: int = 1

@@ -99,5 +99,5 @@ def _generic_spec(ctx: SpecContext, choices: ChoiceControl, *, binding: ChoiceBi
         shown=shown, hints=hints, titles=ctx.titles, question=ctx.question, negative_label=negative_label or "",
         label_field=ctx.label_field, binding=replace(binding, labels=tuple(labels), shown=tuple(shown)),
         image_fields=tuple(dict.fromkeys(obj.field for obj in ctx.inputs if obj.is_image)),
-        option_orders=ctx.option_orders, calibration=ctx.calibration,
+        option_orders=ctx.option_orders, calibration=ctx.calibration, multilabel_orders=ctx.multilabel_orders,
     )

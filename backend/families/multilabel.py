@@ -13,6 +13,13 @@ one string per item. The item's verdict keeps each question's verdict (``ItemRes
 ``probs`` are the probabilities that each label applies; its confidence is that of its most confident
 flagged label when flagged (the suspects tab ranks by it), else that of its least confident label (how
 sure the ensemble is of the whole set).
+
+Option orders (opt-in, ``LABEL_AUDIT_MULTILABEL_ORDERS=2``: :mod:`backend.task.multilabel_orders`): each label's
+question is also asked with its options the other way round ("A. No" / "B. Yes"), built as a single-choice
+question's orders are (:func:`backend.task.option_orders.order_questions`); each member's two answers, keyed by
+yes/no, are averaged and the label decided by :func:`backend.families.orders.merge_orders`, as a single-choice
+item's orders are. The item's ``questions`` stay one verdict per label; each label's own ``questions`` hold its
+per-order verdicts (``o0``, ``o1``). With one order (the default) nothing of the above applies.
 """
 
 from __future__ import annotations
@@ -24,7 +31,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.task.family import Question, TaskFamily, questions_params, register_family
 from backend.families.single import choice_values, choices_result
+from backend.families.orders import merge_orders
 from backend.task.generic import derived_options, generic_spec
+from backend.task.multilabel_orders import EXTRA_KEY as ORDERS_KEY, multilabel_orders_of
+from backend.task.option_orders import order_key, order_questions, with_option_orders
 from backend.task.spec import PromptText
 from backend.scoring.results import ErrorInfo, ItemResult
 
@@ -39,6 +49,8 @@ YES, NO = "yes", "no"
 #: Qualifies a member id with the label it answered (the ledger keeps one row per item and member id).
 QUESTION_SEP = "#"
 NO_LABEL = "(no label)"
+#: The key of a label's first order among its per-order verdicts (the options as given: "A. Yes" / "B. No").
+ORDER_ONE = order_key(0)
 #: The ledger and review stores keep a label value in a column this wide (PostgreSQL enforces it).
 MAX_VALUE_CHARS = STORE_COLUMN_CHARS
 
@@ -123,7 +135,25 @@ class MultiLabelFamily(TaskFamily):
 
     # -- questions -------------------------------------------------------------------------------------
     def questions(self, spec: "TaskSpec") -> tuple[Question, ...]:
-        return tuple(Question(label, self._question_spec(spec, i)) for i, label in enumerate(spec.labels))
+        """One yes/no question per label (key: the label); with two orders, each label's second order follows
+        its first (key ``<label>#o1``, options "A. No" / "B. Yes")."""
+        n_orders = multilabel_orders_of(spec)
+        if n_orders == 1:
+            return tuple(Question(label, self._question_spec(spec, i)) for i, label in enumerate(spec.labels))
+        out: list[Question] = []
+        for i, label in enumerate(spec.labels):
+            for k, order in enumerate(order_questions(with_option_orders(self._question_spec(spec, i), n_orders))):
+                out.append(Question(label if k == 0 else f"{label}{QUESTION_SEP}{order.key}", order.spec,
+                                    reorders=order.reorders))
+        return tuple(out)
+
+    def _label_of(self, spec: "TaskSpec", key: str) -> str:
+        """The label a question key asks about (``"Sports#o1"`` -> ``"Sports"``)."""
+        return key if key in spec.labels else key.rpartition(QUESTION_SEP)[0]
+
+    def question_original(self, spec: "TaskSpec", question: Question, original: str | None) -> str | None:
+        """The item's yes/no for the question's label (every order of a label shares it)."""
+        return None if original is None else self.split(spec, original).get(self._label_of(spec, question.key))
 
     def _question_spec(self, spec: "TaskSpec", index: int) -> "TaskSpec":
         text = spec.prompt or PromptText()
@@ -146,6 +176,32 @@ class MultiLabelFamily(TaskFamily):
 
     def assemble(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"], *,
                  rules: Sequence[Any] = ()) -> "ItemResult":
+        """The item's verdict from one verdict per label (each label's orders merged first, when asked in two)."""
+        if multilabel_orders_of(spec) > 1:
+            answers = self._merge_orders(spec, item, answers, rules)
+        return self._assemble_labels(spec, item, answers)
+
+    def _merge_orders(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"],
+                      rules: Sequence[Any]) -> list["ItemResult"]:
+        """Per label, its orders' verdicts merged: each member averaged over the orders, then its first order's
+        rule (:func:`backend.families.orders.merge_orders`, exactly as for a single-choice item)."""
+        questions = self.questions(spec)
+        if len(answers) != len(questions) or len(rules) != len(questions):
+            raise ValueError(f"{len(questions)} questions (labels x orders), got {len(answers)} answers and "
+                             f"{len(rules)} rules")
+        grouped: dict[str, list[int]] = {}
+        for k, question in enumerate(questions):
+            grouped.setdefault(self._label_of(spec, question.key), []).append(k)
+        merged = []
+        for label in spec.labels:
+            at = grouped[label]
+            asked = replace(item, original=self.question_original(spec, questions[at[0]], item.original))
+            keys = [ORDER_ONE if k == at[0] else questions[k].key.rpartition(QUESTION_SEP)[2] for k in at]
+            merged.append(merge_orders(asked, [answers[k] for k in at], keys=keys, rule=rules[at[0]],
+                                       labels=(YES, NO)))
+        return merged
+
+    def _assemble_labels(self, spec: "TaskSpec", item: "Item", answers: Sequence["ItemResult"]) -> "ItemResult":
         keys = list(spec.labels)
         if len(answers) != len(keys):
             raise ValueError(f"a multi-label item has {len(keys)} questions, got {len(answers)} answers")
@@ -183,7 +239,10 @@ class MultiLabelFamily(TaskFamily):
 
         All of them enter the ensemble fingerprint: editing a label's text or hint changes the model version.
         """
-        return questions_params(self.questions(spec))
+        params = questions_params(self.questions(spec))
+        if multilabel_orders_of(spec) > 1:  # absent with one order: the versions made before stay as they were
+            params[ORDERS_KEY] = str(multilabel_orders_of(spec))
+        return params
 
     # -- Label Studio ----------------------------------------------------------------------------------
     def read_result(self, spec: "TaskSpec", result: Sequence[Any]) -> str | None:

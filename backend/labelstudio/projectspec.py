@@ -24,6 +24,7 @@ from backend.controls.registry import control_type, spec_builder
 from backend.spans.config import has_span_labels, span_spec
 from backend.task.calibration_setting import resolve_calibration
 from backend.task.option_orders import resolve_orders
+from backend.task.multilabel_orders import resolve_multilabel_orders
 from backend.task.spec import BUILTIN_SPECS, ControlSpec, TaskSpec
 
 
@@ -99,6 +100,7 @@ def spec_from_label_config(
     named_negative: str | None = None,
     option_orders: int | None = None,
     calibration: str | None = None,
+    multilabel_orders: int | None = None,
 ) -> TaskSpec:
     """Derive the task spec from a project's label config (and its labelling guidelines).
 
@@ -126,9 +128,10 @@ def spec_from_label_config(
         Override the inferred family of a one-control project (two labels binary, all numeric ordinal,
         else nominal) and name the "nothing here" class (default ``named_negative`` when it is one of the
         labels).
-    named_negative, option_orders, calibration : optional
+    named_negative, option_orders, calibration, multilabel_orders : optional
         The settings a spec is derived with (``Settings.spec_options()``, resolved at an edge from
-        ``LABEL_AUDIT_NEGATIVE_LABEL``, ``LABEL_AUDIT_OPTION_ORDERS``, ``LABEL_AUDIT_CALIBRATION``), so the
+        ``LABEL_AUDIT_NEGATIVE_LABEL``, ``LABEL_AUDIT_OPTION_ORDERS``, ``LABEL_AUDIT_CALIBRATION``,
+        ``LABEL_AUDIT_MULTILABEL_ORDERS``), so the
         backend, its workers, the review and the report derive the same spec and model version; None: the
         defaults of :mod:`backend.common.defaults` (no named negative class).
 
@@ -139,7 +142,8 @@ def spec_from_label_config(
     """
     # Every setting the derivation reads is part of the cache key, so a changed setting is a new spec.
     return _spec_once(xml, label_field, name, control, guidelines, family, negative_label, named_negative or None,
-                      resolve_orders(option_orders), resolve_calibration(calibration))
+                      resolve_orders(option_orders), resolve_calibration(calibration),
+                      resolve_multilabel_orders(multilabel_orders))
 
 
 #: Configs whose spec this process has derived (a spec is immutable; the worker, the importer, the review and
@@ -150,7 +154,7 @@ SPEC_CACHE_SIZE = 64
 @lru_cache(maxsize=SPEC_CACHE_SIZE)
 def _spec_once(xml: str, label_field: str | None, name: str | None, control: str | None, guidelines: str | None,
                family: str | None, negative_label: str | None, named_negative: str | None,
-               option_orders: int, calibration: str) -> TaskSpec:
+               option_orders: int, calibration: str, multilabel_orders: int = 1) -> TaskSpec:
     """:func:`spec_from_label_config`, parsed once per process and distinct arguments (the settings included)."""
     xml, attached = split_guidelines(xml)
     root = _parse(xml)
@@ -175,7 +179,8 @@ def _spec_once(xml: str, label_field: str | None, name: str | None, control: str
         raise ValueError(f"field {sorted(image_data)[0]!r} is shown both as an image and as text: give each its own field")
     context = SpecContext(root=root, inputs=inputs, name=_spec_name(name), asked=name, guidelines=guide,
                           label_field=label_field, option_orders=option_orders, calibration=calibration,
-                          negative_label=negative_label, named_negative=named_negative)
+                          negative_label=negative_label, named_negative=named_negative,
+                          multilabel_orders=multilabel_orders)
     if len(chosen) == 1:
         return _control_spec(context, chosen[0], family=family)
     return _controls_spec(context, chosen)

@@ -165,8 +165,8 @@ class QuestionEngine(ChunkedScoring):
         judged = [e for e in entries if isinstance(e, Item)]
         per_question: list[list[ItemResult]] = []
         for question, engine, repeat in zip(self.questions, self.engines, self.repeats):
-            if repeat and per_question:
-                per_question.append([replace(r, members=()) for r in per_question[0]])
+            if repeat and per_question:  # its own first order's verdicts (not the item's first question's)
+                per_question.append([replace(r, members=()) for r in per_question[self.bases[len(per_question)]]])
                 continue
             asked = [replace(family.question_item(self.spec, question, it),
                              original=family.question_original(self.spec, question, it.original)) for it in judged]

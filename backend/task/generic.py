@@ -24,6 +24,7 @@ from backend.task.family import get_family
 from backend.task.calibration_setting import EXTRA_KEY as CALIBRATION_KEY, resolve_calibration
 from backend.task.spec import ChoiceBinding, PromptText, TaskSpec
 from backend.task.option_orders import EXTRA_KEY, resolve_orders
+from backend.task.multilabel_orders import multilabel_extra
 
 GENERIC_PROMPT_DIR = "generic"
 OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -116,6 +117,7 @@ def generic_spec(
     image_fields: Sequence[str] = (),
     option_orders: int | None = None,
     calibration: str | None = None,
+    multilabel_orders: int | None = None,
 ) -> TaskSpec:
     """A spec judged with the generic prompts: lettered options over ``labels``.
 
@@ -130,12 +132,14 @@ def generic_spec(
     to a content-free item (:mod:`backend.scoring.contextual_calibration`). Both are settings the caller passes
     (``Settings.spec_options()``, resolved at an edge); None is the default of :mod:`backend.common.defaults`.
     The spec carries both (also a set-valued one, whose yes/no questions are derived with them:
-    :func:`derived_options`).
+    :func:`derived_options`). ``multilabel_orders``: in how many orders a set-valued family asks each label's
+    yes/no question (:mod:`backend.task.multilabel_orders`; other families ignore it).
     """
     labels = tuple(str(lab) for lab in labels)
     family = family or infer_family(labels)
     # A set-valued family asks its own yes/no question per label: no lettered options over all labels.
-    tokens = () if get_family(family).multi_valued else option_tokens(len(labels))
+    multi = get_family(family).multi_valued
+    tokens = () if multi else option_tokens(len(labels))
     if len(set(labels)) != len(labels):
         raise ValueError(f"labels must be distinct: {list(labels)}")
     fmap = dict(fields) if isinstance(fields, Mapping) else {f: f for f in fields}
@@ -155,7 +159,8 @@ def generic_spec(
         name=name, family=family, prompt_dir=GENERIC_PROMPT_DIR, fields=fmap, labels=labels,
         id_field=id_field, label_field=label_field, negative_label=negative_label, answer_tokens=tokens,
         binding=binding, prompt=prompt, image_fields=tuple(image_fields),
-        extra={EXTRA_KEY: resolve_orders(option_orders), CALIBRATION_KEY: resolve_calibration(calibration)},
+        extra={EXTRA_KEY: resolve_orders(option_orders), CALIBRATION_KEY: resolve_calibration(calibration),
+               **(multilabel_extra(multilabel_orders) if multi else {})},
     )
 
 
