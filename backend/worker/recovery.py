@@ -34,6 +34,7 @@ from rq.utils import as_text
 from backend.ledger.jobs import JobLog
 from backend.sqlstore.connection import make_db_engine
 from backend.worker.inprocess import ForkingWorker, InProcessWorker, preload
+from backend.worker.prompt_stop import PromptStopMixin
 from backend.worker.redis_outage import OutlastRedisMixin
 from backend.worker.safety import SERIALIZER, ScoringJob, scoring_queue
 from backend.worker.start import worker_settings
@@ -180,10 +181,11 @@ class RecoveryMixin:
         return super().work(*args, **kwargs)
 
 
-class AuditWorker(RecoveryMixin, OutlastRedisMixin, InProcessWorker):
+class AuditWorker(RecoveryMixin, PromptStopMixin, OutlastRedisMixin, InProcessWorker):
     """The label-audit worker: jobs run in this process, modules imported once, recovery as above,
-    and a Redis outage waited out wherever it strikes (:mod:`backend.worker.redis_outage`)."""
+    a Redis outage waited out wherever it strikes (:mod:`backend.worker.redis_outage`), and a stop
+    obeyed in about a second (:mod:`backend.worker.prompt_stop`)."""
 
 
-class ForkingAuditWorker(RecoveryMixin, OutlastRedisMixin, ForkingWorker):
+class ForkingAuditWorker(RecoveryMixin, PromptStopMixin, OutlastRedisMixin, ForkingWorker):
     """The same, with one forked work horse per job (isolates a member whose native code may crash)."""
