@@ -22,10 +22,11 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 class RQWorkerProcess:
-    """``rq worker -w backend.worker.recovery.AuditWorker`` (or ``start_class``) on one queue with a given
+    """``rq worker -w backend.worker.recovery.AuditWorker`` (or ``worker_class``) on one queue with a given
     environment."""
 
-    def __init__(self, redis_url: str, queue: str, env: dict[str, str]) -> None:
+    def __init__(self, redis_url: str, queue: str, env: dict[str, str], *,
+                 worker_class: str = "backend.worker.recovery.AuditWorker") -> None:
         self.redis_url = redis_url
         self.queue = queue
         # passive OpenMP waiting: busy-waiting llama.cpp threads crawl on a shared 2-core machine
@@ -35,11 +36,11 @@ class RQWorkerProcess:
                 self.env.pop(secret, None)
         self.log = tempfile.NamedTemporaryFile(prefix="rq-worker-", suffix=".log", delete=False)
         self.proc: subprocess.Popen | None = None
-        self.start_class = "backend.worker.recovery.AuditWorker"
+        self.worker_class = worker_class
 
     def start(self) -> "RQWorkerProcess":
         cmd = [str(RQ_BIN), "worker", "--url", self.redis_url, "--with-scheduler",
-               "-w", self.start_class, self.queue]
+               "-w", self.worker_class, self.queue]
         self.proc = subprocess.Popen(cmd, cwd=REPO, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         return self

@@ -21,9 +21,8 @@ DOCKER_GRACE = 10
 
 @pytest.mark.parametrize("worker_class", ["AuditWorker", "ForkingAuditWorker"])
 def test_an_idle_worker_exits_on_sigterm_before_docker_would_kill_it(redis_url, queue, env, worker_class):
-    proc = RQWorkerProcess(redis_url, queue.name, env)
-    proc.start_class = f"backend.worker.recovery.{worker_class}"
-    worker = proc.start()
+    worker = RQWorkerProcess(redis_url, queue.name, env,
+                             worker_class=f"backend.worker.recovery.{worker_class}").start()
     try:
         wait_until(lambda: "Listening on" in worker.log_tail(), timeout=120, what="the worker to listen")
         time.sleep(3)  # idle, its command thread waiting for a message (as a worker between jobs is)
