@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from backend.common.defaults import STORE_COLUMN_CHARS
 from backend.task.family import Question, TaskFamily, questions_params, register_family
-from backend.families.single import choice_values, choices_result
+from backend.families.single import BinaryFamily, choice_values, choices_result
 from backend.families.orders import merge_orders
 from backend.task.generic import derived_options, generic_spec
 from backend.task.multilabel_orders import EXTRA_KEY as ORDERS_KEY, multilabel_orders_of
@@ -67,6 +67,9 @@ class MultiLabelFamily(TaskFamily):
 
     name = "multilabel"
     multi_valued = True
+    #: Its questions are binary tasks and flag at the binary cut; the item's threshold (the report's, the gold
+    #: export's) is the same number.
+    default_threshold = BinaryFamily.default_threshold
     lacks = {"one_label": "members answer one yes/no question per label, not one distribution per item, and the "
                           "truth model takes one label out of the task's classes per item; the per-label view is "
                           "in 'Label sets, per label'"}

@@ -167,6 +167,12 @@ class BinaryFamily(SingleChoiceFamily):
     builtin_specs = True
     ambiguous_choice = True
     confident_learning = True
+    #: The argmax of two classes always holds at least 0.5, so a cut at 0.5 flags on a hair's margin. Over the four
+    #: two-order runs of the real judge on Rotten Tomatoes whose threshold sweep is recorded (codes, aliases, values
+    #: and hints with a question: docs/judges.md, "Choosing the flag threshold"), 0.5 reached precision >= 0.5 at
+    #: recall >= 0.5 on two and 0.55 on all four, recall unchanged on three. Multi-label yes/no questions are
+    #: binary tasks too and take this cut.
+    default_threshold = 0.55
 
     def check_spec(self, spec: "TaskSpec") -> None:
         if len(spec.labels) != 2:
@@ -184,8 +190,8 @@ class NominalFamily(SingleChoiceFamily):
     #: real judge on ChaosNLI SNLI rarely passes 0.5 (48 items, 10 wrong labels: 4 flags, recall 0.20). 0.40 is the
     #: cut that reached precision >= 0.5 at recall >= 0.5 on both three-class runs above 0.6 accuracy (0.57 / 0.80
     #: and 0.57 / 0.67; 0.45 on one of them) in the presentations benchmark (docs/judges.md, "Choosing the flag
-    #: threshold"). On two labels the top class always holds at least 0.5, so a two-label nominal task flags
-    #: exactly as at 0.5.
+    #: threshold"). On two labels the top class always holds at least 0.5, so a two-label nominal task (a ranker's
+    #: left/right question) flags exactly as at 0.5, not at the binary family's 0.55.
     default_threshold = 0.4
 
     def default_negative(self, spec: "TaskSpec") -> str:

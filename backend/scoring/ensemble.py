@@ -172,9 +172,9 @@ def top_tie(probs: Mapping[str, float], labels: Sequence[str]) -> bool:
 
 
 def resolve_threshold(spec: TaskSpec, threshold: float | None) -> float:
-    """``threshold`` itself, or the family default (0.5 binary/multi-label, 0.4 nominal, 0.2 ordinal).
+    """``threshold`` itself, or the family default (0.55 binary and multi-label, 0.4 nominal, 0.2 ordinal).
 
-    0.5 is the least a binary argmax can have; for the ordinal SummEval experiments Nahum et al. start
+    A binary argmax always holds at least 0.5, so its cut sits just above (the family's docstring says on what); for the ordinal SummEval experiments Nahum et al. start
     their confidence bins at 0.2 (App. A.4.1). Each family states its own (``default_threshold``).
     """
     value = spec.task_family.default_threshold if threshold is None else float(threshold)
@@ -264,7 +264,7 @@ def decide(
     original : str or None
         The item's original label.
     threshold : float, optional
-        Confidence must exceed it; None uses the family default (0.5 binary, 0.4 nominal, 0.2 ordinal).
+        Confidence must exceed it; None uses the family default (0.55 binary, 0.4 nominal, 0.2 ordinal).
     delta : int, optional
         Overrides the distance part of the spec's flag rule (see :func:`flag_rule`).
     insufficient : bool

@@ -71,7 +71,7 @@ def test_ordinal_flag_uses_delta_and_default_threshold():
 
 
 def test_thresholds_and_delta_are_validated():
-    assert resolve_threshold(BIN, None) == 0.5 and resolve_threshold(LIK, None) == 0.2
+    assert resolve_threshold(BIN, None) == 0.55 and resolve_threshold(LIK, None) == 0.2
     with pytest.raises(ValueError):
         resolve_threshold(BIN, 1.5)
     with pytest.raises(ValueError):

@@ -40,7 +40,7 @@ def test_a_new_family_is_one_registered_class():
 
 def test_single_choice_families_keep_their_thresholds_and_rules():
     fc, likert, relevance = load_spec("factual-consistency"), load_spec("likert"), load_spec("relevance")
-    assert (resolve_threshold(fc, None), resolve_threshold(likert, None), resolve_threshold(SPEC, None)) == (0.5, 0.2, 0.5)
+    assert (resolve_threshold(fc, None), resolve_threshold(likert, None), resolve_threshold(SPEC, None)) == (0.55, 0.2, 0.55)
     assert disagrees("1", "0", fc) and not disagrees("1", None, fc)
     assert not disagrees("2", "3", likert) and disagrees("1", "3", likert)
     assert disagrees("1", "2", relevance) and not disagrees("2", "3", relevance)  # the 2/3 boundary
