@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import os
 import shutil
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+
+from tests.support.ls_controls import open_task
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 CHROMIUM = os.environ.get("LABEL_AUDIT_CHROMIUM", "/usr/bin/chromium")
@@ -55,22 +57,30 @@ def login(page: Any, url: str, email: str, password: str) -> None:
     page.wait_for_load_state("networkidle")
 
 
+def settle(page: Any) -> None:
+    """Wait until the page's requests are over and give the frontend a moment to draw their answers."""
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(800)
+
+
 def screenshot_suspects_tab(ls: Any, project: int, name: str, *, then_task: int | None = None) -> None:
     """The lead's Data Manager of ``project`` on its suspects tab (``ARTIFACTS/name``); with ``then_task``, that
     task's labelling view too (``name`` with ``-task``)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     from backend.labelstudio.scoreview import SUSPECTS_TITLE
 
     with headless_chromium() as browser:
         page = browser.new_page(viewport={"width": 1400, "height": 800})
         login(page, ls.url, ls.process.username, ls.process.password)
         page.goto(f"{ls.url}/projects/{project}/data")
-        page.wait_for_timeout(4000)
         tab = page.get_by_text(SUSPECTS_TITLE)
+        with suppress(PlaywrightTimeout):  # no suspects tab: the Data Manager is photographed as it is
+            tab.first.wait_for(timeout=30_000)
         if tab.count():
             tab.first.click()
-            page.wait_for_timeout(2500)
+            settle(page)
         page.screenshot(path=str(ARTIFACTS / name))
         if then_task is not None:
-            page.goto(f"{ls.url}/projects/{project}/data?task={then_task}")
-            page.wait_for_timeout(5000)
+            open_task(page, ls.url, project, then_task)
             page.screenshot(path=str(ARTIFACTS / name.replace(".png", "-task.png")), full_page=True)

@@ -30,6 +30,7 @@ from backend.review.review_store import ROUND_REVIEW, ReviewStore
 from backend.scoring.results import ItemResult, MemberResult
 from stats_cli.cli import app as audit_stats
 from tests.support.browser import ARTIFACTS, headless_chromium
+from tests.support.ls_controls import open_task
 
 pytestmark = [pytest.mark.labelstudio]
 
@@ -178,8 +179,7 @@ def _screenshots(ls, name: str, experts, projects, passwords, *, project_id: int
             page.wait_for_load_state("networkidle")
             shown = project_id or projects[email].ls_project_id
             task_id = next(iter(iter_tasks(ls.client, shown))).id
-            page.goto(f"{ls.url}/projects/{shown}/data?task={task_id}")
-            page.wait_for_timeout(6000)
+            open_task(page, ls.url, shown, task_id)
             page.screenshot(path=str(ARTIFACTS / f"controls-{name}-{who}-{letter}.png"), full_page=True)
             page.close()
 

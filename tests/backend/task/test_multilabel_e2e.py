@@ -39,6 +39,7 @@ from stats_cli.cli import app as audit_stats
 from tests.support.audit_loop import audit_environment, run_audit
 from tests.backend.task.templates import LABELS, TOPICS_MULTI, regions
 from tests.support.browser import ARTIFACTS, headless_chromium, screenshot_suspects_tab
+from tests.support.ls_controls import open_task
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.redis, pytest.mark.llm]
 
@@ -197,8 +198,7 @@ def _screenshot_expert(ls, review) -> None:
         page.click("button[type=submit]")
         page.wait_for_load_state("networkidle")
         task_id = next(iter(iter_tasks(ls.client, project_id))).id
-        page.goto(f"{ls.url}/projects/{project_id}/data?task={task_id}")
-        page.wait_for_timeout(6000)
+        open_task(page, ls.url, project_id, task_id)
         page.screenshot(path=str(ARTIFACTS / "multilabel-expert-review.png"))
 
 
