@@ -36,11 +36,13 @@ DOCS = documents(REPO)
 EXPERTS = ("ANA", "BEN")  # README's ana@lab.org and ben@lab.org: the variable prefix of each one's instance
 DOCUMENTED_PORTS = {9090: "README's ML backend", 8000: "docs/reference.md's llama_cpp.server"}
 SKIP_IN_SANDBOX = {".git", ".label-audit", "artifacts", ".pytest_cache"}
+# Label Studio's *Sentiment Analysis* template (three choices), the one README names.
 CONFIG = """<View>
   <Text name="text" value="$text"/>
   <Choices name="sentiment" toName="text" choice="single-radio" showInLine="true">
     <Choice value="Positive"/>
     <Choice value="Negative"/>
+    <Choice value="Neutral"/>
   </Choices>
 </View>"""
 INSTRUCTIONS = "<p>Positive: the reviewer likes the product. Negative: the reviewer does not.</p>"

@@ -39,7 +39,7 @@ def test_the_name_states_judges_and_rule_and_ends_with_the_key():
     assert name == f"smollm2 ×4 prompts + gpt-4o-mini ×4 prompts · avg ≥ 0.70 · {config.model_version(spec)}"
     assert version_key(name) == config.model_version(spec)
     # the default threshold of the family when none is set
-    assert " · avg ≥ 0.50 · " in EnsembleConfig().ls_version(spec)
+    assert " · avg ≥ 0.55 · " in EnsembleConfig().ls_version(spec)
 
 
 def test_an_ordinal_name_gives_its_distance():
