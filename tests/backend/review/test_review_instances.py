@@ -126,6 +126,12 @@ def _review(source, review_ls, tmp_path, map_path, experts: list[str], urls: dic
     env = {"LABEL_STUDIO_URL": source.url, "LABEL_STUDIO_API_KEY": source.token, "DATABASE_URL": db,
            "LABEL_AUDIT_EXPERT_INSTANCES": str(map_path), "LABEL_AUDIT_REVIEW_URL": review_ls.url,
            "LABEL_AUDIT_REVIEW_API_KEY": review_ls.token}
+    calm, calm_ids = source.create_project(CONFIG, [{"data": {"t": "claim 9"}, "annotations": [{"result": choice}]}])
+    Ledger(db).record_many(str(calm), "label-audit-0123456789ab", [
+        ItemResult(id=str(calm_ids[0]), original="0", prediction="0", confidence=0.9, probs=None, flagged=False)])
+    out = cli("review", "push", "--project", str(calm), "--experts", ",".join(experts), env=env)
+    assert "0 items under review" in out and "nothing was flagged, so no review project was made" in out, out
+    assert not ReviewStore(db).projects(str(calm), round=ROUND_REVIEW)
     out = cli("review", "push", "--project", str(project), "--experts", ",".join(experts), env=env)
     assert "3 items under review" in out, out
     own = {p.expert: p for p in ReviewStore(db).projects(str(project), round=ROUND_REVIEW)}
