@@ -174,8 +174,9 @@ def top_tie(probs: Mapping[str, float], labels: Sequence[str]) -> bool:
 def resolve_threshold(spec: TaskSpec, threshold: float | None) -> float:
     """``threshold`` itself, or the family default (0.55 binary and multi-label, 0.4 nominal, 0.2 ordinal).
 
-    A binary argmax always holds at least 0.5, so its cut sits just above (the family's docstring says on what); for the ordinal SummEval experiments Nahum et al. start
-    their confidence bins at 0.2 (App. A.4.1). Each family states its own (``default_threshold``).
+    A binary argmax always holds at least 0.5, so its cut sits just above (the family's comment says on what
+    it was chosen); for the ordinal SummEval experiments Nahum et al. start their confidence bins at 0.2
+    (App. A.4.1). Each family states its own (``default_threshold``).
     """
     value = spec.task_family.default_threshold if threshold is None else float(threshold)
     if not 0.0 <= value <= 1.0:
