@@ -131,9 +131,11 @@ def push(
     out = Console(soft_wrap=True)
     out.print(f"project {project}: {report.items} items under review ({report.added} added now)")
     if not report.items:
-        out.print("  nothing was flagged, so no review project was made: the judges confidently contradict no "
-                  "label at the flag threshold (`label-audit audit` printed it); --sample N or --until-width W "
-                  "reviews a random sample instead, which bounds the error rate")
+        why = (f"no flagged item reaches --threshold {threshold}" if threshold is not None else
+               "nothing was flagged (the judges confidently contradict no label at the flag threshold "
+               "`label-audit audit` printed)")
+        out.print(f"  {why}, so no review project was made; --sample N or --until-width W reviews a random sample "
+                  "instead, which bounds the error rate")
     if report.ambiguous_choice:
         out.print('  every item offers "More than one answer may be right" (round 2 too)')
     if sample is not None:

@@ -130,8 +130,11 @@ def _review(source, review_ls, tmp_path, map_path, experts: list[str], urls: dic
     Ledger(db).record_many(str(calm), "label-audit-0123456789ab", [
         ItemResult(id=str(calm_ids[0]), original="0", prediction="0", confidence=0.9, probs=None, flagged=False)])
     out = cli("review", "push", "--project", str(calm), "--experts", ",".join(experts), env=env)
-    assert "0 items under review" in out and "nothing was flagged, so no review project was made" in out, out
+    assert "0 items under review" in out and "nothing was flagged" in out and "no review project was made" in out
     assert not ReviewStore(db).projects(str(calm), round=ROUND_REVIEW)
+    out = cli("review", "push", "--project", str(project), "--experts", ",".join(experts), "--threshold", "0.95",
+              env=env)
+    assert "no flagged item reaches --threshold 0.95, so no review project was made" in out, out
     out = cli("review", "push", "--project", str(project), "--experts", ",".join(experts), env=env)
     assert "3 items under review" in out, out
     own = {p.expert: p for p in ReviewStore(db).projects(str(project), round=ROUND_REVIEW)}
