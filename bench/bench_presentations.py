@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -162,8 +163,14 @@ def figures(results: list, labels: Sequence[str], true: list[str], given: list[s
 
 
 def run_one(data_set: str, presentation: str, members: list[str], *, n_items: int, orders: int | None,
-            rate: float, seed: int, cache: CallCache, folder: Path = DATA, balanced: bool = True) -> dict[str, Any]:
-    """Score one set x presentation through the product's default path; every variant read from the same calls."""
+            rate: float, seed: int, cache: CallCache, folder: Path = DATA, balanced: bool = True,
+            prompts: Sequence[str] | None = None) -> dict[str, Any]:
+    """Score one set x presentation through the product's default path; every variant read from the same calls.
+
+    ``prompts`` keeps only those prompt ids of each member: a prompt's own figures do not depend on the others
+    (each asks alone), so one rewritten prompt is measured at a quarter of the calls; the ensemble rows are
+    then that prompt's alone, not the default ensemble's.
+    """
     settings = Settings.from_env()
     options = settings.spec_options()
     if orders is not None:
@@ -175,13 +182,17 @@ def run_one(data_set: str, presentation: str, members: list[str], *, n_items: in
     true = [stored[r["true"]] for r in rows]
     given = plant(true, spec.labels, rate=rate, seed=seed)
     items = [Item(id=r["id"], original=g, fields=r["fields"]) for r, g in zip(rows, given)]
-    built = build_members([parse_member_arg(m) for m in members], spec, providers=settings.provider_settings(),
+    entries = [parse_member_arg(m) for m in members]
+    if prompts:
+        entries = [replace(e, prompts=tuple(prompts)) for e in entries]
+    built = build_members(entries, spec, providers=settings.provider_settings(),
                           prompts_root=settings.prompts_dir)
     config = settings.engine_config(concurrency=1)
     engine = make_engine(spec, built, cache=cache, config=config)
     results = list(engine.score(items))
     rule = VerdictRule(spec, threshold=engine.threshold, delta=config.delta, quorum=config.quorum)
     out = {"data_set": data_set + ("" if balanced else " (natural)"), "presentation": presentation, "items": len(items), "labels": list(spec.labels),
+           "prompts": list(prompts or []),
            "planted": sum(g != t for g, t in zip(given, true)), "orders": options["option_orders"],
            "threshold": engine.threshold, "llm_calls": engine.stats.llm_calls, **figures(results, spec.labels, true,
                                                                                           given, engine.threshold)}
@@ -327,6 +338,8 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--orders", type=int, help="option orders (default: the settings', 2)")
     parser.add_argument("--planted-rate", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--prompt", action="append",
+                        help="keep only this prompt id of each member, repeatable (default: every default prompt)")
     parser.add_argument("--natural", action="store_true",
                         help="take the items in file order, the classes in the set's own proportions (default: balanced)")
     parser.add_argument("--cache-url", default=f"sqlite:///{ROOT / '.label-audit' / 'bench_presentations.sqlite'}")
@@ -353,7 +366,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
             for presentation in shown:
                 out = run_one(data_set, presentation, args.member or ["local:smollm2"], n_items=args.items,
                               orders=args.orders, rate=args.planted_rate, seed=args.seed, cache=cache,
-                              folder=args.data_dir, balanced=not args.natural)
+                              folder=args.data_dir, balanced=not args.natural, prompts=args.prompt)
                 print_run(out)
                 outs.append(out)
                 if args.json:
