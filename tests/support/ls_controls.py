@@ -23,13 +23,31 @@ def open_task(page: Any, url: str, project: int, task_id: int) -> None:
     """Open a task in the Data Manager's labelling view and wait until its controls are drawn."""
     page.goto(f"{url}/projects/{project}/data?task={task_id}")
     page.locator(VIEW).or_(page.locator("text=/Error:/")).first.wait_for(timeout=60000)
-    page.wait_for_timeout(1500)
+    # The view is drawn before the task's annotations and predictions arrive: wait for those requests, then a
+    # moment for the frontend to put them in the controls.
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(400)
 
 
 def submit(page: Any) -> list[str]:
     """Press Submit; the warnings Label Studio shows instead of saving (empty when it saved)."""
-    page.click("button:has-text('Submit')")
-    page.wait_for_timeout(1500)
+    saved: list[int] = []
+
+    def on_response(response: Any) -> None:
+        if response.request.method == "POST" and "/annotations" in response.url:
+            saved.append(response.status)
+
+    page.on("response", on_response)
+    try:
+        page.click("button:has-text('Submit')")
+        # Either the annotation is posted or a warning opens instead: wait for whichever comes (up to 10 s).
+        for _ in range(100):
+            if saved or page.locator(".ant-modal-content").count():
+                break
+            page.wait_for_timeout(100)
+        page.wait_for_timeout(300)
+    finally:
+        page.remove_listener("response", on_response)
     warnings = page.locator(".ant-modal-content").all_inner_texts()
     for _ in warnings:
         page.click(".ant-modal-content button:has-text('OK')")

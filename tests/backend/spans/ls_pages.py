@@ -6,6 +6,7 @@ from typing import Any
 
 from backend.labelstudio.scoreview import SUSPECTS_TITLE
 from tests.support.browser import login  # noqa: F401  (the pages log in through the form)
+from tests.support.ls_controls import submit as controls_submit
 
 #: Finds the nth occurrence of a word in the text object and returns its on-screen centre.
 _FIND = """([word, nth]) => {
@@ -31,7 +32,8 @@ _HIGHLIGHTS = """() => [...document.querySelectorAll('.lsf-richtext__container .
 def open_task(page: Any, url: str, project: int, task_id: int) -> None:
     page.goto(f"{url}/projects/{project}/data?task={task_id}")
     page.wait_for_selector(".lsf-richtext__line", timeout=60000)
-    page.wait_for_timeout(1500)
+    page.wait_for_load_state("networkidle")  # the task's annotations arrive after the text is drawn
+    page.wait_for_timeout(400)
 
 
 def pick_word(page: Any, word: str, label: str, *, nth: int = 0) -> None:
@@ -45,8 +47,9 @@ def pick_word(page: Any, word: str, label: str, *, nth: int = 0) -> None:
 
 
 def submit(page: Any) -> None:
-    page.click("button:has-text('Submit')")
-    page.wait_for_timeout(1500)
+    """Press Submit and wait until the annotation is posted (:func:`tests.support.ls_controls.submit`)."""
+    warnings = controls_submit(page)
+    assert not warnings, warnings
 
 
 def highlights(page: Any) -> list[tuple[str, int, int]]:
