@@ -237,13 +237,14 @@ def test_without_a_correction_the_audit_pass_is_the_gate_alone(tmp_path):
 
 def test_the_audit_model_version_carries_the_correction_and_none_keeps_the_old_one():
     """Two corrections, two versions (a corrected audit never shares one with an uncorrected audit); ``none`` keeps
-    the version computed on main at c4f81bd, before the correction entered the audit's version."""
+    the version computed on main at c4f81bd, before the correction entered the audit's version (computed again when
+    generic-definitions became v3: a prompt's text enters the model version)."""
     versions = {}
     for mode in ("none", "em", "batch", "given"):
         config = EnsembleConfig(Settings.from_env({}), prior_correction=mode)
         versions[mode] = config.model_version(config.spec(CONFIG))
         assert config.ls_version(config.spec(CONFIG)).endswith(versions[mode])
-    assert versions["none"] == "label-audit-c6bbce7fda1b"
+    assert versions["none"] == "label-audit-412c3626df95"
     assert len(set(versions.values())) == 4
     env = EnsembleConfig(Settings.from_env({"LABEL_AUDIT_PRIOR_CORRECTION": "given"}))
     assert env.model_version(env.spec(CONFIG)) == versions["given"]
