@@ -38,7 +38,7 @@ def _setting(flag: str, what: str, variable: str, default: object) -> Any:
 
 
 THRESHOLD = _setting("--threshold", "Minimum confidence to flag", "LABEL_AUDIT_THRESHOLD",
-                     "0.55 binary and multi-label, 0.4 nominal, 0.2 ordinal")
+                     "0.55 binary and multi-label, 0.45 nominal, 0.2 ordinal")
 DELTA = _setting("--delta", "Ordinal tasks: flag when |prediction - original| > DELTA", "LABEL_AUDIT_DELTA",
                  "the task spec's flag rule")
 QUORUM = _setting("--quorum", "Share of members that must answer for an item to be flaggable", "LABEL_AUDIT_QUORUM",

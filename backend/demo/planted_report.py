@@ -2,7 +2,7 @@
 
 Reads a ``label-audit score --out`` file whose records carry ``planted`` (the demo's tickets). A member
 "finds" an item when its own most probable label differs from the item's label with probability above the
-task's flag threshold (the family's default: 0.55 binary, 0.4 nominal); the ensemble row is the tool's flag.
+task's flag threshold (the family's default: 0.55 binary, 0.45 nominal); the ensemble row is the tool's flag.
 Precision and recall rest on the counts printed beside them (the planted errors are the only wrong labels of
 the sample).
 """

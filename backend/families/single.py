@@ -187,12 +187,13 @@ class NominalFamily(SingleChoiceFamily):
     ambiguous_choice = True
     confident_learning = True
     #: Three or more classes spread the averaged answer: over four prompts x two option orders the top class of a
-    #: real judge on ChaosNLI SNLI rarely passes 0.5 (48 items, 10 wrong labels: 4 flags, recall 0.20). 0.40 is the
-    #: cut that reached precision >= 0.5 at recall >= 0.5 on both three-class runs above 0.6 accuracy (0.57 / 0.80
-    #: and 0.57 / 0.67; 0.45 on one of them) in the presentations benchmark (docs/judges.md, "Choosing the flag
-    #: threshold"). On two labels the top class always holds at least 0.5, so a two-label nominal task (a ranker's
-    #: left/right question) flags exactly as at 0.5, not at the binary family's 0.55.
-    default_threshold = 0.4
+    #: real judge on ChaosNLI SNLI rarely passes 0.5 (48 items, 10 wrong labels: 4 flags, recall 0.20). The cut is
+    #: the one that reaches precision >= 0.5 at recall >= 0.5 on the most three-class runs above 0.6 accuracy in the
+    #: presentations benchmark (docs/judges.md, "Choosing the flag threshold"): 0.45 on four of the five balanced
+    #: SNLI runs, 0.40 on three; with generic-definitions@v3 in the ensemble 0.45 still meets it where 0.40 does not.
+    #: On two labels the top class always holds at least 0.5, so a two-label nominal task (a ranker's left/right
+    #: question) flags exactly as at 0.5, not at the binary family's 0.55.
+    default_threshold = 0.45
 
     def default_negative(self, spec: "TaskSpec") -> str:
         return ""

@@ -1,7 +1,7 @@
 """The flag cut fitted on the review: the smallest score at which the calibrated P(label wrong) reaches 0.5.
 
 The engine flags an item when its argmax disagrees with the label and the averaged confidence exceeds a
-fixed threshold (:func:`backend.scoring.ensemble.decide`; 0.55 for binary tasks, 0.4 for nominal ones). That threshold
+fixed threshold (:func:`backend.scoring.ensemble.decide`; 0.55 for binary tasks, 0.45 for nominal ones). That threshold
 is a guess about a judge nobody has measured yet. Once the experts have settled enough of the control
 sample, the review's calibration (:mod:`backend.review.calibration`, design-weighted, so it describes the
 project and not the sample) says where flagging becomes more often right than wrong: the smallest score

@@ -26,7 +26,7 @@ class EngineConfig:
     Parameters
     ----------
     threshold : float, optional
-        Minimum confidence for a flag (None: the family default, 0.55 binary, 0.4 nominal, 0.2 ordinal).
+        Minimum confidence for a flag (None: the family default, 0.55 binary, 0.45 nominal, 0.2 ordinal).
     delta : int, optional
         Overrides the distance part of the task's flag rule (None: the spec's rule, see
         :func:`backend.scoring.ensemble.flag_rule`).

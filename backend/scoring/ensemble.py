@@ -172,7 +172,7 @@ def top_tie(probs: Mapping[str, float], labels: Sequence[str]) -> bool:
 
 
 def resolve_threshold(spec: TaskSpec, threshold: float | None) -> float:
-    """``threshold`` itself, or the family default (0.55 binary and multi-label, 0.4 nominal, 0.2 ordinal).
+    """``threshold`` itself, or the family default (0.55 binary and multi-label, 0.45 nominal, 0.2 ordinal).
 
     A binary argmax always holds at least 0.5, so its cut sits just above (the family's comment says on what
     it was chosen); for the ordinal SummEval experiments Nahum et al. start their confidence bins at 0.2
@@ -265,7 +265,7 @@ def decide(
     original : str or None
         The item's original label.
     threshold : float, optional
-        Confidence must exceed it; None uses the family default (0.55 binary, 0.4 nominal, 0.2 ordinal).
+        Confidence must exceed it; None uses the family default (0.55 binary, 0.45 nominal, 0.2 ordinal).
     delta : int, optional
         Overrides the distance part of the spec's flag rule (see :func:`flag_rule`).
     insufficient : bool

@@ -85,7 +85,7 @@ def gold_rows(data: AuditData, *, mode: Mode = "correct", threshold: float | Non
         What to do with flagged items nobody reviewed (only ``flip``/``filter`` touch them).
     threshold : float, optional
         Confidence at or above which an unreviewed flagged item is flipped or dropped; default the
-        project's flag threshold (0.55 binary, 0.4 nominal, 0.2 ordinal).
+        project's flag threshold (0.55 binary, 0.45 nominal, 0.2 ordinal).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
