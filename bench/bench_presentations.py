@@ -287,6 +287,8 @@ def markdown(path: Path) -> str:
     for raw in path.read_text("utf-8").splitlines():
         out = json.loads(raw)
         where = f"{out['data_set']} · {out['presentation']} ({out['items']} items, {out['planted']} planted)"
+        if out.get("prompts"):  # a --prompt run: its "ensemble" is those prompts alone, not the default ensemble
+            where += f", {', '.join(out['prompts'])} only"
         for name, f in out["members"].items():
             lines.append(f"| {where} | {name} | {_cell(f)} | {_f(f['seconds_per_item'])} |")
         lines.append(f"| {where} | **ensemble** | {_cell(out['ensemble'])} | {_f(out['ensemble']['seconds_per_item'])} |")

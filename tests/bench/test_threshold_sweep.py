@@ -72,3 +72,22 @@ def test_natural_rows_keep_the_sets_proportions_and_balanced_rows_interleave_the
     assert [r["id"] for r in natural] == ["0", "1", "2", "4"]  # file order; item 3 (60 votes) is not clear
     balanced = bench.load_rows("snli", n_items=6, folder=tmp_path)
     assert [r["true"] for r in balanced] == ["e", "n", "c"]  # one round of e, n, c: c has one clear item
+
+
+def test_the_docs_table_marks_a_run_of_one_prompt_as_that_prompt_alone(bench, tmp_path):
+    """A ``--prompt`` run's "ensemble" is that prompt by itself: its rows must not read as the default ensemble's."""
+    figures = {"accuracy": 0.78, "modal": "rotten", "modal_share": 0.72, "ratios": {"fresh": 0.56, "rotten": 1.44},
+               "auroc": 0.87, "ap": 0.6, "flagged": 8, "flag_precision": 0.5, "flag_recall": 0.67,
+               "seconds_per_item": 8.6}
+
+    def run(prompts):
+        return {"data_set": "rotten-tomatoes", "presentation": "codes+q", "items": 32, "planted": 6,
+                "prompts": prompts, "members": {"generic-definitions@v3": figures}, "ensemble": figures,
+                **{name: figures for name in bench.VARIANTS}, "gate": {"left_out": []}}
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(run(["generic-definitions"])) + "\n" + json.dumps(run([])) + "\n", "utf-8")
+    rows = bench.markdown(path).splitlines()[2:]
+    alone = [r for r in rows if "generic-definitions only" in r]
+    assert len(alone) == len(rows) // 2 and any("**ensemble**" in r for r in alone)
+    assert "0.78 / rotten 72% / 0.56–1.44 / 0.87 / 0.60 / 8, 0.50 / 0.67" in alone[0]
