@@ -68,7 +68,7 @@ from backend.task.dataset import Item  # noqa: E402
 DATA = ROOT.parent / "shared" / "data" / "chaosnli"
 PRESENTATIONS = ("codes", "values", "aliases", "hints")
 #: Class-prior corrections replayed over the same answers (:mod:`backend.scoring.prior_shift`).
-CORRECTIONS = ("em", "batch", "given")
+CORRECTIONS = ("em", "batch", "given", "fitted")
 #: Flag thresholds the sweep tries (the nominal default is 0.5; 1/3 is the least a 3-class argmax can have).
 THRESHOLDS = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)
 VARIANTS = ("gated",) + tuple(f"gated+{m}" for m in CORRECTIONS) + ("gated+review",)

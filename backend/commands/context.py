@@ -64,8 +64,9 @@ FAMILY = typer.Option(None, "--family", help="binary, ordinal or nominal (defaul
 NEGATIVE_LABEL = typer.Option(None, "--negative-label", help="The 'nothing here' class (strict aggregation, "
                               "built-in probes).")
 PRIOR_CORRECTION = typer.Option(None, "--prior-correction", help="Correct each judge's answers over the whole "
-                                "run for the class prior they show: none, em (Saerens et al. 2002), batch (towards equal classes) or given "
-                                "(towards the shares of the project's labels) (default "
+                                "run for the class prior they show: none, em (Saerens et al. 2002), batch (towards equal classes), given "
+                                "(towards the shares of the project's labels) or fitted (each verdict re-read by a model "
+                                "of the other items' labels on every judge's answers) (default "
                                 f"LABEL_AUDIT_PRIOR_CORRECTION, else {defaults.PRIOR_CORRECTION}).")
 OPTION_ORDERS = typer.Option(None, "--option-orders", min=1, help="Ask lettered options in this many cyclic orders "
                              "and average each judge over them (default LABEL_AUDIT_OPTION_ORDERS, else "

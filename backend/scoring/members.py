@@ -290,11 +290,19 @@ def ensemble_fingerprint(members: Sequence[Member], spec: TaskSpec, *, prior_cor
             [m.id, json.dumps(dict(m.provider.cache_params()), sort_keys=True, default=str)] for m in members
         ),
     }
-    if prior_correction != "none":
-        payload["prior_correction"] = prior_correction
+    _add_prior_correction(payload, prior_correction, spec)
     _add_order_skip(payload, order_skip)
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
+
+
+def _add_prior_correction(payload: dict[str, Any], mode: str, spec: TaskSpec) -> None:
+    """The correction's mode into a fingerprint's payload when it re-reads this task's verdicts; nothing for ``none``
+    or a family it leaves as judged (their versions stay as they were)."""
+    from backend.scoring.project_pass import corrects  # the project pass imports the scoring modules this one does
+
+    if corrects(mode, spec.family):
+        payload["prior_correction"] = mode
 
 
 def _add_order_skip(payload: dict[str, Any], order_skip: OrderSkip | None) -> None:
@@ -332,8 +340,7 @@ def spec_fingerprint(entries: Sequence[MemberSpec], spec: TaskSpec, *, prompts_r
         "params": spec_params(spec),
         "members": sorted(rows),
     }
-    if prior_correction != "none":
-        payload["prior_correction"] = prior_correction
+    _add_prior_correction(payload, prior_correction, spec)
     _add_order_skip(payload, order_skip)
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]

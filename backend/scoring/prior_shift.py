@@ -31,12 +31,14 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from backend.scoring.ensemble import VerdictRule, model_of, verdict
+from backend.scoring.label_fit import fit_to_labels
 from backend.scoring.results import ItemResult, MemberResult
 
 __all__ = ["MODES", "PriorFit", "adjust", "batch_prior", "check_mode", "correct_results", "em_prior",
            "given_prior"]
 
-MODES = ("none", "em", "batch", "given")
+#: ``fitted`` is not a re-weighting: the verdicts are re-read by a model of the labels (:mod:`backend.scoring.label_fit`).
+MODES = ("none", "em", "batch", "given", "fitted")
 _EPS = 1e-12
 
 
@@ -137,6 +139,8 @@ def correct_results(results: Iterable[ItemResult], rule: VerdictRule, *, mode: s
     check_mode(mode)
     if mode == "none":
         return results, {"mode": mode, "priors": {}}
+    if mode == "fitted":
+        return fit_to_labels(results, rule, left_out=left_out)
     labels: Sequence[str] = rule.spec.labels
     answers: dict[str, list[tuple[int, int]]] = {}
     for i, result in enumerate(results):

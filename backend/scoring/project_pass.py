@@ -16,13 +16,22 @@ from backend.scoring.member_health import HealthTally
 from backend.scoring.prior_shift import check_mode, correct_results
 from backend.scoring.results import ItemResult
 
-__all__ = ["MIN_CORRECTED_ITEMS", "project_pass"]
+__all__ = ["FITTED_FAMILIES", "MIN_CORRECTED_ITEMS", "corrects", "project_pass"]
 
 #: A correction divides out each judge's mean answer over the run (or re-estimates a prior from it): on a handful
 #: of items that mean is mostly the items themselves, and dividing it out erases what the judge said (one item:
 #: every answer becomes the target prior, and nothing can be flagged). 30 items keep a class's mean answer within
 #: about ±0.09 (binomial standard error at 0.5, 1.96 x 0.5 / sqrt(30)).
 MIN_CORRECTED_ITEMS = 30
+#: ``fitted`` reads grades as unordered classes; it was measured on nominal and binary sets only, so an
+#: ordinal task keeps its judges' average (the other modes re-weight an ordinal judge's answers as they are asked).
+FITTED_FAMILIES = frozenset({"binary", "nominal"})
+
+
+def corrects(mode: str, family: str) -> bool:
+    """Whether ``mode`` re-reads the verdicts of a ``family`` task at all (an audit then holds the project's results
+    for its last pass; otherwise it reads them page by page)."""
+    return mode != "none" and family in (FITTED_FAMILIES if mode == "fitted" else GATED_FAMILIES)
 
 
 def project_pass(results: Iterable[ItemResult], rule: VerdictRule, *, prior_correction: str = "none",
@@ -37,14 +46,18 @@ def project_pass(results: Iterable[ItemResult], rule: VerdictRule, *, prior_corr
     info: dict[str, Any] = {"health_gate": gate.to_dict(), "prior_correction": {"mode": prior_correction}}
     if prior_correction == "none":
         return gated, info
-    if rule.spec.family not in GATED_FAMILIES:
+    if not corrects(prior_correction, rule.spec.family):
         info["prior_correction"]["note"] = f"the {rule.spec.family} family is not corrected"
         return gated, info
     scored = sum(r.prediction is not None for r in results)
     if scored < MIN_CORRECTED_ITEMS:
-        info["prior_correction"]["note"] = (f"not applied: {scored} scored items; a correction reads each judge's mean "
-                                            f"answer over the run and needs at least {MIN_CORRECTED_ITEMS}")
+        reads = ("fits a model of the run's labels" if prior_correction == "fitted"
+                 else "reads each judge's mean answer over the run")
+        info["prior_correction"]["note"] = (f"not applied: {scored} scored items; a correction {reads} and needs at "
+                                            f"least {MIN_CORRECTED_ITEMS}")
         return gated, info
     corrected, fit = correct_results(results, rule, mode=prior_correction, left_out=gate.left_out)
     info["prior_correction"] = fit
+    if fit.get("note"):  # the labels could not support the fit: the gate's verdicts stand
+        return gated, info
     return corrected, info

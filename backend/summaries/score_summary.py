@@ -152,7 +152,12 @@ def adjustment_lines(summary: dict[str, Any]) -> list[str]:
         who = "the health gate" if correction.get("mode") in (None, "none") else "the health gate and prior correction"
         lines.append(f"Predictions {who} rewrote in Label Studio: {written['rewritten']} of "
                      f"{written['checked']}{missing}.")
-    if correction.get("mode") not in (None, "none"):
+    if correction.get("mode") == "fitted":
+        lines.append(f"Prior correction fitted: each verdict re-read by a model of the run's own labels on the "
+                     f"answers of {len(correction.get('members') or [])} judges, fitted on the other "
+                     f"{correction.get('folds', 5) - 1} of {correction.get('folds', 5)} folds (an item's label never "
+                     f"reads its own answer)" + (f"; {correction['note']}" if correction.get("note") else "."))
+    elif correction.get("mode") not in (None, "none"):
         priors = correction.get("priors") or {}
         towards = {"given": " towards the class shares of the run's own labels",
                    "batch": " towards equal classes"}.get(correction["mode"], "")

@@ -22,7 +22,7 @@ from backend.ledger import Ledger
 from backend.scoring.ensemble import VerdictRule
 from backend.scoring.health_gate import HealthGate, gate_from_health
 from backend.scoring.member_health import HealthTally
-from backend.scoring.project_pass import project_pass
+from backend.scoring.project_pass import corrects, project_pass
 from backend.scoring.results import ItemResult
 from backend.worker.ensemble_config import EnsembleConfig
 
@@ -87,7 +87,7 @@ def audit_pass(ledger: Ledger, run: "AuditRun", config: EnsembleConfig, *, quoru
                        quorum=quorum if quorum is not None else VerdictRule(spec).quorum)
     mode = config.prior_correction
     health = HealthTally()
-    if mode == "none":
+    if not corrects(mode, spec.family):  # nothing re-read over the whole project: page by page
         for res in stored_results(ledger, run):
             health.add(res)
         blocks = project_pass([], rule, prior_correction=mode, health=health)[1]

@@ -130,12 +130,14 @@ def test_the_engine_asks_again_what_the_replay_asks_again(margin):
 #: ``ensemble_fingerprint`` of the content judge on SPEC and the backend's version of local:smollm2 on SPEC,
 #: computed on main at 520c7a2, before the setting took a margin: off and exact must keep them. The backend's was
 #: computed again when generic-definitions became v3 (a prompt's text enters the model version, as it should).
+#: Both without a prior correction (``none``, named: a correction is a version of its own).
 PINNED_SCORE_VERSION = "b6a4d33d27bc"
 PINNED_BACKEND_VERSION = "label-audit-6f708c0273a9"
 
 
 def _backend_version(raw: str) -> str:
-    settings = Settings.from_env({"LABEL_AUDIT_ORDER_SKIP": raw}, members=(parse_member_arg("local:smollm2"),))
+    settings = Settings.from_env({"LABEL_AUDIT_ORDER_SKIP": raw, "LABEL_AUDIT_PRIOR_CORRECTION": "none"},
+                                 members=(parse_member_arg("local:smollm2"),))
     return EnsembleConfig(settings).model_version(SPEC)
 
 
@@ -160,7 +162,7 @@ def test_the_run_summary_carries_the_margins_model_version(tmp_path):
     def summary(order_skip: OrderSkip) -> dict:
         return run_scoring(data, SPEC, _content_members(), config=EngineConfig(threshold=0.5, order_skip=order_skip),
                            cache=None, out=tmp_path / "out.jsonl", summary_json=None, top=3, progress=False,
-                           console=Console(file=io.StringIO()))
+                           console=Console(file=io.StringIO()), prior_correction="none")
 
     off, margin = summary(OrderSkip()), summary(OrderSkip("margin", 0.2))
     assert off["model_version"] == PINNED_SCORE_VERSION != margin["model_version"]

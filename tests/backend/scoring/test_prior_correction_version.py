@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from backend.cli import app
 from backend.scoring.members import ensemble_fingerprint, members_from_args
+from backend.scoring.prior_shift import MODES
 from backend.task.spec import load_spec
 from tests.backend.hash_provider import HashTestProvider
 
@@ -28,9 +29,8 @@ def _members():
 
 def test_each_correction_is_its_own_version_and_none_keeps_the_old_one():
     members = _members()
-    versions = {mode: ensemble_fingerprint(members, FC, prior_correction=mode)
-                for mode in ("none", "em", "batch", "given")}
-    assert len(set(versions.values())) == 4
+    versions = {mode: ensemble_fingerprint(members, FC, prior_correction=mode) for mode in MODES}
+    assert len(set(versions.values())) == len(MODES) == 5
     assert versions["none"] == ensemble_fingerprint(members, FC) == BEFORE
 
 
@@ -55,6 +55,5 @@ def _score_version(tmp_path: Path, *args: str) -> str:
 def test_score_runs_with_two_corrections_report_two_versions(tmp_path):
     plain = _score_version(tmp_path)
     assert _score_version(tmp_path, "--prior-correction", "none") == plain
-    assert len({plain, _score_version(tmp_path, "--prior-correction", "em"),
-                _score_version(tmp_path, "--prior-correction", "batch"),
-                _score_version(tmp_path, "--prior-correction", "given")}) == 4
+    assert len({plain, *(_score_version(tmp_path, "--prior-correction", mode)
+                         for mode in ("em", "batch", "given", "fitted"))}) == 5

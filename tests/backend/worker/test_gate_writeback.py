@@ -86,7 +86,8 @@ class FakeLabelStudio:
 
 def _project(tmp_path):
     ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.sqlite'}")
-    config = EnsembleConfig.from_settings(Settings.from_env({}))
+    # the gate alone, named (the corrections are tested with the lean project below)
+    config = EnsembleConfig.from_settings(Settings.from_env({"LABEL_AUDIT_PRIOR_CORRECTION": "none"}))
     spec = config.spec(CONFIG)
     rule = VerdictRule(spec)
     stored = [stored_result(i, rule, 100 + i) for i in range(30)]
@@ -235,16 +236,35 @@ def test_without_a_correction_the_audit_pass_is_the_gate_alone(tmp_path):
     assert not any(line.startswith("Prior correction") for line in lines)
 
 
+def test_the_default_fitted_audit_says_why_a_thin_class_keeps_the_gated_verdicts(tmp_path):
+    """The lean project has 5 labels of "ham" and of "other": too few for a model of the labels in five folds, so
+    the audit's last pass (fitted) writes the gate's verdicts and its summary says why."""
+    from backend.scoring.label_fit import MIN_LABELS_PER_CLASS
+    from backend.scoring.project_pass import project_pass
+
+    ledger, config, spec, rule, stored, client, run = _lean_project(tmp_path, "fitted")
+    summary = gated_summary(client, ledger, run, config)
+    gated_only, _ = project_pass(stored, rule, prior_correction="none")
+    assert _held(client, stored) == _wanted(gated_only, spec, config, run.model_version)
+    assert summary["prior_correction"]["note"] == (
+        f"not applied: ham has 5, other has 5; a model of the labels needs at least {MIN_LABELS_PER_CLASS} labels of "
+        "every class (5 folds)")
+    assert any(line.startswith("Prior correction fitted: ") and line.endswith("every class (5 folds)")
+               for line in adjustment_lines(summary))
+
+
 def test_the_audit_model_version_carries_the_correction_and_none_keeps_the_old_one():
     """Two corrections, two versions (a corrected audit never shares one with an uncorrected audit); ``none`` keeps
     the version computed on main at c4f81bd, before the correction entered the audit's version (computed again when
     generic-definitions became v3: a prompt's text enters the model version)."""
     versions = {}
-    for mode in ("none", "em", "batch", "given"):
+    for mode in ("none", "em", "batch", "given", "fitted"):
         config = EnsembleConfig(Settings.from_env({}), prior_correction=mode)
         versions[mode] = config.model_version(config.spec(CONFIG))
         assert config.ls_version(config.spec(CONFIG)).endswith(versions[mode])
     assert versions["none"] == "label-audit-412c3626df95"
-    assert len(set(versions.values())) == 4
+    assert len(set(versions.values())) == 5
+    default = EnsembleConfig(Settings.from_env({}))
+    assert default.model_version(default.spec(CONFIG)) == versions["none"]
     env = EnsembleConfig(Settings.from_env({"LABEL_AUDIT_PRIOR_CORRECTION": "given"}))
     assert env.model_version(env.spec(CONFIG)) == versions["given"]

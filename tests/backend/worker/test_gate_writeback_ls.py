@@ -33,7 +33,7 @@ def _ours(client, project: int, key: str) -> dict[str, list]:
 
 
 def test_after_the_audit_each_task_holds_the_gated_prediction(label_studio, tmp_path):
-    config = EnsembleConfig.from_settings(Settings.from_env({}))
+    config = EnsembleConfig.from_settings(Settings.from_env({"LABEL_AUDIT_PRIOR_CORRECTION": "none"}))  # the gate
     spec = config.spec(CONFIG)
     rule = VerdictRule(spec)
     key = config.model_version(spec)
