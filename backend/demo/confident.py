@@ -11,7 +11,7 @@ how many the member found and with what precision.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from label_studio_sdk import LabelStudio
 
@@ -19,6 +19,7 @@ from backend.demo.planted_report import planted_rows
 from backend.demo.tickets import LABELS, ticket_records
 from backend.families.single import NominalFamily
 from backend.labelstudio.client import create_project, import_tasks
+from backend.scoring.results import ItemResult
 
 TITLE = "label-audit demo: support tickets"  # Label Studio allows 50 characters
 MEMBER = "cleanlab:tfidf-logreg"
@@ -60,9 +61,9 @@ def worker_env(env: dict[str, str], queue: str) -> dict[str, str]:
             "LABEL_AUDIT_EXCLUDE_MEMBERS": ""}
 
 
-def planted_found(ledger: Any, project_id: int) -> list[dict[str, Any]]:
-    """Per member and for the ensemble: flagged items, planted errors among them, precision, recall."""
-    results = ledger.results(str(project_id))
+def planted_found(results: Sequence[ItemResult]) -> list[dict[str, Any]]:
+    """Per member and for the ensemble: flagged items, planted errors among them, precision, recall (``results``:
+    the audit's verdicts, as Label Studio holds them)."""
     members = sorted({m.member_id for r in results for m in r.members})
     return planted_rows([r.to_json() for r in results], members=members,
                         threshold=NominalFamily.default_threshold)  # the tickets' queues: a nominal task

@@ -147,14 +147,18 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
 
 
 def score(client, project_id: int, env: dict[str, str], table: ProcessTable, console: Console, *,
-          label: str = "scoring with the embedded judge", worker: str = "worker") -> dict[str, Any]:
-    """Score every task through the queue (only those not scored yet), with a progress bar."""
+          label: str = "scoring with the embedded judge", worker: str = "worker") -> tuple[dict[str, Any], list]:
+    """Score every task through the queue (only those not scored yet), with a progress bar.
+
+    Returns the audit's summary and its verdicts as Label Studio now holds them (the project pass's: health gate,
+    then the prior correction), so every figure the demo prints reads the flags the lead sees."""
     # heavy: rq, redis and label_studio_sdk's client (~1.5 s), not loaded by label-audit --help
     from redis import Redis
     from rq import Queue
 
     # heavy: rq, redis and label_studio_sdk's client (~1.5 s), not loaded by label-audit --help
     from backend.ledger import Ledger
+    from backend.worker.audit_pass import audit_pass
     from backend.worker.gate_writeback import gated_summary
     from backend.worker.project_audit import import_missing, start_audit, wait_for
     from backend.worker.ensemble_config import EnsembleConfig
@@ -178,7 +182,7 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
     summary = gated_summary(client, ledger, run, config, quorum=settings.quorum())
     if not done:
         raise RuntimeError("not every task was scored; see the worker log and run the demo again")
-    return summary
+    return summary, list(audit_pass(ledger, run, config, quorum=settings.quorum()).verdicts())
 
 
 def run_cli(args: list[str], env: dict[str, str], *, what: str) -> str:
@@ -208,11 +212,11 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console, 
           "labels planted wrong)")
     demo_project.connect_model(client, state["project"], url=state["backend_url"],
                                auth=(keys["backend"]["user"], keys["backend"]["password"]))
-    summary = score(client, state["project"], env, ProcessTable(home.pids), console,
-                    label=f"scoring with {judge_member(judge)}" if judge else "scoring with the embedded judge")
+    summary, verdicts = score(client, state["project"], env, ProcessTable(home.pids), console,
+                              label=f"scoring with {judge_member(judge)}" if judge else "scoring with the embedded judge")
     _step(console, f"Scored {summary['scored']} of {summary['items']} items; {summary['flagged']} flagged "
                    "(the ensemble contradicts the original label)")
-    planted = planted_figures(env["DATABASE_URL"], state["project"])
+    planted = planted_ranking([r.to_json() for r in verdicts])
     _step(console, ranking_sentence(planted))
     review_env = _expert_instances(home, instances, keys, env)
     pushed = json.loads(run_cli(["backend.cli", "review", "push", "--project", str(state["project"]),
@@ -237,22 +241,11 @@ def run_demo(*, home: DemoHome, ports: dict[str, int | None], console: Console, 
                       confident=found, progress=progress, judge=judge, planted=planted)
 
 
-def planted_figures(database_url: str, project_id: int) -> dict[str, Any]:
-    """The sample project's planted errors in the ledger's latest run: found, ranked first, average precision."""
-    # heavy: the ledger's SQLAlchemy (~0.5 s), not loaded by label-audit --help
-    from backend.ledger import Ledger
-
-    ledger = Ledger(database_url)
-    version = ledger.latest_version(str(project_id))
-    return planted_ranking([r.to_json() for r in ledger.results(str(project_id), model_version=version)])
-
-
 def confident_step(client, env: dict[str, str], state: dict[str, Any], home: DemoHome,
                    console: Console) -> dict[str, Any]:
     """The tickets project, audited by the confident-learning member through a worker of its own."""
     # heavy: rq, redis and label_studio_sdk's client (~1.5 s), not loaded by label-audit --help
     from backend.demo import confident
-    from backend.ledger import Ledger
 
     state["tickets_project"], created = confident.ensure_tickets_project(client, known_id=state.get("tickets_project"))
     save_state(home, state)
@@ -263,9 +256,9 @@ def confident_step(client, env: dict[str, str], state: dict[str, Any], home: Dem
     if table.get("worker-confident") is None:
         table.spawn("worker-confident", [sys.executable, "-m", "backend.cli", "worker"], env=worker_env,
                     log=home.log("worker-confident"), cwd=home.root)
-    summary = score(client, state["tickets_project"], worker_env, table, console,
-                    label=f"scoring with {confident.MEMBER}", worker="worker-confident")
-    rows = confident.planted_found(Ledger(env["DATABASE_URL"]), state["tickets_project"])
+    summary, verdicts = score(client, state["tickets_project"], worker_env, table, console,
+                              label=f"scoring with {confident.MEMBER}", worker="worker-confident")
+    rows = confident.planted_found(verdicts)
     _step(console, f"Confident learning on the tickets: {summary['flagged']} of {summary['items']} flagged")
     describe(rows, console.print)
     return {"project": state["tickets_project"], "summary": summary, "planted": rows}
