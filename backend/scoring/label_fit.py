@@ -67,10 +67,10 @@ def fit_to_labels(results: Iterable[ItemResult], rule: VerdictRule, *,
     """Every scored item's verdict re-read from a model of the other folds' labels on the judges' answers.
 
     The judges left out (the health gate's) are not read; a confident-learning member beside judges is read as one
-    more judge, and alone it is not re-fitted (it already is a cross-validated model of the labels). Items without a verdict, and ones whose label is not
-    among the classes (they teach nothing), are predicted but never taught from. Returns the re-read results (the
-    members' rows keep their own answers) and the summary's block; when the labels cannot support the fit, the
-    results unchanged and a ``note`` saying why.
+    more judge, and alone it is not fitted again (it already is a cross-validated model of the labels). Items
+    without a verdict, and ones whose label is not among the classes (they teach nothing), are predicted but never
+    taught from. Returns the re-read results (the members' rows keep their own answers) and the summary's block;
+    when the labels cannot support the fit, the results unchanged and a ``note`` saying why.
     """
     from sklearn.linear_model import LogisticRegression
 

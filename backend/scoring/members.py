@@ -299,7 +299,7 @@ def ensemble_fingerprint(members: Sequence[Member], spec: TaskSpec, *, prior_cor
 def _add_prior_correction(payload: dict[str, Any], mode: str, spec: TaskSpec) -> None:
     """The correction's mode into a fingerprint's payload when it re-reads this task's verdicts; nothing for ``none``
     or a family it leaves as judged (their versions stay as they were)."""
-    from backend.scoring.project_pass import corrects  # the project pass imports the scoring modules this one does
+    from backend.scoring.project_pass import corrects  # at call time: project_pass is not needed to build members
 
     if corrects(mode, spec.family):
         payload["prior_correction"] = mode

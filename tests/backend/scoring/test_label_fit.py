@@ -48,7 +48,8 @@ def _project(n: int, *, seed: int = 0, flip: float = 0.1, prior=(0.4, 0.3, 0.3))
     given[flipped] = (y[flipped] + rng.integers(1, 3, flipped.sum())) % 3
     results = []
     for i, (rows, g) in enumerate(zip(_answers(y, rng), given)):
-        members = tuple(MemberResult(judge, probs=dict(zip(LABELS, map(float, row)))) for judge, row in zip(JUDGES, rows))
+        members = tuple(MemberResult(judge, probs=dict(zip(LABELS, map(float, row))))
+                        for judge, row in zip(JUDGES, rows))
         d = verdict([m.probs for m in members], ["local:m"] * 3, LABELS[g], RULE)
         results.append(ItemResult(id=f"item-{i}", original=LABELS[g], prediction=d.prediction,
                                   confidence=d.confidence, probs=d.probs, flagged=d.flagged, members=members))
