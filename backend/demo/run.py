@@ -158,7 +158,6 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
 
     # heavy: rq, redis and label_studio_sdk's client (~1.5 s), not loaded by label-audit --help
     from backend.ledger import Ledger
-    from backend.worker.audit_pass import audit_pass
     from backend.worker.gate_writeback import gated_summary
     from backend.worker.project_audit import import_missing, start_audit, wait_for
     from backend.worker.ensemble_config import EnsembleConfig
@@ -182,7 +181,8 @@ def score(client, project_id: int, env: dict[str, str], table: ProcessTable, con
     summary = gated_summary(client, ledger, run, config, quorum=settings.quorum())
     if not done:
         raise RuntimeError("not every task was scored; see the worker log and run the demo again")
-    return summary, list(audit_pass(ledger, run, config, quorum=settings.quorum()).verdicts())
+    wanted = set(run.task_ids)  # the ledger now holds the pass's verdicts, as Label Studio does
+    return summary, [r for r in ledger.iter_results(run.project, run.model_version) if str(r.id) in wanted]
 
 
 def run_cli(args: list[str], env: dict[str, str], *, what: str) -> str:

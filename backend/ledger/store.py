@@ -108,6 +108,11 @@ class Ledger:
     def iter_results(self, project: str, model_version: str, *, page: int = 2000) -> Iterator[ItemResult]:
         """Every result of a project for ``model_version``, read in pages (memory does not grow with the
         project: a 100k-task audit's summary reads it once, page by page, in insertion order)."""
+        return (ItemResult.from_json(data) for data in self.iter_payloads(project, model_version, page=page))
+
+    def iter_payloads(self, project: str, model_version: str, *, page: int = 2000) -> Iterator[dict]:
+        """Every stored result's JSON as written (:mod:`backend.ledger.reread` reads what it keeps beside the
+        verdict), page by page in insertion order."""
         cols = schema.results.c
         last = 0
         while True:
@@ -117,7 +122,7 @@ class Ledger:
             with self.db_engine.connect() as conn:
                 rows = conn.execute(query).all()
             for _, payload in rows:
-                yield ItemResult.from_json(json.loads(payload))
+                yield json.loads(payload)
             if len(rows) < page:
                 return
             last = rows[-1][0]

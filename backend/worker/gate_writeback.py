@@ -4,7 +4,8 @@ The workers write each task's prediction to Label Studio as its batch is scored,
 health gate and the prior correction cannot be decided there (they need the project's answers; decided batch by
 batch, the first tasks would be judged by another ensemble than the last). So ``label-audit audit`` decides them
 once, over every stored result of the project, after the last flush (:mod:`backend.worker.audit_pass`: the gate,
-then ``LABEL_AUDIT_PRIOR_CORRECTION``, exactly as ``score``), and rewrites exactly the tasks whose re-read
+then ``LABEL_AUDIT_PRIOR_CORRECTION``, exactly as ``score``), writes the re-read verdicts into the ledger (the
+review reads them there: :mod:`backend.ledger.reread`) and rewrites in Label Studio exactly the tasks whose re-read
 prediction (label, flag marker, score) differs from the one Label Studio holds — the Data Manager's score column
 and suspects tab then say what the summary says. Without a correction, a gate that leaves nobody out rewrites
 nothing, unless an earlier audit's gate was written back: then the verdicts of every member come back the same way.
@@ -82,13 +83,15 @@ def write_back_gated(client: Any, ledger: Ledger, run: AuditRun, config: Ensembl
 
 def gated_summary(client: Any, ledger: Ledger, run: AuditRun, config: EnsembleConfig, *, quorum: Any = None,
                   prices: Any = None) -> dict[str, Any]:
-    """The audit's last leg, after its last flush: the project pass decided once, written back, then the summary.
+    """The audit's last leg, after its last flush: the project pass decided once, written back (into the ledger, then
+    into Label Studio), then the summary.
 
-    The summary's ``health_gate.predictions`` says how many predictions the pass rewrote (``client`` None: the
+    The ledger is written first and with or without ``client``: ``review push`` reads it. The summary's ``health_gate.predictions`` says how many predictions the pass rewrote (``client`` None: the
     write-back is skipped and the summary says nothing about Label Studio); its ``prior_correction`` block is
     ``score``'s.
     """
     passed = audit_pass(ledger, run, config, quorum=quorum)
+    passed.store()
     written = None if client is None else write_back_gated(client, ledger, run, config, quorum=quorum, passed=passed)
     summary = summary_from_ledger(ledger, run, config, prices=prices, quorum=quorum, passed=passed)
     if written is not None:

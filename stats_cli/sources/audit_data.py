@@ -123,6 +123,9 @@ class AuditData:
     # control's domain (the items that show it) was in (stats_cli.sources.sample_frame.SampleFrame), so the
     # design estimate is over the domain and cut by the control's own flag; None: the draw's own population.
     sample_frame: Any = None
+    # The ids the workers flagged, when ``label-audit audit``'s last pass has since re-read the verdicts (health gate,
+    # then the prior correction: backend.ledger.reread); None: the items' verdicts are the workers' own.
+    scored_flags: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
         if self.sample is not None and not self.sampled:  # the draw names its items

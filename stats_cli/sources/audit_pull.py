@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from backend.api import crowd_by_item, crowd_labels
 from backend.api import Settings, review_clients
-from backend.api import Ledger
+from backend.api import Ledger, iter_scored
 from backend.api import refresh_review as refresh_review_outcomes
 from backend.api import load_audited_source
 from backend.api import ReviewStore
@@ -166,6 +166,9 @@ def pull_audit(
     source = load_audited_source(client, ledger, int(project), spec_options=settings.spec_options())
     tasks = pull_tasks(client, project, cache=cache, progress=progress, min_annotations=2, stats=stats)
     items = ledger.results(source.key, model_version=model_version)
+    version = model_version or ledger.latest_version(source.key)
+    scored = [] if version is None else list(iter_scored(ledger, source.key, version))
+    scored_flags = frozenset(str(r.id) for r, _ in scored if r.flagged) if any(held for _, held in scored) else None
     if not items:
         stats.notes.append("the ledger holds no scored items for this project yet")
     known = {str(it.id) for it in items}
@@ -192,6 +195,7 @@ def pull_audit(
         crowd={k: v for k, v in crowd.items() if k in known},
         probes=probe_rows(db_engine=ledger.db_engine),
         models=models,
+        scored_flags=scored_flags,
     )
     if images and source.spec.image_fields:
         # heavy: error pictures need PIL and the image fetcher; only a pull that asks for them

@@ -7,8 +7,9 @@ most frequent share, and the mean probability mass its answers put on the class 
 number of answers it rests on. Below the rule's minimum a member's verdict is PENDING. A member named
 COLLAPSED over the audit's results is left out of the verdicts and flags by the health gate
 (:mod:`backend.scoring.health_gate`): the section names it with the reason and counts the stored flags the gate
-takes back (a worker's stored verdict was read batch by batch, before the project's health was known; in Label
-Studio, `label-audit audit` rewrites those predictions when it completes: :mod:`backend.worker.gate_writeback`). To
+takes back (a worker's stored verdict was read batch by batch, before the project's health was known;
+`label-audit audit` rewrites those verdicts in Label Studio and the ledger when it completes:
+:mod:`backend.worker.gate_writeback`; after that, the section says what the last pass took back and added). To
 leave a member out of every run, `--exclude-member` (or LABEL_AUDIT_EXCLUDE_MEMBERS); the model version changes.
 """
 
@@ -28,6 +29,16 @@ def gate_notes(data: AuditData, tally) -> tuple[list[str], dict]:
     """The health gate over the audit's results: the members it leaves out (with why), the stored flags it takes back."""
     gate = gate_from_health(tally, family=data.spec.family)
     notes = []
+    if data.scored_flags is not None:  # `label-audit audit`'s last pass re-read the stored verdicts already
+        now = {str(r.id) for r in data.items if r.flagged}
+        taken, added = len(data.scored_flags - now), len(now - data.scored_flags)
+        notes += [f"Left out of the verdicts and flags (health gate): {m}: {why}." for m, why in gate.left_out.items()]
+        if gate.note:
+            notes.append(f"Health gate: {gate.note}.")
+        notes.append(f"The audit's last pass (the health gate, then the prior correction if one is set) re-read the "
+                     f"stored verdicts: of the {len(data.scored_flags)} flags the workers stored it took back {taken} "
+                     f"and added {added}; every figure here reads its verdicts, as Label Studio shows them.")
+        return notes, {**gate.to_dict(), "flags_taken_back": taken, "flags_added": added}
     if gate.active:
         rule = VerdictRule(data.spec, threshold=data.threshold)
         changed = [r for r in data.items if r.flagged and not regate(r, gate, rule).flagged]

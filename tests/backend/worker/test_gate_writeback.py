@@ -129,6 +129,43 @@ def test_the_audit_summary_counts_the_rewritten_predictions(tmp_path):
     assert "Predictions the health gate rewrote in Label Studio: 20 of 30." in adjustment_lines(summary)
 
 
+def test_the_ledger_holds_the_gated_verdicts_for_the_review_and_a_later_gate_starts_from_the_scored_ones(tmp_path):
+    """``review push`` reads ``ledger.flagged``: after the audit it must read the verdicts Label Studio shows. A
+    second audit whose gate leaves nobody out (the stuck judge was re-scored on most tasks and answers well there)
+    must give back the workers' own verdicts on the tasks it did not re-score, not keep the first gate's."""
+    ledger, config, spec, rule, stored, client, run = _project(tmp_path)
+    gated_summary(client, ledger, run, config)
+    alone = {r.id: verdict([r.members[1].probs], ["local:smollm2"], r.original, rule) for r in stored}
+    held = {r.id: r for r in ledger.iter_results("7", run.model_version)}
+    assert {i: (r.prediction, r.confidence, r.flagged) for i, r in held.items()} == {
+        i: (d.prediction, d.confidence, d.flagged) for i, d in alone.items()}
+    assert [[m.probs for m in r.members] for r in held.values()] == [[m.probs for m in r.members] for r in stored]
+    assert sum(r.flagged for r in stored) > 0 and ledger.flagged("7", model_version=run.model_version) == []
+    assert _held(client, stored) == _wanted(list(held.values()), spec, config, run.model_version)
+
+    # the stuck judge re-scored on 20 tasks (answering each one's label): it answers "spam" on 20 of 30, not collapsed
+    rescored = [r for r in stored if r.original == "spam"] + [r for r in stored if r.original != "spam"][:10]
+    healthy = []
+    for r in rescored:
+        own = {lab: (0.98 if lab == r.original else 0.01) for lab in LABELS}
+        d = verdict([own, r.members[1].probs], ["local:smollm2"] * 2, r.original, rule)
+        healthy.append(ItemResult(id=r.id, original=r.original, prediction=d.prediction, confidence=d.confidence,
+                                  probs=d.probs, flagged=d.flagged,
+                                  members=(MemberResult(STUCK, probs=own, raw_mass=0.9), r.members[1])))
+    ledger.record_many("7", run.model_version, healthy)
+    summary = gated_summary(client, ledger, run, config)
+    assert summary["health_gate"]["left_out"] == []
+    expected = {r.id: r for r in stored} | {r.id: r for r in healthy}  # every verdict as the workers scored it
+    again = {r.id: r for r in ledger.iter_results("7", run.model_version)}
+    assert {i: (r.prediction, r.confidence, r.flagged) for i, r in again.items()} == {
+        i: (r.prediction, r.confidence, r.flagged) for i, r in expected.items()}
+    untouched = [r for r in stored if r.id not in {h.id for h in healthy}]
+    assert len(untouched) == 10 and all(again[r.id] == r for r in untouched)  # the row is the workers' again
+    assert [r.id for r in ledger.flagged("7", model_version=run.model_version)] == sorted(
+        (r.id for r in expected.values() if r.flagged), key=lambda i: (-expected[i].confidence, int(i)))
+    assert summary["flagged"] == sum(r.flagged for r in expected.values()) > 0
+
+
 def test_a_stored_score_edited_into_something_else_is_read_as_none_and_rewritten():
     """A prediction's score changed by hand in Label Studio (text, NaN, missing) never stops the audit's last leg."""
     from backend.labelstudio.prediction_rewrite import StoredPrediction, same_prediction, stored_score
@@ -214,11 +251,17 @@ def test_a_given_correction_rewrites_the_verdicts_score_would_give(tmp_path):
     lines = adjustment_lines(summary)
     assert "Predictions the health gate and prior correction rewrote in Label Studio: 30 of 30." in lines
     assert any(line.startswith("Prior correction given: ") and "(2 judges)" in line for line in lines)
-    # the ledger keeps the judges' own answers: the correction re-read verdicts only
-    assert [[m.probs for m in r.members] for r in ledger.iter_results("7", run.model_version)] == [
-        [m.probs for m in r.members] for r in stored]
-    assert [r.prediction for r in ledger.iter_results("7", run.model_version)] == [r.prediction for r in stored]
+    # the ledger holds the verdicts Label Studio shows (the review reads them there) and the judges' own answers
+    held = list(ledger.iter_results("7", run.model_version))
+    assert [[m.probs for m in r.members] for r in held] == [[m.probs for m in r.members] for r in stored]
+    assert [(r.prediction, r.confidence, r.flagged) for r in held] == [
+        (r.prediction, r.confidence, r.flagged) for r in expected]
+    assert ledger.flagged("7", model_version=run.model_version) == [] and ledger.count("7", run.model_version)[
+        "flagged"] == 0
     assert write_back_gated(client, ledger, run, config).rewritten == 0  # a second audit finds them written
+    assert gated_summary(client, ledger, run, config)["flagged"] == 0  # and re-reads the scored verdicts, not these
+    assert [(r.prediction, r.flagged) for r in ledger.iter_results("7", run.model_version)] == [
+        (r.prediction, r.flagged) for r in expected]
 
 
 def test_without_a_correction_the_audit_pass_is_the_gate_alone(tmp_path):

@@ -84,3 +84,18 @@ def test_the_health_gate_names_the_member_it_leaves_out_and_the_flags_it_takes_b
     assert any(STUCK in note and "health gate" in note for note in sec.notes)
     assert any(f"takes back {taken_back} of {sum(it.flagged for it in data.items)} stored flags" in note
                for note in sec.notes)
+
+
+def test_after_the_audits_last_pass_the_section_counts_what_it_took_back_and_added():
+    """The ledger holds the last pass's verdicts: regating them again would count nothing (or undo a correction), so
+    the section compares them with the flags the workers stored."""
+    data = _audit(mass=0.9)
+    flagged = sorted(str(it.id) for it in data.items if it.flagged)
+    unflagged = sorted(str(it.id) for it in data.items if not it.flagged)
+    assert len(flagged) >= 2 and len(unflagged) >= 3
+    scored = frozenset(flagged[1:] + unflagged[:3])  # the workers flagged 3 the pass took back, missed 1 it added
+    sec = build_report(dataclasses.replace(data, scored_flags=scored)).section("member_health")
+    gate = sec.values["health_gate"]
+    assert (gate["flags_taken_back"], gate["flags_added"]) == (3, 1)
+    assert any(f"of the {len(scored)} flags the workers stored it took back 3 and added 1" in note
+               for note in sec.notes)
