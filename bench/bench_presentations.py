@@ -68,7 +68,7 @@ from backend.task.dataset import Item  # noqa: E402
 DATA = ROOT.parent / "shared" / "data" / "chaosnli"
 PRESENTATIONS = ("codes", "values", "aliases", "hints")
 #: Class-prior corrections replayed over the same answers (:mod:`backend.scoring.prior_shift`).
-CORRECTIONS = ("em", "batch", "given", "fitted")
+CORRECTIONS = ("em", "batch", "given", "fitted", "auto")
 #: Flag thresholds the sweep tries (the nominal default is 0.5; 1/3 is the least a 3-class argmax can have).
 THRESHOLDS = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)
 VARIANTS = ("gated",) + tuple(f"gated+{m}" for m in CORRECTIONS) + ("gated+review",)
@@ -200,7 +200,9 @@ def run_one(data_set: str, presentation: str, members: list[str], *, n_items: in
     out["gate"] = gate.to_dict()
     variants = {"gated": gated}
     for mode in CORRECTIONS:
-        variants[f"gated+{mode}"] = correct_results(results, rule, mode=mode, left_out=gate.left_out)[0]
+        variants[f"gated+{mode}"], info = correct_results(results, rule, mode=mode, left_out=gate.left_out)
+        if mode == "auto":  # which reading it chose, on what
+            out["auto_choice"] = {k: info.get(k) for k in ("chosen", "agreement", "refused", "note")}
     for name, res in variants.items():
         out[name] = figures(res, spec.labels, true, given, engine.threshold)["ensemble"]
     out["sweep"] = {name: sweep(res, spec.labels, true, given) for name, res in variants.items()}
@@ -270,6 +272,11 @@ def print_run(out: dict[str, Any]) -> None:
     for name, f in out.get("order_skip", {}).items():
         print(_row(f"ensemble, {name}", f, labels) + f"  saves {f['saved']:.0%} of later calls, "
               f"{f['flags_differ']} flag(s) differ")
+    choice = out.get("auto_choice") or {}
+    if choice.get("agreement"):
+        print("  auto chose " + str(choice["chosen"]) + " (balanced agreement with the given labels: " + ", ".join(
+            f"{m} {a['balanced']:.3f}" for m, a in choice["agreement"].items()) + ")"
+              + "".join(f"; {m} refused: {why}" for m, why in (choice.get("refused") or {}).items()))
     left = ", ".join(f"{x['member'].rsplit('/', 1)[-1]} ({x['reason']})" for x in out["gate"]["left_out"])
     print(f"  health gate: {left or 'none left out'}" + (f"; {out['gate']['note']}" if out["gate"]["note"] else ""))
 

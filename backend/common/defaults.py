@@ -47,11 +47,12 @@ MULTILABEL_ORDERS = 1
 CALIBRATION = "none"
 # The verdicts over the whole run corrected for the class lean of the judges (backend.scoring.project_pass):
 # "fitted" (backend.scoring.label_fit: a model of the other folds' labels reads every judge's answers), "none",
-# "em" (Saerens et al. 2002), "batch" (divide out each judge's mean answer) or "given" (towards the shares of the
-# project's labels). LABEL_AUDIT_PRIOR_CORRECTION, `score --prior-correction`. Opt-in: "fitted" kept every class
-# within 1.5x on the real judge's three larger runs (SNLI 100 balanced and 80 natural, Rotten Tomatoes 64), where
-# the average left SNLI's neutral at 0.30 and 0.16; it is not the default while the review's push, triage and
-# sample read the workers' per-batch verdicts from the ledger rather than the audit's re-read ones (docs/judges.md).
+# "em" (Saerens et al. 2002), "batch" (divide out each judge's mean answer), "given" (towards the shares of the
+# project's labels) or "auto" (backend.scoring.correction_choice: of none, given and fitted, the one whose verdicts
+# agree best with the project's labels, held out). LABEL_AUDIT_PRIOR_CORRECTION, `score --prior-correction`.
+# Opt-in: "fitted" kept every class within 1.5x on the real judge's four runs (SNLI 100 balanced and 80 natural,
+# Rotten Tomatoes 64, SNLI hints 64), where the average left SNLI's neutral at 0.30 and 0.16, but cost the flags on
+# SNLI hints (docs/judges.md).
 PRIOR_CORRECTION = "none"
 EARLY_EXIT = False  # stop an item once the remaining members cannot change its verdict
 # Leave an item's later option orders unasked when its first order settles the flag whatever they answer

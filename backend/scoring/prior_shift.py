@@ -37,8 +37,9 @@ from backend.scoring.results import ItemResult, MemberResult
 __all__ = ["MODES", "PriorFit", "adjust", "batch_prior", "check_mode", "correct_results", "em_prior",
            "given_prior"]
 
-#: ``fitted`` is not a re-weighting: the verdicts are re-read by a model of the labels (:mod:`backend.scoring.label_fit`).
-MODES = ("none", "em", "batch", "given", "fitted")
+#: ``fitted`` is not a re-weighting: the verdicts are re-read by a model of the labels (:mod:`backend.scoring.label_fit`);
+#: ``auto`` chooses among the gate's verdicts, ``given`` and ``fitted`` by the labels (:mod:`backend.scoring.correction_choice`).
+MODES = ("none", "em", "batch", "given", "fitted", "auto")
 _EPS = 1e-12
 
 
@@ -141,6 +142,12 @@ def correct_results(results: Iterable[ItemResult], rule: VerdictRule, *, mode: s
         return results, {"mode": mode, "priors": {}}
     if mode == "fitted":
         return fit_to_labels(results, rule, left_out=left_out)
+    if mode == "auto":
+        from backend.scoring.correction_choice import choose_correction
+        from backend.scoring.health_gate import HealthGate, regate
+
+        gate = HealthGate(left_out={m: "left out" for m in left_out})
+        return choose_correction(results, [regate(r, gate, rule) for r in results], rule, left_out=left_out)
     labels: Sequence[str] = rule.spec.labels
     answers: dict[str, list[tuple[int, int]]] = {}
     for i, result in enumerate(results):

@@ -23,15 +23,16 @@ __all__ = ["FITTED_FAMILIES", "MIN_CORRECTED_ITEMS", "corrects", "project_pass"]
 #: every answer becomes the target prior, and nothing can be flagged). 30 items keep a class's mean answer within
 #: about ±0.09 (binomial standard error at 0.5, 1.96 x 0.5 / sqrt(30)).
 MIN_CORRECTED_ITEMS = 30
-#: ``fitted`` reads grades as unordered classes; it was measured on nominal and binary sets only, so an
-#: ordinal task keeps its judges' average (the other modes re-weight an ordinal judge's answers as they are asked).
+#: ``fitted`` (and ``auto``, which may choose it) reads grades as unordered classes; it was measured on nominal and
+#: binary sets only, so an ordinal task keeps its judges' average (the other modes re-weight an ordinal judge's
+#: answers as they are asked).
 FITTED_FAMILIES = frozenset({"binary", "nominal"})
 
 
 def corrects(mode: str, family: str) -> bool:
     """Whether ``mode`` re-reads the verdicts of a ``family`` task at all (an audit then holds the project's results
     for its last pass; otherwise it reads them page by page)."""
-    return mode != "none" and family in (FITTED_FAMILIES if mode == "fitted" else GATED_FAMILIES)
+    return mode != "none" and family in (FITTED_FAMILIES if mode in ("fitted", "auto") else GATED_FAMILIES)
 
 
 def project_pass(results: Iterable[ItemResult], rule: VerdictRule, *, prior_correction: str = "none",
@@ -51,11 +52,18 @@ def project_pass(results: Iterable[ItemResult], rule: VerdictRule, *, prior_corr
         return gated, info
     scored = sum(r.prediction is not None for r in results)
     if scored < MIN_CORRECTED_ITEMS:
-        reads = ("fits a model of the run's labels" if prior_correction == "fitted"
-                 else "reads each judge's mean answer over the run")
+        reads = {"fitted": "fits a model of the run's labels",
+                 "auto": "chooses a reading by its agreement with the run's labels"}.get(
+            prior_correction, "reads each judge's mean answer over the run")
         info["prior_correction"]["note"] = (f"not applied: {scored} scored items; a correction {reads} and needs at "
                                             f"least {MIN_CORRECTED_ITEMS}")
         return gated, info
+    if prior_correction == "auto":  # the gate's verdicts are one of the candidates: not computed twice
+        from backend.scoring.correction_choice import choose_correction
+
+        corrected, fit = choose_correction(results, gated, rule, left_out=gate.left_out)
+        info["prior_correction"] = fit
+        return corrected, info
     corrected, fit = correct_results(results, rule, mode=prior_correction, left_out=gate.left_out)
     info["prior_correction"] = fit
     if fit.get("note"):  # the labels could not support the fit: the gate's verdicts stand

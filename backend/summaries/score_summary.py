@@ -152,7 +152,9 @@ def adjustment_lines(summary: dict[str, Any]) -> list[str]:
         who = "the health gate" if correction.get("mode") in (None, "none") else "the health gate and prior correction"
         lines.append(f"Predictions {who} rewrote in Label Studio: {written['rewritten']} of "
                      f"{written['checked']}{missing}.")
-    if correction.get("mode") == "fitted":
+    if correction.get("mode") == "auto":
+        lines.extend(_choice_lines(correction))
+    elif correction.get("mode") == "fitted":
         lines.append(f"Prior correction fitted: each verdict re-read by a model of the run's own labels on the "
                      f"answers of {len(correction.get('members') or [])} judges, fitted on the other "
                      f"{correction.get('folds', 5) - 1} of {correction.get('folds', 5)} folds (an item's label never "
@@ -164,6 +166,29 @@ def adjustment_lines(summary: dict[str, Any]) -> list[str]:
         lines.append(f"Prior correction {correction['mode']}: each judge's answers re-weighted by the class prior read "
                      f"from its own answers over the run{towards} ({len(priors)} judges)"
                      + (f"; {correction['note']}" if correction.get("note") else "."))
+    return lines
+
+
+#: How the summary names ``auto``'s candidates (:mod:`backend.scoring.correction_choice`).
+_READINGS = {"none": "the judges' average", "given": "given", "fitted": "fitted"}
+
+
+def _choice_lines(correction: dict[str, Any]) -> list[str]:
+    """``auto``: which reading it chose and on what (each candidate's agreement with the run's labels), then the
+    chosen correction's own sentence."""
+    if correction.get("note"):
+        return [f"Prior correction auto: {correction['note']}."]
+    agree = correction.get("agreement") or {}
+    counts = ", ".join(f"{_READINGS.get(m, m)} {a['balanced']:.2f} ({a['agree']} of {a['of']})"
+                       for m, a in agree.items())
+    refused = "".join(f"; {m} was not a candidate ({why})" for m, why in (correction.get("refused") or {}).items())
+    chosen = str(correction.get("chosen") or "none")
+    lines = [f"Prior correction auto: chose {_READINGS.get(chosen, chosen)}, the reading whose verdicts agree best with "
+             f"the run's own labels class by class, no label read to predict itself (balanced agreement: {counts})"
+             f"{refused}."]
+    if chosen != "none":
+        lines.extend(line for line in adjustment_lines({"prior_correction": {**correction, "mode": chosen}})
+                     if line.startswith("Prior correction"))
     return lines
 
 

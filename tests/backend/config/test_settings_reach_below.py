@@ -161,6 +161,7 @@ def test_the_prior_correction_reaches_score_from_the_environment_and_the_option(
     assert score(tmp_path, files, {})["prior_correction"] == {"mode": "none"}
     assert score(tmp_path, files, {"LABEL_AUDIT_PRIOR_CORRECTION": "fitted"})["prior_correction"]["mode"] == "fitted"
     assert score(tmp_path, files, {"LABEL_AUDIT_PRIOR_CORRECTION": "em"})["prior_correction"]["mode"] == "em"
+    assert score(tmp_path, files, {"LABEL_AUDIT_PRIOR_CORRECTION": "auto"})["prior_correction"]["mode"] == "auto"
     over = score(tmp_path, files, {"LABEL_AUDIT_PRIOR_CORRECTION": "em"}, "--prior-correction", "batch")
     assert over["prior_correction"]["mode"] == "batch"
     bad = CliRunner().invoke(app, ["score", str(files[0]), "--label-config", str(files[1]), "--no-cache",

@@ -30,7 +30,7 @@ def _members():
 def test_each_correction_is_its_own_version_and_none_keeps_the_old_one():
     members = _members()
     versions = {mode: ensemble_fingerprint(members, FC, prior_correction=mode) for mode in MODES}
-    assert len(set(versions.values())) == len(MODES) == 5
+    assert len(set(versions.values())) == len(MODES) == 6
     assert versions["none"] == ensemble_fingerprint(members, FC) == BEFORE
 
 
@@ -56,4 +56,4 @@ def test_score_runs_with_two_corrections_report_two_versions(tmp_path):
     plain = _score_version(tmp_path)
     assert _score_version(tmp_path, "--prior-correction", "none") == plain
     assert len({plain, *(_score_version(tmp_path, "--prior-correction", mode)
-                         for mode in ("em", "batch", "given", "fitted"))}) == 5
+                         for mode in ("em", "batch", "given", "fitted", "auto"))}) == 6

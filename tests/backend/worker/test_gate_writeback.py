@@ -296,17 +296,37 @@ def test_the_default_fitted_audit_says_why_a_thin_class_keeps_the_gated_verdicts
                for line in adjustment_lines(summary))
 
 
+def test_an_auto_audit_writes_the_reading_it_chose_to_label_studio_and_the_ledger(tmp_path):
+    """``auto`` on the lean project: ``fitted`` is refused (5 labels of two classes), so it chooses between the gate's
+    verdicts and ``given`` by their agreement with the labels; both stores hold the chosen reading's verdicts."""
+    from backend.scoring.project_pass import project_pass
+
+    ledger, config, spec, rule, stored, client, run = _lean_project(tmp_path, "auto")
+    summary = gated_summary(client, ledger, run, config)
+    expected, blocks = project_pass(stored, rule, prior_correction="auto")
+    chosen = blocks["prior_correction"]["chosen"]
+    assert chosen in ("none", "given") and "fitted" in blocks["prior_correction"]["refused"]
+    same, _ = project_pass(stored, rule, prior_correction=chosen)
+    assert [(r.prediction, r.flagged) for r in expected] == [(r.prediction, r.flagged) for r in same]
+    assert summary["prior_correction"] == blocks["prior_correction"]
+    assert _held(client, stored) == _wanted(expected, spec, config, run.model_version)
+    assert [(r.prediction, r.flagged) for r in ledger.iter_results("7", run.model_version)] == [
+        (r.prediction, r.flagged) for r in expected]
+    assert any(line.startswith(f"Prior correction auto: chose {'given' if chosen == 'given' else 'the judges'}")
+               for line in adjustment_lines(summary))
+
+
 def test_the_audit_model_version_carries_the_correction_and_none_keeps_the_old_one():
     """Two corrections, two versions (a corrected audit never shares one with an uncorrected audit); ``none`` keeps
     the version computed on main at c4f81bd, before the correction entered the audit's version (computed again when
     generic-definitions became v3: a prompt's text enters the model version)."""
     versions = {}
-    for mode in ("none", "em", "batch", "given", "fitted"):
+    for mode in ("none", "em", "batch", "given", "fitted", "auto"):
         config = EnsembleConfig(Settings.from_env({}), prior_correction=mode)
         versions[mode] = config.model_version(config.spec(CONFIG))
         assert config.ls_version(config.spec(CONFIG)).endswith(versions[mode])
     assert versions["none"] == "label-audit-412c3626df95"
-    assert len(set(versions.values())) == 5
+    assert len(set(versions.values())) == 6
     default = EnsembleConfig(Settings.from_env({}))
     assert default.model_version(default.spec(CONFIG)) == versions["none"]
     env = EnsembleConfig(Settings.from_env({"LABEL_AUDIT_PRIOR_CORRECTION": "given"}))
