@@ -274,8 +274,8 @@ def print_run(out: dict[str, Any]) -> None:
               f"{f['flags_differ']} flag(s) differ")
     choice = out.get("auto_choice") or {}
     if choice.get("agreement"):
-        print("  auto chose " + str(choice["chosen"]) + " (balanced agreement with the given labels: " + ", ".join(
-            f"{m} {a['balanced']:.3f}" for m, a in choice["agreement"].items()) + ")"
+        print("  auto chose " + str(choice["chosen"]) + " (given labels agreed with: " + ", ".join(
+            f"{m} {a['agree']} of {a['of']}" for m, a in choice["agreement"].items()) + ")"
               + "".join(f"; {m} refused: {why}" for m, why in (choice.get("refused") or {}).items()))
     left = ", ".join(f"{x['member'].rsplit('/', 1)[-1]} ({x['reason']})" for x in out["gate"]["left_out"])
     print(f"  health gate: {left or 'none left out'}" + (f"; {out['gate']['note']}" if out["gate"]["note"] else ""))

@@ -67,7 +67,7 @@ PRIOR_CORRECTION = typer.Option(None, "--prior-correction", help="Correct each j
                                 "run for the class prior they show: none, em (Saerens et al. 2002), batch (towards equal classes), given "
                                 "(towards the shares of the project's labels) or fitted (each verdict re-read by a model "
                                 "of the other items' labels on every judge's answers) or auto (of the judges' average, given and fitted, "
-                                "the one whose verdicts agree with the most of the project's own labels, each held out) (default "
+                                "the one whose verdicts agree with the most of the project's own labels, none read to predict itself) (default "
                                 f"LABEL_AUDIT_PRIOR_CORRECTION, else {defaults.PRIOR_CORRECTION}).")
 OPTION_ORDERS = typer.Option(None, "--option-orders", min=1, help="Ask lettered options in this many cyclic orders "
                              "and average each judge over them (default LABEL_AUDIT_OPTION_ORDERS, else "

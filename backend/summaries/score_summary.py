@@ -179,13 +179,11 @@ def _choice_lines(correction: dict[str, Any]) -> list[str]:
     if correction.get("note"):
         return [f"Prior correction auto: {correction['note']}."]
     agree = correction.get("agreement") or {}
-    counts = ", ".join(f"{_READINGS.get(m, m)} {a['balanced']:.2f} ({a['agree']} of {a['of']})"
-                       for m, a in agree.items())
+    counts = ", ".join(f"{_READINGS.get(m, m)} {a['agree']} of {a['of']}" for m, a in agree.items())
     refused = "".join(f"; {m} was not a candidate ({why})" for m, why in (correction.get("refused") or {}).items())
     chosen = str(correction.get("chosen") or "none")
-    lines = [f"Prior correction auto: chose {_READINGS.get(chosen, chosen)}, the reading whose verdicts agree best with "
-             f"the run's own labels class by class, no label read to predict itself (balanced agreement: {counts})"
-             f"{refused}."]
+    lines = [f"Prior correction auto: chose {_READINGS.get(chosen, chosen)}, the reading whose verdicts agree with the "
+             f"most of the run's own labels, no label read to predict itself (labels agreed with: {counts}){refused}."]
     if chosen != "none":
         lines.extend(line for line in adjustment_lines({"prior_correction": {**correction, "mode": chosen}})
                      if line.startswith("Prior correction"))

@@ -158,7 +158,7 @@ def test_a_members_named_key_and_the_default_key_reach_the_provider(tmp_path, fi
 
 
 def test_the_prior_correction_reaches_score_from_the_environment_and_the_option(tmp_path, files):
-    assert score(tmp_path, files, {})["prior_correction"] == {"mode": "none"}
+    assert score(tmp_path, files, {})["prior_correction"]["mode"] == defaults.PRIOR_CORRECTION == "auto"
     assert score(tmp_path, files, {"LABEL_AUDIT_PRIOR_CORRECTION": "fitted"})["prior_correction"]["mode"] == "fitted"
     assert score(tmp_path, files, {"LABEL_AUDIT_PRIOR_CORRECTION": "em"})["prior_correction"]["mode"] == "em"
     assert score(tmp_path, files, {"LABEL_AUDIT_PRIOR_CORRECTION": "auto"})["prior_correction"]["mode"] == "auto"

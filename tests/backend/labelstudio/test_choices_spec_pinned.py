@@ -63,16 +63,16 @@ PINNED = {
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_choices_spec_keeps_its_model_version(case):
-    """Pinned without a prior correction (``none``, the default, named); ``fitted`` re-reads the verdicts of binary
-    and nominal tasks only, so it moves exactly their versions."""
+    """Pinned without a prior correction (``none``, named); the default (``auto``) and ``fitted`` re-read the
+    verdicts of binary and nominal tasks only, so they move exactly their versions."""
     xml, options = CASES[case]
     spec = spec_from_label_config(xml, **options)
     member = (parse_member_arg("local:smollm2"),)
     version = EnsembleConfig(members=member, prior_correction="none").model_version(spec)
     assert (version, hashlib.sha256(repr(spec).encode()).hexdigest()[:16]) == PINNED[case]
-    assert EnsembleConfig(members=member).model_version(spec) == version
-    fitted = EnsembleConfig(members=member, prior_correction="fitted").model_version(spec)
-    assert (fitted != version) == (spec.family in ("binary", "nominal"))
+    for mode in ("fitted", None):  # None: the default
+        moved = EnsembleConfig(members=member, **({"prior_correction": mode} if mode else {})).model_version(spec)
+        assert (moved != version) == (spec.family in ("binary", "nominal")), mode
 
 
 def test_the_cases_cover_the_builtin_and_generic_paths():

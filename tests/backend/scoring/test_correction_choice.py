@@ -1,4 +1,4 @@
-"""``auto``: of the gate's verdicts, ``given`` and ``fitted``, the reading that agrees best with the project's labels.
+"""``auto``: of the gate's verdicts, ``given`` and ``fitted``, the reading that agrees with the most project labels.
 
 Synthetic judges whose truth is known (the projects of ``test_label_fit``): where most judges are blind to a class
 one judge reads, ``fitted`` recovers it and must be chosen; where every judge reads every class, no reading beats
@@ -36,17 +36,15 @@ def test_the_reading_that_agrees_with_most_labels_is_chosen_and_it_finds_the_hid
     candidates = _candidates(results)
     scores = {m: agreement(r, LABELS) for m, r in candidates.items()}
     assert info["prior_correction"]["agreement"] == scores
-    best = max(s["balanced"] for s in scores.values())
-    assert info["prior_correction"]["chosen"] == "fitted" and scores["fitted"]["balanced"] == best > scores["none"][
-        "balanced"]
+    best = max(s["agree"] for s in scores.values())
+    assert info["prior_correction"]["chosen"] == "fitted" and scores["fitted"]["agree"] == best > scores["none"]["agree"]
     assert [(r.prediction, r.flagged) for r in chosen] == [(r.prediction, r.flagged) for r in candidates["fitted"]]
     assert (_predicted(chosen) == y).mean() > (_predicted(candidates["none"]) == y).mean() + 0.05
     assert info["prior_correction"]["members"] == sorted(JUDGES)  # the chosen correction's own block comes along
     lines = [line for line in adjustment_lines(info) if line.startswith("Prior correction")]
-    assert lines[0].startswith("Prior correction auto: chose fitted, the reading whose verdicts agree best with")
-    fit, avg = scores["fitted"], scores["none"]
-    assert f"fitted {fit['balanced']:.2f} ({fit['agree']} of 300)" in lines[0]
-    assert f"the judges' average {avg['balanced']:.2f} ({avg['agree']} of 300)" in lines[0]
+    assert lines[0].startswith("Prior correction auto: chose fitted, the reading whose verdicts agree with the most")
+    assert f"fitted {scores['fitted']['agree']} of 300" in lines[0]
+    assert f"the judges' average {scores['none']['agree']} of 300" in lines[0]
     assert lines[1].startswith("Prior correction fitted: each verdict re-read by a model of the run's own labels")
 
 
@@ -75,7 +73,7 @@ def test_a_tie_keeps_the_simpler_reading_and_the_choice_is_the_best_agreement():
         results = _seeing(90, seed)
         _, info = project_pass(results, RULE, prior_correction="auto")
         block = info["prior_correction"]
-        scores = {m: agreement(r, LABELS)["balanced"] for m, r in _candidates(results).items()}
+        scores = {m: agreement(r, LABELS)["agree"] for m, r in _candidates(results).items()}
         best = max(scores.values())
         first_best = next(m for m in CANDIDATES if scores.get(m) == best)
         assert block["chosen"] == first_best, (seed, scores)
@@ -83,7 +81,7 @@ def test_a_tie_keeps_the_simpler_reading_and_the_choice_is_the_best_agreement():
     # and the simpler reading stands; `fitted` learns the noise of 72 labels and agrees less
     sure = _seeing(90, 0, lift=9.0)
     _, block = choose_correction(sure, gate_results(sure, RULE)[0], RULE)
-    scores = {m: a["balanced"] for m, a in block["agreement"].items()}
+    scores = {m: a["agree"] for m, a in block["agreement"].items()}
     assert scores["none"] == scores["given"] > scores["fitted"] and block["chosen"] == "none"
 
 
@@ -105,18 +103,14 @@ def test_auto_under_the_run_minimum_reads_nothing():
     assert adjustment_lines(info) == [f"Prior correction auto: {info['prior_correction']['note']}."]
 
 
-def test_agreement_is_counted_class_by_class_so_a_reading_that_never_answers_a_rare_class_loses():
+def test_agreement_counts_the_scored_items_whose_label_is_a_class():
     def reading(predictions):
         originals = ["A"] * 8 + ["C"] * 2
         return [ItemResult(id=str(i), original=o, prediction=p, confidence=0.9, probs={p: 0.9}, flagged=o != p)
                 for i, (o, p) in enumerate(zip(originals, predictions))]
 
-    majority = reading(["A"] * 10)  # 8 of 10 agree, never answers C
-    balanced = reading(["A"] * 6 + ["B", "B"] + ["C", "C"])  # 8 of 10 agree too, answers C
-    fewer = reading(["A"] * 5 + ["B"] * 3 + ["C", "C"])  # 7 of 10, every C right
-    assert agreement(majority, LABELS) == {"agree": 8, "of": 10, "balanced": 0.5}
-    assert agreement(balanced, LABELS) == {"agree": 8, "of": 10, "balanced": 0.875}
-    assert agreement(fewer, LABELS)["balanced"] > agreement(majority, LABELS)["balanced"]
+    assert agreement(reading(["A"] * 10), LABELS) == {"agree": 8, "of": 10}
+    assert agreement(reading(["A"] * 6 + ["B", "B"] + ["C", "C"]), LABELS) == {"agree": 8, "of": 10}
     unscored = [ItemResult(id="x", original="A", prediction=None, confidence=None, probs=None, flagged=False),
                 ItemResult(id="y", original="Z", prediction="A", confidence=0.9, probs={"A": 0.9}, flagged=True)]
-    assert agreement(unscored, LABELS) == {"agree": 0, "of": 0, "balanced": 0.0}  # neither counts
+    assert agreement(unscored, LABELS) == {"agree": 0, "of": 0}  # neither counts

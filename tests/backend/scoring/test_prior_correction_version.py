@@ -54,6 +54,6 @@ def _score_version(tmp_path: Path, *args: str) -> str:
 
 def test_score_runs_with_two_corrections_report_two_versions(tmp_path):
     plain = _score_version(tmp_path)
-    assert _score_version(tmp_path, "--prior-correction", "none") == plain
+    assert _score_version(tmp_path, "--prior-correction", "auto") == plain  # the default
     assert len({plain, *(_score_version(tmp_path, "--prior-correction", mode)
-                         for mode in ("em", "batch", "given", "fitted", "auto"))}) == 6
+                         for mode in ("none", "em", "batch", "given", "fitted"))}) == 6

@@ -328,6 +328,6 @@ def test_the_audit_model_version_carries_the_correction_and_none_keeps_the_old_o
     assert versions["none"] == "label-audit-412c3626df95"
     assert len(set(versions.values())) == 6
     default = EnsembleConfig(Settings.from_env({}))
-    assert default.model_version(default.spec(CONFIG)) == versions["none"]
+    assert default.model_version(default.spec(CONFIG)) == versions["auto"]  # the default re-reads the verdicts
     env = EnsembleConfig(Settings.from_env({"LABEL_AUDIT_PRIOR_CORRECTION": "given"}))
     assert env.model_version(env.spec(CONFIG)) == versions["given"]
