@@ -133,7 +133,11 @@ def start_services(home: DemoHome, ports: dict[str, int], state: dict[str, Any],
     source = instances["source"]
     common = {"DATABASE_URL": home.database_url, "LABEL_AUDIT_HOME": str(home.root), "REDIS_URL": redis_url,
               "LABEL_AUDIT_QUEUE": state["queue"], "LABEL_AUDIT_BATCH": "4", "LABEL_AUDIT_MEMBERS": judge_member(judge),
-              "LABEL_AUDIT_EXCLUDE_MEMBERS": left_out(judge)}
+              "LABEL_AUDIT_EXCLUDE_MEMBERS": left_out(judge),
+              # the embedded judge answers "supported" whatever the item (member health names every prompt): the
+              # default reading (auto) then agrees best with the labels by flagging nothing, and the plumbing run
+              # would have no suspects to review; it keeps the judges' average. The real judge reads by the default.
+              **({"LABEL_AUDIT_PRIOR_CORRECTION": "none"} if judge is None else {})}
     auth = (keys["backend"]["user"], keys["backend"]["password"])
     # Both read the source project (the backend its guidelines, the worker to import predictions).
     worker_env = services.child_env({**common, "LABEL_STUDIO_URL": source.url, "LABEL_STUDIO_API_KEY": source.token})
