@@ -86,9 +86,9 @@ def gated_summary(client: Any, ledger: Ledger, run: AuditRun, config: EnsembleCo
     """The audit's last leg, after its last flush: the project pass decided once, written back (into the ledger, then
     into Label Studio), then the summary.
 
-    The ledger is written first and with or without ``client``: ``review push`` reads it. The summary's ``health_gate.predictions`` says how many predictions the pass rewrote (``client`` None: the
-    write-back is skipped and the summary says nothing about Label Studio); its ``prior_correction`` block is
-    ``score``'s.
+    The ledger is written first and with or without ``client``: ``review push`` reads it. The summary's
+    ``health_gate.predictions`` says how many predictions the pass rewrote (``client`` None: the write-back is
+    skipped and the summary says nothing about Label Studio); its ``prior_correction`` block is ``score``'s.
     """
     passed = audit_pass(ledger, run, config, quorum=quorum)
     passed.store()
