@@ -310,6 +310,32 @@ def markdown(path: Path) -> str:
     return "\n".join(lines)
 
 
+def _short(f: dict[str, Any]) -> str:
+    ratios = list(f["ratios"].values())
+    return (f"{_f(f['accuracy'])} / {min(ratios):.2f}–{max(ratios):.2f} / {_f(f['auroc'])} / {_f(f['ap'])} / "
+            f"{f['flagged']}, {_f(f['flag_precision'])} / {_f(f['flag_recall'])}")
+
+
+def auto_table(path: Path) -> str:
+    """One row per run of a ``--json`` file: what each reading's verdicts agreed with among the given labels, the
+    reading ``auto`` (the default) chose, and the ensemble as scored (after the gate) beside the default's
+    figures — the table the default reading is judged on."""
+    lines = ["| set · presentation (items, wrong labels) | labels agreed with (none / given / fitted) | chosen | "
+             "as scored (gated) | **auto** (the default) |", "|---|---|---|---|---|"]
+    for raw in path.read_text("utf-8").splitlines():
+        out = json.loads(raw) if raw.strip() else None
+        if not out or "gated+auto" not in out or out.get("prompts"):
+            continue
+        choice = out.get("auto_choice") or {}
+        agreed = choice.get("agreement") or {}
+        counts = (" / ".join(str(agreed[m]["agree"]) if m in agreed else "refused" for m in ("none", "given", "fitted"))
+                  if agreed else "not read")
+        chosen = choice.get("chosen") or f"none ({choice.get('note') or 'not read'})"
+        lines.append(f"| {out['data_set']} · {out['presentation']} ({out['items']}, {out['planted']}) | {counts} | "
+                     f"{chosen} | {_short(out['gated'])} | {_short(out['gated+auto'])} |")
+    return "\n".join(lines)
+
+
 def _meets(f: dict[str, Any]) -> bool:
     """The issue's bar for the default flags: precision >= 0.5 at recall >= 0.5."""
     return (f["flag_precision"] or 0.0) >= 0.5 and (f["flag_recall"] or 0.0) >= 0.5
@@ -355,12 +381,17 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--json", type=Path, help="append every figure here (one JSON line per run)")
     parser.add_argument("--markdown", type=Path, help="print the docs' table from a --json file and stop")
     parser.add_argument("--thresholds", type=Path, help="print the threshold sweep's table from a --json file and stop")
+    parser.add_argument("--auto-table", type=Path,
+                        help="print, from a --json file, each run as scored beside the default reading (auto) and stop")
     parser.add_argument("--variant", default="gated", choices=VARIANTS[:-1], help="the ensemble variant --thresholds reads")
     parser.add_argument("--against", action="store_true",
                         help="--thresholds: the rule on the mass against the given label, not the top confidence")
     args = parser.parse_args(argv)
     if args.markdown:
         print(markdown(args.markdown))
+        return []
+    if args.auto_table:
+        print(auto_table(args.auto_table))
         return []
     if args.thresholds:
         print(threshold_table(args.thresholds, variant=args.variant,

@@ -26,7 +26,7 @@ from backend.scoring.results import ItemResult
 if TYPE_CHECKING:
     from backend.ledger.store import Ledger
 
-__all__ = ["AS_SCORED", "VERDICT_FIELDS", "iter_scored", "record_reread", "same_verdict"]
+__all__ = ["AS_SCORED", "VERDICT_FIELDS", "iter_scored", "read_with_scored_flags", "record_reread", "same_verdict"]
 
 AS_SCORED = "as_scored"  # key of the workers' verdict in a row whose verdict the project pass changed
 #: What the project pass re-reads of a result (members, errors, inputs stay as scored).
@@ -49,6 +49,24 @@ def iter_scored(ledger: "Ledger", project: str, model_version: str, *,
     for data in ledger.iter_payloads(project, model_version, page=page):
         scored = data.pop(AS_SCORED, None)
         yield ItemResult.from_json({**data, **scored} if scored else data), scored is not None
+
+
+def read_with_scored_flags(ledger: "Ledger", project: str, model_version: str, *,
+                           page: int = 2000) -> tuple[list[ItemResult], frozenset[str] | None]:
+    """The stored results (the verdicts the lead sees) and the ids the workers had flagged — ``None`` where no row
+    was re-read — in one read of the ledger: a report needs both (what the audit's last pass took back and added).
+    """
+    stored: list[ItemResult] = []
+    flags: set[str] = set()
+    reread = False
+    for data in ledger.iter_payloads(project, model_version, page=page):
+        scored = data.pop(AS_SCORED, None)
+        item = ItemResult.from_json(data)
+        stored.append(item)
+        reread = reread or scored is not None
+        if (scored or {}).get("flagged", item.flagged):
+            flags.add(str(item.id))
+    return stored, frozenset(flags) if reread else None
 
 
 def record_reread(ledger: "Ledger", project: str, model_version: str,

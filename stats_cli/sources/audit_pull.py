@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from backend.api import crowd_by_item, crowd_labels
 from backend.api import Settings, review_clients
-from backend.api import Ledger, iter_scored
+from backend.api import Ledger, read_with_scored_flags
 from backend.api import refresh_review as refresh_review_outcomes
 from backend.api import load_audited_source
 from backend.api import ReviewStore
@@ -165,10 +165,8 @@ def pull_audit(
     ledger = Ledger(db_url or settings.store_url)
     source = load_audited_source(client, ledger, int(project), spec_options=settings.spec_options())
     tasks = pull_tasks(client, project, cache=cache, progress=progress, min_annotations=2, stats=stats)
-    items = ledger.results(source.key, model_version=model_version)
     version = model_version or ledger.latest_version(source.key)
-    scored = [] if version is None else list(iter_scored(ledger, source.key, version))
-    scored_flags = frozenset(str(r.id) for r, _ in scored if r.flagged) if any(held for _, held in scored) else None
+    items, scored_flags = ([], None) if version is None else read_with_scored_flags(ledger, source.key, version)
     if not items:
         stats.notes.append("the ledger holds no scored items for this project yet")
     known = {str(it.id) for it in items}

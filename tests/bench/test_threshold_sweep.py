@@ -91,3 +91,25 @@ def test_the_docs_table_marks_a_run_of_one_prompt_as_that_prompt_alone(bench, tm
     alone = [r for r in rows if "generic-definitions only" in r]
     assert len(alone) == len(rows) // 2 and any("**ensemble**" in r for r in alone)
     assert "0.78 / rotten 72% / 0.56–1.44 / 0.87 / 0.60 / 8, 0.50 / 0.67" in alone[0]
+
+
+def test_the_default_readings_table_names_the_choice_and_each_candidates_agreement(bench, tmp_path):
+    def figures(accuracy, low, high, flagged):
+        return {"accuracy": accuracy, "ratios": {"a": low, "b": high}, "auroc": 0.9, "ap": 0.7, "flagged": flagged,
+                "flag_precision": 0.5, "flag_recall": 0.75}
+
+    chose = {"data_set": "snli", "presentation": "hints", "items": 64, "planted": 13, "prompts": [],
+             "gated": figures(0.64, 0.43, 1.67, 14), "gated+auto": figures(0.7, 0.86, 1.1, 13),
+             "auto_choice": {"chosen": "given", "agreement": {"none": {"agree": 30, "of": 64},
+                                                              "given": {"agree": 36, "of": 64}},
+                             "refused": {"fitted": "too few labels"}}}
+    small = {**chose, "items": 20, "gated+auto": chose["gated"],
+             "auto_choice": {"chosen": None, "agreement": None, "note": "fewer than 30 scored items"}}
+    alone = {**chose, "prompts": ["generic-definitions"]}  # one prompt's run is not the default ensemble
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in (chose, small, alone)) + "\n", "utf-8")
+    rows = bench.auto_table(path).splitlines()[2:]
+    assert len(rows) == 2
+    assert rows[0] == ("| snli · hints (64, 13) | 30 / 36 / refused | given | 0.64 / 0.43–1.67 / 0.90 / 0.70 / "
+                       "14, 0.50 / 0.75 | 0.70 / 0.86–1.10 / 0.90 / 0.70 / 13, 0.50 / 0.75 |")
+    assert "| not read | none (fewer than 30 scored items) |" in rows[1]

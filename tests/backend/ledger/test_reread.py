@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from backend.ledger import Ledger
-from backend.ledger.reread import AS_SCORED, iter_scored, record_reread, same_verdict
+from backend.ledger.reread import AS_SCORED, iter_scored, read_with_scored_flags, record_reread, same_verdict
 from backend.scoring.results import ItemResult, MemberResult
 
 
@@ -49,9 +49,12 @@ def _check(ledger: Ledger) -> None:
     assert AS_SCORED in next(ledger.iter_payloads("7", "v1"))
 
     assert list(iter_scored(ledger, "7", "v1")) == [(stored[0], True), (stored[1], False), (stored[2], False)]
+    assert read_with_scored_flags(ledger, "7", "v1", page=2) == (list(ledger.iter_results("7", "v1")),
+                                                                 frozenset({"1", "2"}))
     assert record_reread(ledger, "7", "v1", [(stored[0], stored[0])]) == 1  # the same verdict: the row is undone
     assert list(iter_scored(ledger, "7", "v1")) == [(r, False) for r in stored]
     assert list(ledger.iter_results("7", "v1")) == stored
+    assert read_with_scored_flags(ledger, "7", "v1") == (stored, None)  # no row re-read: nothing to compare
     assert AS_SCORED not in next(ledger.iter_payloads("7", "v1"))
     assert record_reread(ledger, "7", "v1", []) == 0
 
