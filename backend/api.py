@@ -43,7 +43,8 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
     from backend.scoring.health_gate import gate_from_health, regate  # noqa: F401
     from backend.scoring.planted_ranking import planted_ranking  # noqa: F401
     from backend.ledger import Ledger  # noqa: F401
-    from backend.ledger.reread import read_with_scored_flags  # noqa: F401
+    from backend.ledger.reread import pass_blocks, read_with_scored_flags  # noqa: F401
+    from backend.summaries.score_summary import adjustment_lines  # noqa: F401
     # Label Studio: connection, task shape, crowd labels, gold annotations, which instance.
     from backend.labelstudio.client import connect, ensure_user, iter_tasks, organization_id  # noqa: F401
     from backend.labelstudio.error_lines import client_errors, describe_error  # noqa: F401

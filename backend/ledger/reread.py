@@ -9,24 +9,29 @@ scored them, or a second audit would gate or correct an already re-read verdict 
 out would keep the old gate's verdicts): so each changed row keeps the workers' verdict under ``as_scored`` in its
 JSON, and :func:`iter_scored` restores it. Member rows are never rewritten: they hold the judges' own answers.
 
-No new column: a release that does not know ``as_scored`` reads the row as the re-read verdict it is.
+No new column: a release that does not know ``as_scored`` reads the row as the re-read verdict it is. What the pass
+decided (the judges the gate left out, the reading ``auto`` chose and on what) is kept beside, one row per project
+and version (:func:`record_pass`), so the report can say what the verdicts it reads rest on.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import replace
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, select
 
 from backend.ledger import schema
+from backend.ledger.upsert import upsert
 from backend.scoring.results import ItemResult
 
 if TYPE_CHECKING:
     from backend.ledger.store import Ledger
 
-__all__ = ["AS_SCORED", "VERDICT_FIELDS", "iter_scored", "read_with_scored_flags", "record_reread", "same_verdict"]
+__all__ = ["AS_SCORED", "VERDICT_FIELDS", "iter_scored", "pass_blocks", "read_with_scored_flags", "record_pass",
+           "record_reread", "same_verdict"]
 
 AS_SCORED = "as_scored"  # key of the workers' verdict in a row whose verdict the project pass changed
 #: What the project pass re-reads of a result (members, errors, inputs stay as scored).
@@ -96,3 +101,22 @@ def record_reread(ledger: "Ledger", project: str, model_version: str,
     with ledger.db_engine.begin() as conn:
         conn.execute(statement, updates)
     return len(updates)
+
+
+def record_pass(ledger: "Ledger", project: str, model_version: str, blocks: dict[str, Any]) -> None:
+    """Keep what the pass decided over ``project`` (the summary's ``health_gate`` and ``prior_correction`` blocks),
+    over the previous pass's."""
+    row = {"project": str(project), "model_version": model_version,
+           "blocks_json": json.dumps(blocks, default=str, sort_keys=True), "updated_at": datetime.now(timezone.utc)}
+    with ledger.db_engine.begin() as conn:
+        upsert(conn, schema.passes, [row], keys=("project", "model_version"))
+
+
+def pass_blocks(ledger: "Ledger", project: str, model_version: str) -> dict[str, Any] | None:
+    """What the last pass over ``project`` at ``model_version`` decided, or None (no audit pass ran on it: a ``score``
+    run, or an audit by a release before the record)."""
+    cols = schema.passes.c
+    query = select(cols.blocks_json).where(cols.project == str(project), cols.model_version == model_version)
+    with ledger.db_engine.connect() as conn:
+        raw = conn.execute(query).scalar()
+    return None if raw is None else json.loads(raw)

@@ -100,3 +100,12 @@ projects = Table(
     Column("control", String(KEY)),  # the audited control(s) when named (LABEL_AUDIT_CONTROL), else NULL
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
+
+passes = Table(
+    "audit_passes",  # what the audit's last pass decided (gate, reading chosen): backend.ledger.reread
+    metadata,
+    Column("project", String(KEY), primary_key=True),
+    Column("model_version", String(KEY), primary_key=True),
+    Column("blocks_json", Text, nullable=False),  # the summary's health_gate and prior_correction blocks
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)

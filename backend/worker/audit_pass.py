@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
 from backend.ledger import Ledger
-from backend.ledger.reread import iter_scored, record_reread, same_verdict
+from backend.ledger.reread import iter_scored, record_pass, record_reread, same_verdict
 from backend.scoring.ensemble import VerdictRule
 from backend.scoring.health_gate import HealthGate, gate_from_health
 from backend.scoring.member_health import HealthTally
@@ -84,7 +84,9 @@ class AuditPass:
             yield from self._gated(page)
 
     def store(self) -> int:
-        """Write the re-read verdicts that differ from the ledger's into it; return how many rows were written."""
+        """Write the re-read verdicts that differ from the ledger's into it, and what the pass decided (its blocks:
+        the report says what the verdicts rest on); return how many verdict rows were written."""
+        record_pass(self.ledger, self.run.project, self.run.model_version, self.blocks)
         written, batch = 0, []
         for scored, reread, held in self.pairs():
             if held or not same_verdict(scored, reread):

@@ -126,6 +126,9 @@ class AuditData:
     # The ids the workers flagged, when ``label-audit audit``'s last pass has since re-read the verdicts (health gate,
     # then the prior correction: backend.ledger.reread); None: the items' verdicts are the workers' own.
     scored_flags: frozenset[str] | None = None
+    # What that last pass decided (the summary's health_gate and prior_correction blocks: which reading ``auto``
+    # chose and each candidate's agreement); None: no pass recorded (a release before the record, or none ran).
+    last_pass: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.sample is not None and not self.sampled:  # the draw names its items

@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from backend.api import crowd_by_item, crowd_labels
 from backend.api import Settings, review_clients
-from backend.api import Ledger, read_with_scored_flags
+from backend.api import Ledger, pass_blocks, read_with_scored_flags
 from backend.api import refresh_review as refresh_review_outcomes
 from backend.api import load_audited_source
 from backend.api import ReviewStore
@@ -167,6 +167,7 @@ def pull_audit(
     tasks = pull_tasks(client, project, cache=cache, progress=progress, min_annotations=2, stats=stats)
     version = model_version or ledger.latest_version(source.key)
     items, scored_flags = ([], None) if version is None else read_with_scored_flags(ledger, source.key, version)
+    last_pass = None if version is None else pass_blocks(ledger, source.key, version)
     if not items:
         stats.notes.append("the ledger holds no scored items for this project yet")
     known = {str(it.id) for it in items}
@@ -194,6 +195,7 @@ def pull_audit(
         probes=probe_rows(db_engine=ledger.db_engine),
         models=models,
         scored_flags=scored_flags,
+        last_pass=last_pass,
     )
     if images and source.spec.image_fields:
         # heavy: error pictures need PIL and the image fetcher; only a pull that asks for them

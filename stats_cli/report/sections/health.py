@@ -15,7 +15,7 @@ leave a member out of every run, `--exclude-member` (or LABEL_AUDIT_EXCLUDE_MEMB
 
 from __future__ import annotations
 
-from backend.api import VerdictRule, gate_from_health, member_health, regate
+from backend.api import VerdictRule, adjustment_lines, gate_from_health, member_health, regate
 
 from ..fmt import percent
 from ..inputs import AuditData
@@ -25,20 +25,32 @@ from ..registry import BuildOptions, ReportSection
 KEY, TITLE = "member_health", "Member health (collapsed answers, low class-token mass)"
 
 
+def _pass_steps(blocks) -> str:
+    """The steps of the audit's last pass, as it recorded them (None: a pass recorded before the record was kept)."""
+    if blocks is None:
+        return "the health gate, then the prior correction if one was set"
+    mode = (blocks.get("prior_correction") or {}).get("mode") or "none"
+    return "the health gate" + ("" if mode == "none" else f", then the prior correction {mode}")
+
+
 def gate_notes(data: AuditData, tally) -> tuple[list[str], dict]:
     """The health gate over the audit's results: the members it leaves out (with why), the stored flags it takes back."""
     gate = gate_from_health(tally, family=data.spec.family)
     notes = []
-    if data.scored_flags is not None:  # `label-audit audit`'s last pass re-read the stored verdicts already
+    if data.scored_flags is not None or data.last_pass is not None:  # `label-audit audit`'s last pass re-read them
         now = {str(r.id) for r in data.items if r.flagged}
-        taken, added = len(data.scored_flags - now), len(now - data.scored_flags)
+        scored = data.scored_flags if data.scored_flags is not None else frozenset(now)  # it changed no verdict
+        taken, added = len(scored - now), len(now - scored)
         notes += [f"Left out of the verdicts and flags (health gate): {m}: {why}." for m, why in gate.left_out.items()]
         if gate.note:
             notes.append(f"Health gate: {gate.note}.")
-        notes.append(f"The audit's last pass (the health gate, then the prior correction if one is set) re-read the "
-                     f"stored verdicts: of the {len(data.scored_flags)} flags the workers stored it took back {taken} "
-                     f"and added {added}; every figure here reads its verdicts, as Label Studio shows them.")
-        return notes, {**gate.to_dict(), "flags_taken_back": taken, "flags_added": added}
+        notes.append(f"The audit's last pass ({_pass_steps(data.last_pass)}) re-read the stored verdicts: of the "
+                     f"{len(scored)} flags the workers stored it took back {taken} and added {added}; every figure "
+                     f"here reads its verdicts, as Label Studio shows them.")
+        if data.last_pass is not None:  # what the correction chose, and on what
+            notes += adjustment_lines({"prior_correction": data.last_pass.get("prior_correction") or {}})
+        return notes, {**gate.to_dict(), "flags_taken_back": taken, "flags_added": added,
+                       "last_pass": dict(data.last_pass) if data.last_pass is not None else None}
     if gate.active:
         rule = VerdictRule(data.spec, threshold=data.threshold)
         changed = [r for r in data.items if r.flagged and not regate(r, gate, rule).flagged]

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from backend.ledger import Ledger
-from backend.ledger.reread import AS_SCORED, iter_scored, read_with_scored_flags, record_reread, same_verdict
+from backend.ledger.reread import (AS_SCORED, iter_scored, pass_blocks, read_with_scored_flags, record_pass,
+                                   record_reread, same_verdict)
 from backend.scoring.results import ItemResult, MemberResult
 
 
@@ -57,6 +58,15 @@ def _check(ledger: Ledger) -> None:
     assert read_with_scored_flags(ledger, "7", "v1") == (stored, None)  # no row re-read: nothing to compare
     assert AS_SCORED not in next(ledger.iter_payloads("7", "v1"))
     assert record_reread(ledger, "7", "v1", []) == 0
+
+    assert pass_blocks(ledger, "7", "v1") is None  # no pass recorded
+    first = {"health_gate": {"left_out": [{"member": "local:m/q@v1", "reason": "collapsed"}]},
+             "prior_correction": {"mode": "auto", "chosen": "given",
+                                  "agreement": {"none": {"agree": 23, "of": 32}, "given": {"agree": 25, "of": 32}}}}
+    record_pass(ledger, "7", "v1", first)
+    assert pass_blocks(ledger, "7", "v1") == first and pass_blocks(ledger, "7", "v2") is None
+    record_pass(ledger, "7", "v1", {"health_gate": {"left_out": []}, "prior_correction": {"mode": "none"}})
+    assert pass_blocks(ledger, "7", "v1")["prior_correction"] == {"mode": "none"}  # the next pass writes over it
 
 
 def test_a_reread_verdict_is_read_everywhere_and_the_scored_one_comes_back(tmp_path) -> None:

@@ -18,6 +18,7 @@ import json
 from backend.config.settings import Settings
 from backend.labelstudio.predictions import prediction_requests
 from backend.ledger import Ledger
+from backend.ledger.reread import pass_blocks
 from backend.scoring.ensemble import VerdictRule, verdict
 from backend.scoring.results import ItemResult, MemberResult
 from backend.summaries.score_summary import adjustment_lines
@@ -309,6 +310,9 @@ def test_an_auto_audit_writes_the_reading_it_chose_to_label_studio_and_the_ledge
     same, _ = project_pass(stored, rule, prior_correction=chosen)
     assert [(r.prediction, r.flagged) for r in expected] == [(r.prediction, r.flagged) for r in same]
     assert summary["prior_correction"] == blocks["prior_correction"]
+    kept = pass_blocks(ledger, "7", run.model_version)  # what the report reads of the pass
+    assert kept["prior_correction"] == json.loads(json.dumps(blocks["prior_correction"]))
+    assert kept["health_gate"]["left_out"] == json.loads(json.dumps(blocks["health_gate"]["left_out"]))
     assert _held(client, stored) == _wanted(expected, spec, config, run.model_version)
     assert [(r.prediction, r.flagged) for r in ledger.iter_results("7", run.model_version)] == [
         (r.prediction, r.flagged) for r in expected]

@@ -99,3 +99,22 @@ def test_after_the_audits_last_pass_the_section_counts_what_it_took_back_and_add
     assert (gate["flags_taken_back"], gate["flags_added"]) == (3, 1)
     assert any(f"of the {len(scored)} flags the workers stored it took back 3 and added 1" in note
                for note in sec.notes)
+
+
+def test_the_section_says_which_reading_the_last_pass_chose_and_on_what():
+    """The default correction (``auto``) chooses a reading per project: the report names it, with each candidate's
+    agreement with the labels, from what the pass recorded — also when the pass changed no verdict."""
+    data = _audit(mass=0.9)
+    blocks = {"health_gate": {"left_out": []},
+              "prior_correction": {"mode": "auto", "chosen": "given", "priors": {"m": {}},
+                                   "agreement": {"none": {"agree": 23, "of": 32}, "given": {"agree": 25, "of": 32},
+                                                 "fitted": {"agree": 24, "of": 32}}}}
+    sec = build_report(dataclasses.replace(data, last_pass=blocks)).section("member_health")
+    flags = sum(bool(it.flagged) for it in data.items)
+    assert any(f"last pass (the health gate, then the prior correction auto) re-read the stored verdicts: of the "
+               f"{flags} flags the workers stored it took back 0 and added 0" in note for note in sec.notes)
+    assert any("Prior correction auto: chose given" in note and "the judges' average 23 of 32, given 25 of 32, "
+               "fitted 24 of 32" in note for note in sec.notes)
+    assert sec.values["health_gate"]["last_pass"] == blocks
+    plain = build_report(data).section("member_health")  # no pass recorded, none re-read: no such note
+    assert not any("last pass" in note or "Prior correction" in note for note in plain.notes)
