@@ -62,6 +62,7 @@ from backend.scoring.ensemble import VerdictRule, argmax  # noqa: E402
 from backend.scoring.health_gate import gate_results  # noqa: E402
 from backend.scoring.members import build_members, parse_member_arg  # noqa: E402
 from backend.scoring.prior_shift import correct_results  # noqa: E402
+from backend.scoring.project_pass import project_pass  # noqa: E402
 from backend.scoring.question_engine import make_engine  # noqa: E402
 from backend.task.dataset import Item  # noqa: E402
 
@@ -200,9 +201,12 @@ def run_one(data_set: str, presentation: str, members: list[str], *, n_items: in
     out["gate"] = gate.to_dict()
     variants = {"gated": gated}
     for mode in CORRECTIONS:
-        variants[f"gated+{mode}"], info = correct_results(results, rule, mode=mode, left_out=gate.left_out)
-        if mode == "auto":  # which reading it chose, on what
+        if mode == "auto":  # the default, as the product runs it: below its minimum of items it reads nothing
+            variants["gated+auto"], blocks = project_pass(results, rule, prior_correction="auto")
+            info = blocks["prior_correction"]
             out["auto_choice"] = {k: info.get(k) for k in ("chosen", "agreement", "refused", "note")}
+            continue
+        variants[f"gated+{mode}"], info = correct_results(results, rule, mode=mode, left_out=gate.left_out)
     for name, res in variants.items():
         out[name] = figures(res, spec.labels, true, given, engine.threshold)["ensemble"]
     out["sweep"] = {name: sweep(res, spec.labels, true, given) for name, res in variants.items()}
@@ -336,6 +340,30 @@ def auto_table(path: Path) -> str:
     return "\n".join(lines)
 
 
+def summary_table(path: Path) -> str:
+    """One row per run of a ``--json`` file on the default path (the gate, then ``auto``): accuracy, the top
+    answer's share, predicted ÷ true, AUROC / AP, the flags, the prompt with the largest top answer (collapse is
+    read per prompt), the members the gate left out and the reading ``auto`` chose."""
+    lines = ["| set · presentation (items, wrong labels; fresh calls) | accuracy | top answer | predicted ÷ true (min–max) | "
+             "AUROC / AP | flags, precision / recall | prompts: largest top answer | health gate left out | reading |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for raw in path.read_text("utf-8").splitlines():
+        out = json.loads(raw) if raw.strip() else None
+        if not out or "gated+auto" not in out or out.get("prompts"):
+            continue
+        f = out["gated+auto"]
+        ratios = list(f["ratios"].values())
+        name, top = max(out["members"].items(), key=lambda kv: kv[1]["modal_share"])
+        left = ", ".join(x["member"].rsplit("/", 1)[-1] for x in out["gate"]["left_out"]) or "none"
+        choice = out.get("auto_choice") or {}
+        reading = choice.get("chosen") or ("none (under 30 items)" if choice.get("note") else "none")
+        lines.append(f"| {out['data_set']} · {out['presentation']} ({out['items']}, {out['planted']}; {out['llm_calls']}) | "
+                     f"{_f(f['accuracy'])} | {f['modal']} {f['modal_share']:.0%} | {min(ratios):.2f}–{max(ratios):.2f} | "
+                     f"{_f(f['auroc'])} / {_f(f['ap'])} | {f['flagged']}, {_f(f['flag_precision'])} / "
+                     f"{_f(f['flag_recall'])} | {name} {top['modal']} {top['modal_share']:.0%} | {left} | {reading} |")
+    return "\n".join(lines)
+
+
 def _meets(f: dict[str, Any]) -> bool:
     """The issue's bar for the default flags: precision >= 0.5 at recall >= 0.5."""
     return (f["flag_precision"] or 0.0) >= 0.5 and (f["flag_recall"] or 0.0) >= 0.5
@@ -383,12 +411,17 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--thresholds", type=Path, help="print the threshold sweep's table from a --json file and stop")
     parser.add_argument("--auto-table", type=Path,
                         help="print, from a --json file, each run as scored beside the default reading (auto) and stop")
+    parser.add_argument("--summary-table", type=Path,
+                        help="print, from a --json file, one row per run on the default path (gate, then auto) and stop")
     parser.add_argument("--variant", default="gated", choices=VARIANTS[:-1], help="the ensemble variant --thresholds reads")
     parser.add_argument("--against", action="store_true",
                         help="--thresholds: the rule on the mass against the given label, not the top confidence")
     args = parser.parse_args(argv)
     if args.markdown:
         print(markdown(args.markdown))
+        return []
+    if args.summary_table:
+        print(summary_table(args.summary_table))
         return []
     if args.auto_table:
         print(auto_table(args.auto_table))

@@ -113,3 +113,20 @@ def test_the_default_readings_table_names_the_choice_and_each_candidates_agreeme
     assert rows[0] == ("| snli · hints (64, 13) | 30 / 36 / refused | given | 0.64 / 0.43–1.67 / 0.90 / 0.70 / "
                        "14, 0.50 / 0.75 | 0.70 / 0.86–1.10 / 0.90 / 0.70 / 13, 0.50 / 0.75 |")
     assert "| not read | none (fewer than 30 scored items) |" in rows[1]
+
+
+def test_the_summary_table_reads_the_default_path_and_names_the_most_collapsed_prompt(bench, tmp_path):
+    def figures(accuracy, modal, share):
+        return {"accuracy": accuracy, "modal": modal, "modal_share": share, "ratios": {"a": 0.5, "b": 1.5},
+                "auroc": 0.8, "ap": 0.6, "flagged": 3, "flag_precision": 2 / 3, "flag_recall": 0.5}
+
+    run = {"data_set": "rt", "presentation": "codes", "items": 12, "planted": 2, "llm_calls": 96, "prompts": [],
+           "gated+auto": figures(0.58, "a", 0.75), "gated": figures(0.5, "a", 0.9),
+           "members": {"p1@v1": figures(0.5, "a", 0.6), "p2@v3": figures(0.5, "b", 0.92)},
+           "gate": {"left_out": [{"member": "local:m/p2@v3", "reason": "collapsed"}]},
+           "auto_choice": {"chosen": None, "note": "not applied: 12 scored items"}}
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(run) + "\n", "utf-8")
+    row = bench.summary_table(path).splitlines()[2]
+    assert row == ("| rt · codes (12, 2; 96) | 0.58 | a 75% | 0.50–1.50 | 0.80 / 0.60 | 3, 0.67 / 0.50 | p2@v3 b 92% | "
+                   "p2@v3 | none (under 30 items) |")
