@@ -406,6 +406,9 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--natural", action="store_true",
                         help="take the items in file order, the classes in the set's own proportions (default: balanced)")
     parser.add_argument("--cache-url", default=f"sqlite:///{ROOT / '.label-audit' / 'bench_presentations.sqlite'}")
+    parser.add_argument("--answers", type=Path,
+                        help="seed the call cache from recorded answers first (bench/recorded_answers.py: e.g. "
+                             "bench/data/real_judge_answers.jsonl.gz, the real judge's)")
     parser.add_argument("--json", type=Path, help="append every figure here (one JSON line per run)")
     parser.add_argument("--markdown", type=Path, help="print the docs' table from a --json file and stop")
     parser.add_argument("--thresholds", type=Path, help="print the threshold sweep's table from a --json file and stop")
@@ -432,6 +435,10 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         return []
     (ROOT / ".label-audit").mkdir(exist_ok=True)
     cache = CallCache(args.cache_url)
+    if args.answers:
+        from recorded_answers import seed
+
+        print(f"seeded the call cache with {seed(cache, args.answers)} recorded answers ({args.answers})")
     shown = args.presentation or [p + h for p in PRESENTATIONS for h in ("", "+q")]
     outs = []
     try:
