@@ -16,7 +16,8 @@ hover; the Data Manager's "Prediction model versions" column shows it whole. So 
 first and the key last.
 
 The readable part states what the lead needs to judge a score: which models, how many prompts each,
-the average, the confidence threshold and the ordinal distance. Threshold and distance are not part of
+the average, the confidence threshold and the ordinal distance, and the prior correction where one re-reads the
+verdicts (the default ``auto`` on a binary or nominal task). Threshold and distance are not part of
 the fingerprint (changing them re-decides flags, it does not re-score), so two names with one key can
 exist in a project; :func:`version_key` makes them one version for every reader.
 """
@@ -85,8 +86,14 @@ def rule_text(spec: TaskSpec, *, threshold: float, delta: int | None) -> str:
 
 
 def readable_version(key: str, entries: Sequence[MemberSpec], spec: TaskSpec, *, threshold: float | None,
-                     delta: int | None, prompts_root: Path | None = None) -> str:
-    """The ``model_version`` written to Label Studio for the run keyed ``key``: judges · rule · key."""
+                     delta: int | None, prompts_root: Path | None = None, prior_correction: str = "none") -> str:
+    """The ``model_version`` written to Label Studio for the run keyed ``key``: judges · rule · key, with the prior
+    correction before the key where it re-reads this task's verdicts (the score is then not the plain average:
+    ``"... · avg ≥ 0.55 · prior correction auto · label-audit-..."``; the report says which reading it chose)."""
+    from backend.scoring.project_pass import corrects
+
     cut = resolve_threshold(spec, threshold)
-    return SEPARATOR.join((judges_text(entries, spec, prompts_root=prompts_root),
-                           rule_text(spec, threshold=cut, delta=delta), key))
+    parts = [judges_text(entries, spec, prompts_root=prompts_root), rule_text(spec, threshold=cut, delta=delta)]
+    if corrects(prior_correction, spec.family):
+        parts.append(f"prior correction {prior_correction}")
+    return SEPARATOR.join((*parts, key))

@@ -124,4 +124,5 @@ class EnsembleConfig:
         """The ``model_version`` written to Label Studio: judges and rule, then :meth:`model_version` (the key
         every reader maps it back to, :func:`backend.labelstudio.modelname.version_key`)."""
         return readable_version(self.model_version(spec), self.members, spec, threshold=self.threshold,
-                                delta=self.delta, prompts_root=self.settings.prompts_dir)
+                                delta=self.delta, prompts_root=self.settings.prompts_dir,
+                                prior_correction=self.prior_correction)

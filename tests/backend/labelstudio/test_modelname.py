@@ -36,8 +36,11 @@ def test_the_name_states_judges_and_rule_and_ends_with_the_key():
     config = EnsembleConfig(members=(parse_member_arg("local:smollm2"), parse_member_arg("openai:gpt-4o-mini")),
                             threshold=0.7)
     name = config.ls_version(spec)
-    assert name == f"smollm2 ×4 prompts + gpt-4o-mini ×4 prompts · avg ≥ 0.70 · {config.model_version(spec)}"
+    assert name == (f"smollm2 ×4 prompts + gpt-4o-mini ×4 prompts · avg ≥ 0.70 · prior correction auto · "
+                    f"{config.model_version(spec)}")  # the default correction re-reads a binary task's verdicts
     assert version_key(name) == config.model_version(spec)
+    plain = EnsembleConfig(members=config.members, threshold=0.7, prior_correction="none")
+    assert plain.ls_version(spec) == f"smollm2 ×4 prompts + gpt-4o-mini ×4 prompts · avg ≥ 0.70 · {plain.model_version(spec)}"
     # the default threshold of the family when none is set
     assert " · avg ≥ 0.55 · " in EnsembleConfig().ls_version(spec)
 
@@ -47,6 +50,9 @@ def test_an_ordinal_name_gives_its_distance():
     assert spec.family == "ordinal"
     name = readable_version(KEY, [parse_member_arg("local:smollm2")], spec, threshold=None, delta=2)
     assert name.startswith("smollm2 ") and " · avg ≥ 0.20, |Δ| > 2 · " in name and name.endswith(KEY)
+    kept = readable_version(KEY, [parse_member_arg("local:smollm2")], spec, threshold=None, delta=2,
+                            prior_correction="auto")
+    assert kept == name  # auto leaves an ordinal task's verdicts as judged: the name says no correction
     relevance = readable_version(KEY, [parse_member_arg("local:smollm2")], load_spec("relevance"), threshold=0.3,
                                  delta=None)
     assert "avg ≥ 0.30" in relevance and "across" in relevance  # relevance flags across its 2|1 boundary
