@@ -179,7 +179,8 @@ def _choice_lines(correction: dict[str, Any]) -> list[str]:
     if correction.get("note"):
         return [f"Prior correction auto: {correction['note']}."]
     agree = correction.get("agreement") or {}
-    counts = ", ".join(f"{_READINGS.get(m, m)} {a['agree']} of {a['of']}" for m, a in agree.items())
+    order = sorted(agree, key=lambda m: list(_READINGS).index(m) if m in _READINGS else len(_READINGS))
+    counts = ", ".join(f"{_READINGS.get(m, m)} {agree[m]['agree']} of {agree[m]['of']}" for m in order)
     refused = "".join(f"; {m} was not a candidate ({why})" for m, why in (correction.get("refused") or {}).items())
     chosen = str(correction.get("chosen") or "none")
     lines = [f"Prior correction auto: chose {_READINGS.get(chosen, chosen)}, the reading whose verdicts agree with the "

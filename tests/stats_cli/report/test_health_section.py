@@ -106,9 +106,9 @@ def test_the_section_says_which_reading_the_last_pass_chose_and_on_what():
     agreement with the labels, from what the pass recorded — also when the pass changed no verdict."""
     data = _audit(mass=0.9)
     blocks = {"health_gate": {"left_out": []},
-              "prior_correction": {"mode": "auto", "chosen": "given", "priors": {"m": {}},
-                                   "agreement": {"none": {"agree": 23, "of": 32}, "given": {"agree": 25, "of": 32},
-                                                 "fitted": {"agree": 24, "of": 32}}}}
+              "prior_correction": {"mode": "auto", "chosen": "given", "priors": {"m": {}},  # as stored: keys sorted
+                                   "agreement": {"fitted": {"agree": 24, "of": 32}, "given": {"agree": 25, "of": 32},
+                                                 "none": {"agree": 23, "of": 32}}}}
     sec = build_report(dataclasses.replace(data, last_pass=blocks)).section("member_health")
     flags = sum(bool(it.flagged) for it in data.items)
     assert any(f"last pass (the health gate, then the prior correction auto) re-read the stored verdicts: of the "
