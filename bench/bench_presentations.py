@@ -320,16 +320,19 @@ def _short(f: dict[str, Any]) -> str:
             f"{f['flagged']}, {_f(f['flag_precision'])} / {_f(f['flag_recall'])}")
 
 
+def _default_runs(path: Path) -> list[dict[str, Any]]:
+    """The runs of a ``--json`` file that read the default ensemble through ``auto`` (not a ``--prompt`` run)."""
+    runs = [json.loads(raw) for raw in path.read_text("utf-8").splitlines() if raw.strip()]
+    return [out for out in runs if "gated+auto" in out and not out.get("prompts")]
+
+
 def auto_table(path: Path) -> str:
     """One row per run of a ``--json`` file: what each reading's verdicts agreed with among the given labels, the
     reading ``auto`` (the default) chose, and the ensemble as scored (after the gate) beside the default's
     figures — the table the default reading is judged on."""
     lines = ["| set · presentation (items, wrong labels) | labels agreed with (none / given / fitted) | chosen | "
              "as scored (gated) | **auto** (the default) |", "|---|---|---|---|---|"]
-    for raw in path.read_text("utf-8").splitlines():
-        out = json.loads(raw) if raw.strip() else None
-        if not out or "gated+auto" not in out or out.get("prompts"):
-            continue
+    for out in _default_runs(path):
         choice = out.get("auto_choice") or {}
         agreed = choice.get("agreement") or {}
         counts = (" / ".join(str(agreed[m]["agree"]) if m in agreed else "refused" for m in ("none", "given", "fitted"))
@@ -347,10 +350,7 @@ def summary_table(path: Path) -> str:
     lines = ["| set · presentation (items, wrong labels; fresh calls) | accuracy | top answer | predicted ÷ true (min–max) | "
              "AUROC / AP | flags, precision / recall | prompts: largest top answer | health gate left out | reading |",
              "|---|---|---|---|---|---|---|---|---|"]
-    for raw in path.read_text("utf-8").splitlines():
-        out = json.loads(raw) if raw.strip() else None
-        if not out or "gated+auto" not in out or out.get("prompts"):
-            continue
+    for out in _default_runs(path):
         f = out["gated+auto"]
         ratios = list(f["ratios"].values())
         name, top = max(out["members"].items(), key=lambda kv: kv[1]["modal_share"])
