@@ -1,5 +1,6 @@
-"""bench/bench_presentations.py's threshold sweep: what each flag threshold would flag, and the table a default is
-chosen on (the bar of issue 42: precision >= 0.5 at recall >= 0.5 on every run whose judge is above 0.6 accuracy)."""
+"""bench/bench_presentations.py's threshold sweep: what each flag threshold would flag, and the tables a default is
+chosen on (bench/presentation_tables.py; the bar of issue 42: precision >= 0.5 at recall >= 0.5 on every run whose
+judge is above 0.6 accuracy)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ from tests.support.bench_module import load_bench_module
 @pytest.fixture(scope="module")
 def bench():
     return load_bench_module("bench_presentations")
+
+
+@pytest.fixture(scope="module")
+def tables():
+    return load_bench_module("presentation_tables")
 
 
 class _Verdict:
@@ -42,9 +48,9 @@ def test_the_sweep_flags_by_each_threshold_over_the_same_probabilities(bench):
     assert against["0.70"] == {"flagged": 1, "flag_precision": 1.0, "flag_recall": 0.5}
 
 
-def test_the_table_counts_the_bar_only_on_runs_whose_judge_is_above_the_accuracy_floor(bench, tmp_path):
+def test_the_table_counts_the_bar_only_on_runs_whose_judge_is_above_the_accuracy_floor(tables, tmp_path):
     def run(name, accuracy, at):
-        cells = {f"{t:.2f}": {"flagged": 4, "flag_precision": 0.25, "flag_recall": 0.25} for t in bench.THRESHOLDS}
+        cells = {f"{t:.2f}": {"flagged": 4, "flag_precision": 0.25, "flag_recall": 0.25} for t in tables.THRESHOLDS}
         cells.update(at)
         return {"data_set": name, "presentation": "codes", "items": 40, "gated": {"accuracy": accuracy},
                 "sweep": {"gated": cells}}
@@ -54,7 +60,7 @@ def test_the_table_counts_the_bar_only_on_runs_whose_judge_is_above_the_accuracy
             run("c", 0.55, {"0.50": good})]  # c: below the floor, its flags do not count
     path = tmp_path / "runs.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in runs) + "\n", "utf-8")
-    table = bench.threshold_table(path).splitlines()
+    table = tables.threshold_table(path).splitlines()
     assert "a · codes (40, acc 0.80)" in table[0] and "c · codes (40, acc 0.55)" in table[0]
     row = {line.split(" | ")[0].strip("| "): line for line in table[2:]}
     assert row["0.40"].endswith("| 2 of 2 |") and row["0.50"].endswith("| 1 of 2 |")
@@ -74,7 +80,7 @@ def test_natural_rows_keep_the_sets_proportions_and_balanced_rows_interleave_the
     assert [r["true"] for r in balanced] == ["e", "n", "c"]  # one round of e, n, c: c has one clear item
 
 
-def test_the_docs_table_marks_a_run_of_one_prompt_as_that_prompt_alone(bench, tmp_path):
+def test_the_docs_table_marks_a_run_of_one_prompt_as_that_prompt_alone(tables, tmp_path):
     """A ``--prompt`` run's "ensemble" is that prompt by itself: its rows must not read as the default ensemble's."""
     figures = {"accuracy": 0.78, "modal": "rotten", "modal_share": 0.72, "ratios": {"fresh": 0.56, "rotten": 1.44},
                "auroc": 0.87, "ap": 0.6, "flagged": 8, "flag_precision": 0.5, "flag_recall": 0.67,
@@ -83,17 +89,17 @@ def test_the_docs_table_marks_a_run_of_one_prompt_as_that_prompt_alone(bench, tm
     def run(prompts):
         return {"data_set": "rotten-tomatoes", "presentation": "codes+q", "items": 32, "planted": 6,
                 "prompts": prompts, "members": {"generic-definitions@v3": figures}, "ensemble": figures,
-                **{name: figures for name in bench.VARIANTS}, "gate": {"left_out": []}}
+                **{name: figures for name in tables.VARIANTS}, "gate": {"left_out": []}}
 
     path = tmp_path / "runs.jsonl"
     path.write_text(json.dumps(run(["generic-definitions"])) + "\n" + json.dumps(run([])) + "\n", "utf-8")
-    rows = bench.markdown(path).splitlines()[2:]
+    rows = tables.markdown(path).splitlines()[2:]
     alone = [r for r in rows if "generic-definitions only" in r]
     assert len(alone) == len(rows) // 2 and any("**ensemble**" in r for r in alone)
     assert "0.78 / rotten 72% / 0.56–1.44 / 0.87 / 0.60 / 8, 0.50 / 0.67" in alone[0]
 
 
-def test_the_default_readings_table_names_the_choice_and_each_candidates_agreement(bench, tmp_path):
+def test_the_default_readings_table_names_the_choice_and_each_candidates_agreement(tables, tmp_path):
     def figures(accuracy, low, high, flagged):
         return {"accuracy": accuracy, "ratios": {"a": low, "b": high}, "auroc": 0.9, "ap": 0.7, "flagged": flagged,
                 "flag_precision": 0.5, "flag_recall": 0.75}
@@ -108,14 +114,32 @@ def test_the_default_readings_table_names_the_choice_and_each_candidates_agreeme
     alone = {**chose, "prompts": ["generic-definitions"]}  # one prompt's run is not the default ensemble
     path = tmp_path / "runs.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in (chose, small, alone)) + "\n", "utf-8")
-    rows = bench.auto_table(path).splitlines()[2:]
+    rows = tables.auto_table(path).splitlines()[2:]
     assert len(rows) == 2
     assert rows[0] == ("| snli · hints (64, 13) | 30 / 36 / refused | given | 0.64 / 0.43–1.67 / 0.90 / 0.70 / "
                        "14, 0.50 / 0.75 | 0.70 / 0.86–1.10 / 0.90 / 0.70 / 13, 0.50 / 0.75 |")
     assert "| not read | none (fewer than 30 scored items) |" in rows[1]
 
 
-def test_the_summary_table_reads_the_default_path_and_names_the_most_collapsed_prompt(bench, tmp_path):
+def test_the_readings_table_gives_each_candidates_agreement_and_true_figures_and_marks_a_refusal(tables, tmp_path):
+    def figures(accuracy, flagged):
+        return {"accuracy": accuracy, "ratios": {"a": 0.8, "b": 1.2}, "auroc": 0.9, "ap": 0.7, "flagged": flagged,
+                "flag_precision": 0.5, "flag_recall": 0.75}
+
+    run = {"data_set": "rt", "presentation": "values", "items": 32, "planted": 6, "prompts": [],
+           "gated": figures(0.78, 11), "gated+given": figures(0.84, 10), "gated+fitted": figures(0.5, 2),
+           "gated+auto": figures(0.84, 10),
+           "auto_choice": {"chosen": "given", "agreement": {"none": {"agree": 19, "of": 32},
+                                                            "given": {"agree": 21, "of": 32}},
+                           "refused": {"fitted": "not applied: 32 labels"}}}
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(run) + "\n", "utf-8")
+    row = tables.readings_table(path).splitlines()[2]
+    assert row == ("| rt · values (32, 6) | given | 19 of 32: 0.78 / 0.80–1.20 / 0.90 / 0.70 / 11, 0.50 / 0.75 | "
+                   "21 of 32: 0.84 / 0.80–1.20 / 0.90 / 0.70 / 10, 0.50 / 0.75 | refused |")
+
+
+def test_the_summary_table_reads_the_default_path_and_names_the_most_collapsed_prompt(tables, tmp_path):
     def figures(accuracy, modal, share):
         return {"accuracy": accuracy, "modal": modal, "modal_share": share, "ratios": {"a": 0.5, "b": 1.5},
                 "auroc": 0.8, "ap": 0.6, "flagged": 3, "flag_precision": 2 / 3, "flag_recall": 0.5}
@@ -127,6 +151,6 @@ def test_the_summary_table_reads_the_default_path_and_names_the_most_collapsed_p
            "auto_choice": {"chosen": None, "note": "not applied: 12 scored items"}}
     path = tmp_path / "runs.jsonl"
     path.write_text(json.dumps(run) + "\n", "utf-8")
-    row = bench.summary_table(path).splitlines()[2]
+    row = tables.summary_table(path).splitlines()[2]
     assert row == ("| rt · codes (12, 2; 96) | 0.58 | a 75% | 0.50–1.50 | 0.80 / 0.60 | 3, 0.67 / 0.50 | p2@v3 b 92% | "
                    "p2@v3 | none (under 30 items) |")

@@ -1,0 +1,178 @@
+"""The presentations benchmark's printed tables: one run to the terminal, and the docs' tables from a ``--json`` file.
+
+Why apart from :mod:`bench_presentations`: that script runs the judge; these only read what a run wrote (a JSON line
+per run), so a table is printed again from the recorded figures without loading a model.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+#: Class-prior corrections replayed over the same answers (:mod:`backend.scoring.prior_shift`).
+CORRECTIONS = ("em", "batch", "given", "fitted", "auto")
+#: Flag thresholds the sweep tries (the nominal default is 0.5; 1/3 is the least a 3-class argmax can have).
+THRESHOLDS = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)
+VARIANTS = ("gated",) + tuple(f"gated+{m}" for m in CORRECTIONS) + ("gated+review",)
+
+
+def _f(value: Any) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _row(name: str, f: dict[str, Any], labels: Sequence[str]) -> str:
+    ratios = " ".join(f"{lab}:{f['ratios'].get(lab, 0):.2f}" for lab in labels)
+    return (f"  {name:<26} {_f(f['accuracy']):>5} {f['modal']:>14} {f['modal_share']:>4.0%} {ratios:<34} "
+            f"{_f(f['auroc']):>5} {_f(f['ap']):>5} {f['flagged']:>3} {_f(f['flag_precision']):>5} "
+            f"{_f(f['flag_recall']):>5} {_f(f.get('seconds_per_item')):>6}")
+
+
+def print_run(out: dict[str, Any]) -> None:
+    labels = out["labels"]
+    print(f"\n== {out['data_set']} · {out['presentation']} · {out['items']} items, {out['planted']} planted · "
+          f"{out['orders']} order(s) · {out['llm_calls']} fresh calls ==")
+    print(f"  {'prompt':<26} {'acc':>5} {'top answer':>19} {'predicted / true':<34} {'AUROC':>5} {'AP':>5} "
+          f"{'fl':>3} {'prec':>5} {'rec':>5} {'s/item':>6}")
+    for name, f in out["members"].items():
+        print(_row(name, f, labels))
+    print(_row("ENSEMBLE (as scored)", out["ensemble"], labels))
+    for name in VARIANTS:
+        print(_row(f"ensemble, {name}", out[name], labels) if "pending" not in out[name]
+              else f"  ensemble, {name}: {out[name]['pending']}")
+    for name, f in out.get("order_skip", {}).items():
+        print(_row(f"ensemble, {name}", f, labels) + f"  saves {f['saved']:.0%} of later calls, "
+              f"{f['flags_differ']} flag(s) differ")
+    choice = out.get("auto_choice") or {}
+    if choice.get("agreement"):
+        print("  auto chose " + str(choice["chosen"]) + " (given labels agreed with: " + ", ".join(
+            f"{m} {a['agree']} of {a['of']}" for m, a in choice["agreement"].items()) + ")"
+              + "".join(f"; {m} refused: {why}" for m, why in (choice.get("refused") or {}).items()))
+    left = ", ".join(f"{x['member'].rsplit('/', 1)[-1]} ({x['reason']})" for x in out["gate"]["left_out"])
+    print(f"  health gate: {left or 'none left out'}" + (f"; {out['gate']['note']}" if out["gate"]["note"] else ""))
+
+
+def _cell(f: dict[str, Any]) -> str:
+    ratios = [v for v in f["ratios"].values()]
+    return (f"{_f(f['accuracy'])} / {f['modal']} {f['modal_share']:.0%} / {min(ratios):.2f}–{max(ratios):.2f} / "
+            f"{_f(f['auroc'])} / {_f(f['ap'])} / {f['flagged']}, {_f(f['flag_precision'])} / {_f(f['flag_recall'])}")
+
+
+def markdown(path: Path) -> str:
+    """The docs' table from a ``--json`` file: one row per set x presentation x prompt, then the ensemble's."""
+    lines = ["| set · presentation | prompt | accuracy / top answer's share / predicted ÷ true (min–max) / AUROC / AP / "
+             "flags, precision / recall | s/item |", "|---|---|---|---|"]
+    for raw in path.read_text("utf-8").splitlines():
+        out = json.loads(raw)
+        where = f"{out['data_set']} · {out['presentation']} ({out['items']} items, {out['planted']} planted)"
+        if out.get("prompts"):  # a --prompt run: its "ensemble" is those prompts alone, not the default ensemble
+            where += f", {', '.join(out['prompts'])} only"
+        for name, f in out["members"].items():
+            lines.append(f"| {where} | {name} | {_cell(f)} | {_f(f['seconds_per_item'])} |")
+        lines.append(f"| {where} | **ensemble** | {_cell(out['ensemble'])} | {_f(out['ensemble']['seconds_per_item'])} |")
+        for name in VARIANTS:
+            cell = out[name].get("pending") or _cell(out[name])
+            lines.append(f"| {where} | ensemble, {name} | {cell} | |")
+        for name, f in out.get("order_skip", {}).items():
+            lines.append(f"| {where} | ensemble, {name} | {_cell(f)}; {f['saved']:.0%} of later calls saved, "
+                         f"{f['flags_differ']} flag(s) differ | |")
+        left = ", ".join(x["member"].rsplit("/", 1)[-1] for x in out["gate"]["left_out"])
+        lines.append(f"| {where} | health gate | {left or 'none left out'} | |")
+    return "\n".join(lines)
+
+
+def _short(f: dict[str, Any]) -> str:
+    ratios = list(f["ratios"].values())
+    return (f"{_f(f['accuracy'])} / {min(ratios):.2f}–{max(ratios):.2f} / {_f(f['auroc'])} / {_f(f['ap'])} / "
+            f"{f['flagged']}, {_f(f['flag_precision'])} / {_f(f['flag_recall'])}")
+
+
+def _default_runs(path: Path) -> list[dict[str, Any]]:
+    """The runs of a ``--json`` file that read the default ensemble through ``auto`` (not a ``--prompt`` run)."""
+    runs = [json.loads(raw) for raw in path.read_text("utf-8").splitlines() if raw.strip()]
+    return [out for out in runs if "gated+auto" in out and not out.get("prompts")]
+
+
+def auto_table(path: Path) -> str:
+    """One row per run of a ``--json`` file: what each reading's verdicts agreed with among the given labels, the
+    reading ``auto`` (the default) chose, and the ensemble as scored (after the gate) beside the default's
+    figures — the table the default reading is judged on."""
+    lines = ["| set · presentation (items, wrong labels) | labels agreed with (none / given / fitted) | chosen | "
+             "as scored (gated) | **auto** (the default) |", "|---|---|---|---|---|"]
+    for out in _default_runs(path):
+        choice = out.get("auto_choice") or {}
+        agreed = choice.get("agreement") or {}
+        counts = (" / ".join(str(agreed[m]["agree"]) if m in agreed else "refused" for m in ("none", "given", "fitted"))
+                  if agreed else "not read")
+        chosen = choice.get("chosen") or f"none ({choice.get('note') or 'not read'})"
+        lines.append(f"| {out['data_set']} · {out['presentation']} ({out['items']}, {out['planted']}) | {counts} | "
+                     f"{chosen} | {_short(out['gated'])} | {_short(out['gated+auto'])} |")
+    return "\n".join(lines)
+
+
+def readings_table(path: Path) -> str:
+    """One row per run of a ``--json`` file: each reading ``auto`` chooses among (the gate's average, ``given``,
+    ``fitted``) with the labels it agreed with and its true figures, and the one chosen — what a rule for choosing
+    is judged on (the true labels are read here, never by the product)."""
+    lines = ["| set · presentation (items, wrong labels) | chosen | average (none) | given | fitted |",
+             "|---|---|---|---|---|"]
+    for out in _default_runs(path):
+        choice = out.get("auto_choice") or {}
+        agreed, refused = choice.get("agreement") or {}, choice.get("refused") or {}
+        cells = []
+        for mode, key in (("none", "gated"), ("given", "gated+given"), ("fitted", "gated+fitted")):
+            if mode in agreed:
+                cells.append(f"{agreed[mode]['agree']} of {agreed[mode]['of']}: {_short(out[key])}")
+            else:
+                cells.append("refused" if mode in refused else "not read")
+        chosen = choice.get("chosen") or f"none ({choice.get('note') or 'not read'})"
+        lines.append(f"| {out['data_set']} · {out['presentation']} ({out['items']}, {out['planted']}) | {chosen} | "
+                     + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def summary_table(path: Path) -> str:
+    """One row per run of a ``--json`` file on the default path (the gate, then ``auto``): accuracy, the top
+    answer's share, predicted ÷ true, AUROC / AP, the flags, the prompt with the largest top answer (collapse is
+    read per prompt), the members the gate left out and the reading ``auto`` chose."""
+    lines = ["| set · presentation (items, wrong labels; fresh calls) | accuracy | top answer | predicted ÷ true (min–max) | "
+             "AUROC / AP | flags, precision / recall | prompts: largest top answer | health gate left out | reading |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for out in _default_runs(path):
+        f = out["gated+auto"]
+        ratios = list(f["ratios"].values())
+        name, top = max(out["members"].items(), key=lambda kv: kv[1]["modal_share"])
+        left = ", ".join(x["member"].rsplit("/", 1)[-1] for x in out["gate"]["left_out"]) or "none"
+        choice = out.get("auto_choice") or {}
+        reading = choice.get("chosen") or ("none (under 30 items)" if choice.get("note") else "none")
+        lines.append(f"| {out['data_set']} · {out['presentation']} ({out['items']}, {out['planted']}; {out['llm_calls']}) | "
+                     f"{_f(f['accuracy'])} | {f['modal']} {f['modal_share']:.0%} | {min(ratios):.2f}–{max(ratios):.2f} | "
+                     f"{_f(f['auroc'])} / {_f(f['ap'])} | {f['flagged']}, {_f(f['flag_precision'])} / "
+                     f"{_f(f['flag_recall'])} | {name} {top['modal']} {top['modal_share']:.0%} | {left} | {reading} |")
+    return "\n".join(lines)
+
+
+def _meets(f: dict[str, Any]) -> bool:
+    """The issue's bar for the default flags: precision >= 0.5 at recall >= 0.5."""
+    return (f["flag_precision"] or 0.0) >= 0.5 and (f["flag_recall"] or 0.0) >= 0.5
+
+
+def threshold_table(path: Path, *, variant: str = "gated", floor: float = 0.6, key: str = "sweep") -> str:
+    """Per threshold, each run's flags (precision / recall) under ``variant``, and on how many of the runs whose
+    ensemble accuracy exceeds ``floor`` (the issue's: a judge below it is not expected to find errors) the bar is
+    met: the table a default threshold is chosen on."""
+    runs = [json.loads(raw) for raw in path.read_text("utf-8").splitlines() if raw.strip()]
+    runs = [r for r in runs if variant in r.get(key, {})]
+    names = [f"{r['data_set']} · {r['presentation']} ({r['items']}, acc {r[variant]['accuracy']:.2f})" for r in runs]
+    form = "1 − P(given) >" if key == "sweep_against" else "top confidence >"
+    lines = [f"| {form} ({variant}) | " + " | ".join(names) + f" | bar met (accuracy > {floor}) |",
+             "|---|" + "---|" * (len(runs) + 1)]
+    eligible = [r[variant]["accuracy"] > floor for r in runs]
+    for t in (f"{x:.2f}" for x in THRESHOLDS):
+        cells, met = [], 0
+        for r, ok in zip(runs, eligible):
+            f = r[key][variant][t]
+            cells.append(f"{f['flagged']}, {_f(f['flag_precision'])} / {_f(f['flag_recall'])}")
+            met += ok and _meets(f)
+        lines.append(f"| {t} | " + " | ".join(cells) + f" | {met} of {sum(eligible)} |")
+    return "\n".join(lines)
