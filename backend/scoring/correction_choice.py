@@ -9,6 +9,8 @@ audit looks for the few that are not), so the reading whose verdicts agree with 
 of *this* project — provided no label is read to predict itself: the gate's verdicts read no label, ``fitted``
 predicts each item from a model of the other folds' labels, ``given`` reads only the labels' class counts (one
 label moves a share by 1/n). Ties keep the simpler reading (the gate's, then ``given``, then ``fitted``).
+``fitted`` is a candidate only from :data:`backend.scoring.label_fit.MIN_LABELS` labels: on smaller runs a count
+two or three labels ahead chose it where it read worse than the average (docs/judges.md).
 
 Agreement is the plain share of the scored items whose verdict is their label. Measured on the real judge's four
 runs (docs/judges.md), it chose on each the reading with the best *true* accuracy (SNLI hints 64: ``given``;

@@ -95,6 +95,21 @@ def test_a_correction_that_refuses_is_not_a_candidate_and_the_summary_says_why()
     assert "; fitted was not a candidate (not applied: " in line
 
 
+def test_below_fitteds_floor_of_labels_auto_chooses_between_the_average_and_given():
+    """The project where ``fitted`` finds the hidden class (above), at 59 labels: every class has more than its own
+    minimum, but a model of 59 labels is not a candidate, and the summary says why."""
+    from backend.scoring.label_fit import MIN_LABELS
+
+    results, _, _ = _project(MIN_LABELS - 1, seed=0, prior=(1 / 3, 1 / 3, 1 / 3))
+    verdicts, info = project_pass(results, RULE, prior_correction="auto")
+    block = info["prior_correction"]
+    assert block["refused"]["fitted"].startswith(f"not applied: {MIN_LABELS - 1} labels; ")
+    assert set(block["agreement"]) == {"none", "given"} and block["chosen"] in ("none", "given")
+    assert [r.prediction for r in verdicts] == [r.prediction for r in _candidates(results)[block["chosen"]]]
+    line = next(line for line in adjustment_lines(info) if line.startswith("Prior correction auto"))
+    assert f"fitted was not a candidate (not applied: {MIN_LABELS - 1} labels;" in line
+
+
 def test_auto_under_the_run_minimum_reads_nothing():
     results, _, _ = _project(20, seed=4)
     verdicts, info = project_pass(results, RULE, prior_correction="auto")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from backend.scoring.ensemble import VerdictRule, verdict
-from backend.scoring.label_fit import FOLDS, MIN_LABELS_PER_CLASS, fit_to_labels, fold_of
+from backend.scoring.label_fit import FOLDS, MIN_LABELS, MIN_LABELS_PER_CLASS, fit_to_labels, fold_of
 from backend.scoring.prior_shift import correct_results
 from backend.scoring.project_pass import project_pass
 from backend.scoring.results import ItemResult, MemberResult
@@ -97,13 +97,25 @@ def test_the_folds_follow_the_item_ids_not_the_order_of_the_run():
 
 
 def test_too_few_labels_of_a_class_leave_the_verdicts_as_they_were_and_say_why():
-    results, _, given = _project(60, seed=3)
+    results, _, given = _project(90, seed=3)
     b = [i for i, g in enumerate(given) if g == 1]
     keep = [r for i, r in enumerate(results) if i not in set(b[MIN_LABELS_PER_CLASS - 1:])]
     same, info = fit_to_labels(keep, RULE)
     assert same == keep
     assert info["note"] == (f"not applied: B has {MIN_LABELS_PER_CLASS - 1}; a model of the labels needs at least "
                             f"{MIN_LABELS_PER_CLASS} labels of every class ({FOLDS} folds)")
+
+
+def test_too_few_labels_in_all_leave_the_verdicts_as_they_were_and_say_why():
+    """Every class well above its own minimum, but too few labels in all: a fold's model would learn the sample."""
+    results, _, given = _project(MIN_LABELS - 1, seed=3, prior=(1 / 3, 1 / 3, 1 / 3))
+    assert min(np.bincount(given, minlength=3)) >= MIN_LABELS_PER_CLASS
+    same, info = fit_to_labels(results, RULE)
+    assert same == results
+    assert info["note"] == (f"not applied: {MIN_LABELS - 1} labels; a model of the labels needs at least "
+                            f"{MIN_LABELS} to learn from, or it learns the sample more than the judges")
+    fitted, info = fit_to_labels(_project(MIN_LABELS, seed=3, prior=(1 / 3, 1 / 3, 1 / 3))[0], RULE)
+    assert "note" not in info and info["taught"] == MIN_LABELS
 
 
 def test_items_without_a_verdict_or_a_label_among_the_classes_are_kept_and_never_taught_from():
