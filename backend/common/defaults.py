@@ -54,7 +54,9 @@ CALIBRATION = "none"
 # four runs (SNLI values+q 100 and natural 80, SNLI hints 64, Rotten Tomatoes values+q 64) it chose the reading
 # with the best true accuracy each time (fitted, given, given, none); on the three balanced runs every class stays
 # within 1.5x with flags at precision and recall >= 0.5, where "none" left SNLI's neutral at 0.30 and 0.43 and
-# "fitted" cost SNLI hints its flags (docs/judges.md). Below 30 items it reads nothing (the judges' average stands).
+# "fitted" cost SNLI hints its flags (docs/judges.md). Below 30 items it reads nothing (the judges' average stands);
+# below 60 labels "fitted" is not a candidate (label_fit.MIN_LABELS: on 17 recorded runs the flags' bar was then
+# met on 15 instead of 13).
 PRIOR_CORRECTION = "auto"
 EARLY_EXIT = False  # stop an item once the remaining members cannot change its verdict
 # Leave an item's later option orders unasked when its first order settles the flag whatever they answer
