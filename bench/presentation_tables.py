@@ -62,8 +62,7 @@ def markdown(path: Path) -> str:
     """The docs' table from a ``--json`` file: one row per set x presentation x prompt, then the ensemble's."""
     lines = ["| set · presentation | prompt | accuracy / top answer's share / predicted ÷ true (min–max) / AUROC / AP / "
              "flags, precision / recall | s/item |", "|---|---|---|---|"]
-    for raw in path.read_text("utf-8").splitlines():
-        out = json.loads(raw)
+    for out in _runs(path):
         where = f"{out['data_set']} · {out['presentation']} ({out['items']} items, {out['planted']} planted)"
         if out.get("prompts"):  # a --prompt run: its "ensemble" is those prompts alone, not the default ensemble
             where += f", {', '.join(out['prompts'])} only"
@@ -87,10 +86,24 @@ def _short(f: dict[str, Any]) -> str:
             f"{f['flagged']}, {_f(f['flag_precision'])} / {_f(f['flag_recall'])}")
 
 
+def _runs(path: Path) -> list[dict[str, Any]]:
+    """Every run of a ``--json`` file (one JSON line each)."""
+    return [json.loads(raw) for raw in path.read_text("utf-8").splitlines() if raw.strip()]
+
+
 def _default_runs(path: Path) -> list[dict[str, Any]]:
     """The runs of a ``--json`` file that read the default ensemble through ``auto`` (not a ``--prompt`` run)."""
-    runs = [json.loads(raw) for raw in path.read_text("utf-8").splitlines() if raw.strip()]
-    return [out for out in runs if "gated+auto" in out and not out.get("prompts")]
+    return [out for out in _runs(path) if "gated+auto" in out and not out.get("prompts")]
+
+
+def _where(out: dict[str, Any]) -> str:
+    """A run's first cell: set · presentation (items, wrong labels)."""
+    return f"{out['data_set']} · {out['presentation']} ({out['items']}, {out['planted']})"
+
+
+def _chosen(choice: dict[str, Any]) -> str:
+    """The reading ``auto`` chose, or why it read none."""
+    return choice.get("chosen") or f"none ({choice.get('note') or 'not read'})"
 
 
 def auto_table(path: Path) -> str:
@@ -104,9 +117,8 @@ def auto_table(path: Path) -> str:
         agreed = choice.get("agreement") or {}
         counts = (" / ".join(str(agreed[m]["agree"]) if m in agreed else "refused" for m in ("none", "given", "fitted"))
                   if agreed else "not read")
-        chosen = choice.get("chosen") or f"none ({choice.get('note') or 'not read'})"
-        lines.append(f"| {out['data_set']} · {out['presentation']} ({out['items']}, {out['planted']}) | {counts} | "
-                     f"{chosen} | {_short(out['gated'])} | {_short(out['gated+auto'])} |")
+        lines.append(f"| {_where(out)} | {counts} | {_chosen(choice)} | {_short(out['gated'])} | "
+                     f"{_short(out['gated+auto'])} |")
     return "\n".join(lines)
 
 
@@ -125,9 +137,7 @@ def readings_table(path: Path) -> str:
                 cells.append(f"{agreed[mode]['agree']} of {agreed[mode]['of']}: {_short(out[key])}")
             else:
                 cells.append("refused" if mode in refused else "not read")
-        chosen = choice.get("chosen") or f"none ({choice.get('note') or 'not read'})"
-        lines.append(f"| {out['data_set']} · {out['presentation']} ({out['items']}, {out['planted']}) | {chosen} | "
-                     + " | ".join(cells) + " |")
+        lines.append(f"| {_where(out)} | {_chosen(choice)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -161,8 +171,7 @@ def threshold_table(path: Path, *, variant: str = "gated", floor: float = 0.6, k
     """Per threshold, each run's flags (precision / recall) under ``variant``, and on how many of the runs whose
     ensemble accuracy exceeds ``floor`` (the issue's: a judge below it is not expected to find errors) the bar is
     met: the table a default threshold is chosen on."""
-    runs = [json.loads(raw) for raw in path.read_text("utf-8").splitlines() if raw.strip()]
-    runs = [r for r in runs if variant in r.get(key, {})]
+    runs = [r for r in _runs(path) if variant in r.get(key, {})]
     names = [f"{r['data_set']} · {r['presentation']} ({r['items']}, acc {r[variant]['accuracy']:.2f})" for r in runs]
     form = "1 − P(given) >" if key == "sweep_against" else "top confidence >"
     lines = [f"| {form} ({variant}) | " + " | ".join(names) + f" | bar met (accuracy > {floor}) |",

@@ -114,7 +114,7 @@ def test_too_few_labels_in_all_leave_the_verdicts_as_they_were_and_say_why():
     assert same == results
     assert info["note"] == (f"not applied: {MIN_LABELS - 1} labels; a model of the labels needs at least "
                             f"{MIN_LABELS} to learn from, or it learns the sample more than the judges")
-    fitted, info = fit_to_labels(_project(MIN_LABELS, seed=3, prior=(1 / 3, 1 / 3, 1 / 3))[0], RULE)
+    _, info = fit_to_labels(_project(MIN_LABELS, seed=3, prior=(1 / 3, 1 / 3, 1 / 3))[0], RULE)
     assert "note" not in info and info["taught"] == MIN_LABELS
 
 
