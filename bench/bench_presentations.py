@@ -17,7 +17,10 @@ Presentations (the stored label is the code wherever the config has one, else th
 - ``values``: ``<Choice value="Entailment"/>``;
 - ``aliases``: ``<Choice value="Entailment" alias="e"/>``;
 - ``hints``: ``<Choice value="Entailment" alias="e" hint="..."/>``;
-- each with ``+q``: a ``<Header>`` asking the project's question (without it the prompt has no question).
+- each with ``+q``: a ``<Header>`` asking the project's question (without it the prompt has no question);
+- each with ``+g``: the project's written guidelines (Label Studio's labelling instructions; ``label-audit score
+  --guidelines FILE``), as a lead would write them from the set's own annotation instructions (:data:`GUIDELINES`:
+  each class by its value and its code, so one text serves every style); ``+q+g`` both.
 
 Real data sets, never written by us (read from ``../shared/data/`` beside the checkout): ``snli`` — ChaosNLI v1.0
 SNLI part (Nie, Zhou & Bansal 2020, CC BY-NC 4.0), ``anli`` — its αNLI part (which of two hypotheses explains
@@ -86,11 +89,45 @@ SETS: dict[str, dict[str, Any]] = {
 }
 
 
+#: Each set's guidelines, in our words after the set's own annotation instructions (cited): what a lead would paste
+#: into Label Studio's labelling instructions when the set became a project. Each class is named by its value and
+#: its code, as guidelines of a project that stores codes do.
+GUIDELINES: dict[str, str] = {
+    # SNLI's collection prompt (Bowman et al. 2015, section 2.1 and figure 1): a photo's caption, and sentences that
+    # are definitely, possibly or definitely not true descriptions of the same photo.
+    "snli": ("Each item gives the caption of a photo (the premise) and a second sentence about the same photo (the "
+             "hypothesis); the photo itself is not shown. Read both as describing the same scene. Entailment (e): "
+             "the hypothesis is definitely a true description of the photo, given the caption. Neutral (n): it "
+             "might be true; the caption neither confirms nor rules it out. Contradiction (c): it is definitely a "
+             "false description of the photo. Use only the caption and common knowledge about the world; do not "
+             "add details the caption does not give."),
+    # The αNLI task (Bhagavatula et al. 2020, ART): the more plausible explanation between a story's two ends.
+    "anli": ("Each item gives the beginning (obs1) and the end (obs2) of a short everyday story and two hypotheses "
+             "about what happened in between (hyp1, hyp2). Choose the hypothesis that more plausibly explains how "
+             "the story got from its beginning to its end: Hypothesis 1 (1) or Hypothesis 2 (2). Both may be "
+             "possible; choose the more likely one. A hypothesis that the ending contradicts, or that leaves the "
+             "ending unexplained, is the less plausible."),
+    # Rotten Tomatoes' own rule for a review's rating (fresh: the critic's review is positive; rotten: negative),
+    # the label each snippet carries in Pang & Lee's data.
+    "rotten-tomatoes": ("Each item is one sentence from a film critic's review. Label the critic's verdict on the "
+                        "film as the sentence shows it: Positive (fresh) if the critic recommends the film, "
+                        "Negative (rotten) if the critic does not. Judge the critic's opinion of the film, not "
+                        "whether the events or characters the sentence describes are pleasant."),
+}
+
+
+def parse_presentation(presentation: str) -> tuple[str, bool, bool]:
+    """(style, with a ``<Header>`` question, with guidelines) of ``codes``, ``values+q``, ``hints+q+g``..."""
+    style, *extras = presentation.split("+")
+    if style not in PRESENTATIONS or len(set(extras)) != len(extras) or not set(extras) <= {"q", "g"}:
+        raise SystemExit(f"unknown presentation {presentation!r}: one of {PRESENTATIONS}, optionally with +q, +g")
+    return style, "q" in extras, "g" in extras
+
+
 def label_config(data_set: str, presentation: str) -> str:
-    """The Label Studio config of ``data_set`` under ``presentation`` (``codes``, ``values+q``...)."""
-    style, _, header = presentation.partition("+")
-    if style not in PRESENTATIONS or header not in ("", "q"):
-        raise SystemExit(f"unknown presentation {presentation!r}: one of {PRESENTATIONS}, optionally with +q")
+    """The Label Studio config of ``data_set`` under ``presentation`` (``codes``, ``values+q``...); ``+g`` adds
+    nothing here: guidelines are the project's instructions, beside its config (:func:`guidelines`)."""
+    style, header, _ = parse_presentation(presentation)
     ds = SETS[data_set]
     lines = ["<View>", *(f'  <Text name="{f}" value="${f}"/>' for f in ds["fields"])]
     if header:
@@ -101,6 +138,11 @@ def label_config(data_set: str, presentation: str) -> str:
                  "hints": f'value="{value}" alias="{code}" hint="{hint}"'}[style]
         lines.append(f"    <Choice {attrs}/>")
     return "\n".join([*lines, "  </Choices>", "</View>"])
+
+
+def guidelines(data_set: str, presentation: str) -> str | None:
+    """The guidelines the project under ``presentation`` gives (``+g``), else None (the prompts then say so)."""
+    return GUIDELINES[data_set] if parse_presentation(presentation)[2] else None
 
 
 def load_rows(data_set: str, *, n_items: int, folder: Path = DATA, balanced: bool = True) -> list[dict[str, Any]]:
@@ -173,7 +215,8 @@ def run_one(data_set: str, presentation: str, members: list[str], *, n_items: in
     options = settings.spec_options()
     if orders is not None:
         options["option_orders"] = orders
-    spec = spec_from_label_config(label_config(data_set, presentation), **options)
+    spec = spec_from_label_config(label_config(data_set, presentation), guidelines=guidelines(data_set, presentation),
+                                  **options)
     codes = [c[0] for c in SETS[data_set]["classes"]]
     stored = dict(zip(codes, spec.labels))  # a class code -> the label the project stores (config order)
     rows = load_rows(data_set, n_items=n_items, folder=folder, balanced=balanced)
@@ -252,7 +295,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--member", action="append", help="PROVIDER:MODEL, repeatable (default: the embedded judge)")
     parser.add_argument("--data-set", action="append", choices=sorted(SETS))
     parser.add_argument("--presentation", action="append",
-                        help=f"{', '.join(PRESENTATIONS)}, each optionally +q (default: all eight)")
+                        help=f"{', '.join(PRESENTATIONS)}, each optionally +q and/or +g (default: the eight without +g)")
     parser.add_argument("--data-dir", type=Path, default=DATA, help="the ChaosNLI folder (default: ../shared/data/chaosnli)")
     parser.add_argument("--items", type=int, default=30)
     parser.add_argument("--orders", type=int, help="option orders (default: the settings', 2)")

