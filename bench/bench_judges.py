@@ -160,6 +160,7 @@ def judge_figures(probs: Sequence[dict[str, float] | None], true: Sequence[str],
     return {"answered": len(ok), "accuracy": sum(p == true[i] for p, i in zip(preds, ok)) / len(ok),
             "modal": modal, "modal_share": modal_n / len(ok), "accuracy_by_letter": by_letter,
             "ratio_max": max(ratios.values()), "ratio_min": min(ratios.values()), "ratios": ratios,
+            "true_counts": {lab: true_counts[lab] for lab in labels if true_counts.get(lab)},
             **_ranking(scores, wrong)}
 
 

@@ -56,8 +56,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_judges import _ranking, judge_figures, plant  # noqa: E402
 from order_policies import replays  # noqa: E402
-from presentation_tables import (CORRECTIONS, THRESHOLDS, VARIANTS, auto_table, markdown, print_run,  # noqa: E402
-                                 readings_table, summary_table, threshold_table)
+from presentation_tables import (CORRECTIONS, THRESHOLDS, VARIANTS, auto_table, markdown, pooled_table,  # noqa: E402
+                                 print_run, readings_table, summary_table, threshold_table)
 from real_sets import PACKAGE_SETS  # noqa: E402
 from backend.config.settings import Settings  # noqa: E402
 from backend.labelstudio.projectspec import spec_from_label_config  # noqa: E402
@@ -318,6 +318,9 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
                         help="print, from a --json file, one row per run on the default path (gate, then auto) and stop")
     parser.add_argument("--readings-table", type=Path,
                         help="print, from a --json file, each reading auto chooses among with its figures and stop")
+    parser.add_argument("--pooled-table", type=Path,
+                        help="print, from a --json file, each set's runs pooled on the default path (flags' precision "
+                             "and recall with 95 %% intervals, the class ratio) and stop")
     parser.add_argument("--variant", default="gated", choices=VARIANTS[:-1], help="the ensemble variant --thresholds reads")
     parser.add_argument("--against", action="store_true",
                         help="--thresholds: the rule on the mass against the given label, not the top confidence")
@@ -333,6 +336,9 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         return []
     if args.readings_table:
         print(readings_table(args.readings_table))
+        return []
+    if args.pooled_table:
+        print(pooled_table(args.pooled_table))
         return []
     if args.thresholds:
         print(threshold_table(args.thresholds, variant=args.variant,

@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
+from statsmodels.stats.proportion import proportion_confint
+
 #: Class-prior corrections replayed over the same answers (:mod:`backend.scoring.prior_shift`).
 CORRECTIONS = ("em", "batch", "given", "fitted", "auto")
 #: Flag thresholds the sweep tries (the nominal default is 0.5; 1/3 is the least a 3-class argmax can have).
@@ -184,4 +186,49 @@ def threshold_table(path: Path, *, variant: str = "gated", floor: float = 0.6, k
             cells.append(f"{f['flagged']}, {_f(f['flag_precision'])} / {_f(f['flag_recall'])}")
             met += ok and _meets(f)
         lines.append(f"| {t} | " + " | ".join(cells) + f" | {met} of {sum(eligible)} |")
+    return "\n".join(lines)
+
+
+def _interval(count: int, nobs: int) -> str:
+    """A proportion with its Clopper-Pearson 95 % interval (statsmodels), or ``-`` with nothing to count."""
+    if not nobs:
+        return "-"
+    low, high = proportion_confint(count, nobs, alpha=0.05, method="beta")
+    return f"{count / nobs:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def pooled_table(path: Path, *, variant: str = "gated+auto") -> str:
+    """Per set (a natural sample apart), the runs of a ``--json`` file pooled under ``variant`` (the default path):
+    flags' precision and recall over every run's flags and wrong labels, each with its 95 % interval, and the
+    predicted ÷ true per class over every run's items.
+
+    Why: one run of 64 items holds 13 wrong labels, so a flag more or less moves its precision or recall by
+    0.04–0.08, and the bar (0.5 / 0.5) is met or missed inside the interval of either; pooled over presentations the
+    set's figure is read from several hundred items. Runs of one set share items (balanced samples are prefixes of
+    one file order), so the pooled figure is the judge's on that set's presentations, not on more distinct items;
+    runs without per-class counts (written before the bench kept them) count in the flags, not the ratio."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for out in _runs(path):
+        if variant in out and not out.get("prompts"):
+            groups.setdefault(out["data_set"], []).append(out)
+    lines = ["| set (runs; items; wrong labels) | runs meeting: ratio / flags / both | flags | precision [95 %] | "
+             "recall [95 %] | predicted ÷ true, pooled (min–max) |", "|---|---|---|---|---|---|"]
+    for data_set, runs in groups.items():
+        fs = [out[variant] for out in runs]
+        flagged = sum(f["flagged"] for f in fs)
+        hits = sum(round((f["flag_precision"] or 0.0) * f["flagged"]) for f in fs)
+        wrong = sum(out["planted"] for out in runs)
+        ratio_ok = [f["ratio_min"] >= 1 / 1.5 and f["ratio_max"] <= 1.5 for f in fs]
+        flags_ok = [_meets(f) for f in fs]
+        predicted: dict[str, float] = {}
+        true: dict[str, int] = {}
+        for f in fs:
+            for label, n in (f.get("true_counts") or {}).items():
+                true[label] = true.get(label, 0) + n
+                predicted[label] = predicted.get(label, 0.0) + f["ratios"].get(label, 0.0) * n
+        pooled = [predicted[label] / n for label, n in true.items()]
+        ratio = f"{min(pooled):.2f}–{max(pooled):.2f}" if pooled else "-"
+        lines.append(f"| {data_set} ({len(runs)}; {sum(out['items'] for out in runs)}; {wrong}) | "
+                     f"{sum(ratio_ok)} / {sum(flags_ok)} / {sum(a and b for a, b in zip(ratio_ok, flags_ok))} | "
+                     f"{flagged} | {_interval(hits, flagged)} | {_interval(hits, wrong)} | {ratio} |")
     return "\n".join(lines)

@@ -96,8 +96,8 @@ def test_guidelines_are_a_presentation_of_their_own():
     assert bench.parse_presentation("hints+q+g") == ("hints", True, True)
     assert bench.parse_presentation("codes+g") == ("codes", False, True)
     assert bench.label_config("snli", "values+q+g") == bench.label_config("snli", "values+q")
-    with_g = spec_from_label_config(bench.label_config("snli", "codes+g"), guidelines=bench.guidelines("snli", "codes+g"))
-    plain = spec_from_label_config(bench.label_config("snli", "codes"), guidelines=bench.guidelines("snli", "codes"))
+    with_g, plain = (spec_from_label_config(bench.label_config("snli", p), guidelines=bench.guidelines("snli", p))
+                     for p in ("codes+g", "codes"))
     assert with_g.prompt.guidelines.startswith("Each item gives the caption of a photo")
     assert "Neutral (n)" in with_g.prompt.guidelines and plain.prompt.guidelines == ""
     for data_set in ("snli", "anli", "rotten-tomatoes"):  # every class named by its value and its code
