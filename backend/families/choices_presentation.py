@@ -17,9 +17,15 @@ The rule (:func:`is_code`), chosen to be plain and testable rather than a langua
 * except the few short words that are answers by themselves (:data:`READABLE_SHORT_WORDS`: ``Yes``, ``No``,
   ``OK``, ``TRUE``...), in any case. ``Entailment``, ``Positive``, ``Spam`` are words.
 
-A control is warned only when **every** shown label is a code **and** the judges get no question, no hint on any
-choice and no guidelines (any of them is something to judge by). Built-in specs (their own prompts define the
-labels) are never warned. A file's spec (``score --labels``) is checked alike, with the fix a file has.
+A control is warned when **every** shown label is a code and no choice has a hint. With no question and no
+guidelines either, the judges have nothing to read the codes by. With a question or guidelines, letter codes are
+still warned, with another message: the judges answer with the labels they are shown, and on the same SNLI items
+codes with a ``<Header>`` question read 0.44 (32 items) and codes with guidelines naming each code 0.52 (64 items),
+against 0.66-0.72 with readable values (docs/judges.md, "Guidelines on the real judge"). Numbers, and two codes,
+with a question or guidelines are not warned: a question makes numbers a scale and two letters a yes or a no
+(``Y``/``N`` to "Is the text polite?"), and no such run was measured. Built-in specs (their own
+prompts define the labels) are never warned. A file's spec (``score --labels``) is checked alike, with the fix a
+file has.
 """
 
 from __future__ import annotations
@@ -90,12 +96,22 @@ def check_codes(*, control: str, shown: tuple[str, ...], hints: tuple[str, ...] 
     ``control`` is the ``<Choices>``' name, ``""`` for a file's labels (then ``label_field`` names them and the
     fix is the file's: guidelines or a label config).
     """
-    if not shown or not all(is_code(label) for label in shown):
-        return None
-    if question.strip() or guidelines.strip() or any(h.strip() for h in hints):
+    if not shown or not all(is_code(label) for label in shown) or any(h.strip() for h in hints):
         return None
     listed = ", ".join(shown[:LISTED_CODES]) + (f" and {len(shown) - LISTED_CODES} more"
                                                  if len(shown) > LISTED_CODES else "")
+    told = [what for what, text in (("a question", question), ("guidelines", guidelines)) if text.strip()]
+    if told:
+        if len(shown) <= 2 or all(_is_number(label.strip()) for label in shown):
+            return None
+        where = f'<Choices name="{control}">' if control else f"the labels of field {label_field!r}"
+        fix = ('readable values with the codes as alias (<Choice value="..." alias="code"/>: the stored labels stay '
+               'the codes)' if control else "a --label-config with readable values and the codes as alias")
+        message = (f"{where} shows the judges only codes ({listed}); {' and '.join(told)} say what they mean, but "
+                   f"the judges answer with the labels they are shown, and codes read worse than words (SNLI, local "
+                   f"judge: 0.44-0.52 accuracy with codes and a question or guidelines, 0.66-0.72 with readable "
+                   f"values): use {fix}.")
+        return BareCodes(control=control, codes=tuple(shown), message=message)
     if control:
         message = (f'<Choices name="{control}"> shows the judges only bare codes ({listed}) with no question, hint '
                    'or guidelines to read them by: add a <Header> with the question, readable values with the codes '

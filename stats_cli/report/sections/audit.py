@@ -1,8 +1,8 @@
 """The audit at a glance: how many items, how often the ensemble disagrees, what is flagged and reviewed.
 
 It also repeats the pre-flight warning the commands said before scoring (:func:`backend.api.bare_codes`): a
-control whose labels are bare codes with no question, hint or guidelines gives the judges nothing to judge by,
-and a lead reading the figures below should know that first.
+control whose labels are bare codes gives the judges nothing to judge by (or, with a question or guidelines, less
+than readable values would), and a lead reading the figures below should know that first.
 """
 
 from __future__ import annotations

@@ -24,9 +24,21 @@ ROWS = [{"id": "a", "premise": "A dog runs in a park.", "hypothesis": "An animal
         {"id": "b", "premise": "A man sleeps.", "hypothesis": "The man is running a marathon.", "label": "c"}]
 
 
-def _files(tmp_path: Path, *, header: str = "") -> tuple[Path, Path]:
+READABLE = {'<Choice value="e"/>': '<Choice value="Entailment" alias="e"/>',
+            '<Choice value="n"/>': '<Choice value="Neutral" alias="n"/>',
+            '<Choice value="c"/>': '<Choice value="Contradiction" alias="c"/>'}
+
+
+def _readable(config: str) -> str:
+    """The same config with readable values and the codes as alias: what the warning asks for."""
+    for code, readable in READABLE.items():
+        config = config.replace(code, readable)
+    return config
+
+
+def _files(tmp_path: Path, *, header: str = "", readable: bool = False) -> tuple[Path, Path]:
     config, data = tmp_path / "config.xml", tmp_path / "items.jsonl"
-    config.write_text(CONFIG.format(header=header))
+    config.write_text((_readable(CONFIG) if readable else CONFIG).format(header=header))
     data.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
     return config, data
 
@@ -64,9 +76,9 @@ def test_bare_codes_are_warned_before_the_run_and_in_the_summary(tmp_path, monke
     assert warning["message"].startswith(WARNING) and 'hint="..." on each Choice.' in warning["message"]
 
 
-def test_a_header_question_runs_without_the_warning(tmp_path, monkeypatch):
+def test_readable_values_and_a_header_question_run_without_the_warning(tmp_path, monkeypatch):
     monkeypatch.setenv("LABEL_AUDIT_HOME", str(tmp_path / "home"))
-    config, data = _files(tmp_path, header='<Header value="Does the premise entail the hypothesis?"/>')
+    config, data = _files(tmp_path, header='<Header value="Does the premise entail the hypothesis?"/>', readable=True)
     with RecordingOpenAIServer(answer="A", other="B") as judge:
         run = _score(tmp_path, config, data, judge.url, "--summary-json", str(tmp_path / "s.json"))
     assert run.exit_code == 0, run.output

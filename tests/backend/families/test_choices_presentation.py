@@ -48,16 +48,32 @@ def test_bare_codes_without_question_hints_or_guidelines_are_warned_with_the_con
     assert "\n" not in warning.message and warning.to_dict()["codes"] == ["e", "n", "c"]
 
 
-def test_a_header_question_silences_the_warning():
-    assert _warnings(CODES, header=HEADER) == ()
+def test_letter_codes_with_a_question_or_guidelines_are_still_warned_with_the_measurement_and_the_alias_fix():
+    (asked,) = _warnings(CODES, header=HEADER)
+    (guided,) = _warnings(CODES, guidelines="e means the premise entails the hypothesis, n neutral, c contradiction")
+    (both,) = _warnings(CODES, header=HEADER, guidelines="e: entails")
+    assert asked.codes == guided.codes == ("e", "n", "c")
+    assert asked.message.startswith('<Choices name="label"> shows the judges only codes (e, n, c); a question say')
+    assert "; guidelines say what they mean" in guided.message and "a question and guidelines say" in both.message
+    for warning in (asked, guided, both):
+        assert "0.44-0.52 accuracy" in warning.message and "alias" in warning.message
+        assert "no question, hint or guidelines" not in warning.message
 
 
 def test_hints_silence_the_warning():
     assert _warnings(_choices("e", "n", "c", hint="see the guidelines")) == ()
+    assert _warnings(_choices("e", "n", "c", hint="see the guidelines"), header=HEADER) == ()
 
 
-def test_guidelines_silence_the_warning():
-    assert _warnings(CODES, guidelines="e means the premise entails the hypothesis, n neutral, c contradiction") == ()
+def test_numbers_with_a_question_or_guidelines_read_as_a_scale_and_are_not_warned():
+    assert _warnings(_choices("1", "2", "3"), header=HEADER) == ()
+    assert _warnings(_choices("1", "2", "3"), guidelines="1 is poor, 3 is good") == ()
+
+
+def test_two_codes_with_a_question_read_as_an_answer_and_are_not_warned():
+    assert _warnings(_choices("Y", "N"), header='<Header value="Is the text polite?"/>') == ()
+    assert [w.codes for w in _warnings(_choices("Y", "N", "U"), header=HEADER)] == [("Y", "N", "U")]
+    assert [w.codes for w in _warnings(_choices("1", "2", "3"))] == [("1", "2", "3")]
 
 
 def test_readable_values_with_the_codes_as_alias_are_not_warned():
@@ -78,7 +94,6 @@ def test_capital_abbreviations_and_bare_numbers_are_warned():
     assert [w.codes for w in _warnings(_choices("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM"))] == [
         ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")]
     assert [w.codes for w in _warnings(_choices("1", "2", "3"))] == [("1", "2", "3")]
-    assert _warnings(_choices("1", "2", "3"), header=HEADER) == ()
 
 
 def test_many_codes_are_listed_up_to_six_then_counted():
@@ -104,7 +119,8 @@ def test_a_builtin_spec_defines_its_labels_and_is_never_warned():
 def test_a_files_code_labels_are_warned_with_the_fix_a_file_has():
     (warning,) = bare_codes(generic_spec(labels=["e", "n", "c"], fields=["text"], label_field="gold"))
     assert warning.control == "" and "field 'gold'" in warning.message and "--guidelines FILE" in warning.message
-    assert bare_codes(generic_spec(labels=["e", "n", "c"], fields=["text"], guidelines="e: entails")) == ()
+    (guided,) = bare_codes(generic_spec(labels=["e", "n", "c"], fields=["text"], guidelines="e: entails"))
+    assert "field 'label'" in guided.message and "a --label-config with readable values" in guided.message
     assert bare_codes(generic_spec(labels=["entailment", "neutral"], fields=["text"])) == ()
 
 

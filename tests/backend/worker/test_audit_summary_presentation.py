@@ -1,7 +1,7 @@
 """`label-audit audit`'s summary, rebuilt from the ledger, carries the bare-codes warning as `score`'s does.
 
 A real SQLite ledger holds two stored results of a project whose ``<Choices>`` are bare codes with no question;
-the same project with a ``<Header>`` question gets none. (What the command says before the first job,
+the same project with readable values (the codes as alias) and a ``<Header>`` question gets none. (What the command says before the first job,
 ``start_audit``'s ``on_presentation``, needs Label Studio and Redis: not run here.)
 """
 
@@ -17,10 +17,22 @@ CONFIG = ('<View><Text name="t" value="$text"/>{header}<Choices name="nli" toNam
           '<Choice value="n"/><Choice value="c"/></Choices></View>')
 
 
-def _summary(tmp_path, header: str = "") -> dict:
+READABLE = {'<Choice value="e"/>': '<Choice value="Entailment" alias="e"/>',
+            '<Choice value="n"/>': '<Choice value="Neutral" alias="n"/>',
+            '<Choice value="c"/>': '<Choice value="Contradiction" alias="c"/>'}
+
+
+def _readable(config: str) -> str:
+    """The same config with readable values and the codes as alias: what the warning asks for."""
+    for code, readable in READABLE.items():
+        config = config.replace(code, readable)
+    return config
+
+
+def _summary(tmp_path, header: str = "", *, config_text: str = CONFIG) -> dict:
     ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.sqlite'}")
     config = EnsembleConfig.from_settings(Settings.from_env({}))
-    label_config = CONFIG.format(header=header)
+    label_config = config_text.format(header=header)
     probs = {"e": 0.8, "n": 0.1, "c": 0.1}
     stored = [ItemResult(id=str(i), original=orig, prediction="e", confidence=0.8, probs=probs, flagged=orig != "e",
                          members=(MemberResult("local:smollm2/generic-question@v1", probs=probs, raw_mass=0.9),))
@@ -37,5 +49,6 @@ def test_the_audit_summary_names_a_bare_code_control(tmp_path):
     assert warning["message"].startswith('<Choices name="nli"> shows the judges only bare codes (e, n, c)')
 
 
-def test_the_audit_summary_of_a_project_with_a_question_has_no_warning(tmp_path):
-    assert _summary(tmp_path, '<Header value="Does the text entail the claim?"/>')["presentation_warnings"] == []
+def test_the_audit_summary_of_a_project_with_readable_values_and_a_question_has_no_warning(tmp_path):
+    header = '<Header value="Does the text entail the claim?"/>'
+    assert _summary(tmp_path, header, config_text=_readable(CONFIG))["presentation_warnings"] == []

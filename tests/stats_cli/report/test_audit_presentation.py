@@ -16,8 +16,20 @@ CONFIG = ('<View><Text name="premise" value="$premise"/><Text name="hypothesis" 
           "</Choices></View>")
 
 
-def _audit(header: str = "") -> dict:
-    spec = spec_from_label_config(CONFIG.format(header=header))
+READABLE = {'<Choice value="e"/>': '<Choice value="Entailment" alias="e"/>',
+            '<Choice value="n"/>': '<Choice value="Neutral" alias="n"/>',
+            '<Choice value="c"/>': '<Choice value="Contradiction" alias="c"/>'}
+
+
+def _readable(config: str) -> str:
+    """The same config with readable values and the codes as alias: what the warning asks for."""
+    for code, readable in READABLE.items():
+        config = config.replace(code, readable)
+    return config
+
+
+def _audit(header: str = "", *, config: str = CONFIG) -> dict:
+    spec = spec_from_label_config(config.format(header=header))
     items = tuple(ItemResult(id=f"t{i}", original=orig, prediction="e", confidence=0.9,
                              probs={"e": 0.9, "n": 0.05, "c": 0.05}, flagged=orig != "e",
                              members=(MemberResult("local:a/p1", probs={"e": 0.9, "n": 0.05, "c": 0.05},
@@ -34,7 +46,7 @@ def test_the_audit_section_warns_about_bare_codes_first():
     assert [w["control"] for w in section["values"]["presentation_warnings"]] == ["label"]
 
 
-def test_the_audit_section_says_nothing_when_the_project_asks_a_question():
-    section = _audit('<Header value="Does the premise entail the hypothesis?"/>')
+def test_the_audit_section_says_nothing_when_the_project_shows_readable_values_and_asks_a_question():
+    section = _audit('<Header value="Does the premise entail the hypothesis?"/>', config=_readable(CONFIG))
     assert not any("bare codes" in note for note in section["notes"])
     assert section["values"]["presentation_warnings"] == []
