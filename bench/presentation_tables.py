@@ -197,23 +197,48 @@ def _interval(count: int, nobs: int) -> str:
     return f"{count / nobs:.2f} [{low:.2f}, {high:.2f}]"
 
 
-def pooled_table(path: Path, *, variant: str = "gated+auto") -> str:
+def _pooled_runs(runs: list[dict[str, Any]], variant: str, floor: float) -> tuple[list[dict[str, Any]], int]:
+    """The runs a set's pooled figure reads: one per presentation (its largest: smaller runs of a set are prefixes of
+    the same file order), ``aliases`` left out where ``values`` is there with the same extras and items (the judge
+    is shown the same text: identical answers), and none whose accuracy under ``variant`` is at or below ``floor``
+    (the issue's bar is not asked of a judge below it); also how many were left out under the floor."""
+    largest: dict[tuple[str, str], dict[str, Any]] = {}
+    for out in runs:
+        key = (out["data_set"], out["presentation"])
+        if key not in largest or out["items"] > largest[key]["items"]:
+            largest[key] = out
+    kept, below = [], 0
+    for (data_set, presentation), out in largest.items():
+        style, _, extras = presentation.partition("+")
+        twin = largest.get((data_set, "values" + ("+" + extras if extras else "")))
+        if style == "aliases" and twin is not None and twin["items"] == out["items"]:
+            continue
+        if (out[variant]["accuracy"] or 0.0) <= floor:
+            below += 1
+            continue
+        kept.append(out)
+    return kept, below
+
+
+def pooled_table(path: Path, *, variant: str = "gated+auto", floor: float = 0.6) -> str:
     """Per set (a natural sample apart), the runs of a ``--json`` file pooled under ``variant`` (the default path):
     flags' precision and recall over every run's flags and wrong labels, each with its 95 % interval, and the
-    predicted ÷ true per class over every run's items.
+    predicted ÷ true per class over every run's items (:func:`_pooled_runs` says which runs count).
 
     Why: one run of 64 items holds 13 wrong labels, so a flag more or less moves its precision or recall by
     0.04–0.08, and the bar (0.5 / 0.5) is met or missed inside the interval of either; pooled over presentations the
-    set's figure is read from several hundred items. Runs of one set share items (balanced samples are prefixes of
-    one file order), so the pooled figure is the judge's on that set's presentations, not on more distinct items;
-    runs without per-class counts (written before the bench kept them) count in the flags, not the ratio."""
+    set's figure is read from several hundred answers. The presentations of a set ask about the same items, so the
+    intervals (which take the runs as independent) are narrower than the items alone would give; runs without
+    per-class counts (written before the bench kept them) count in the flags, not the ratio."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for out in _runs(path):
         if variant in out and not out.get("prompts"):
             groups.setdefault(out["data_set"], []).append(out)
-    lines = ["| set (runs; items; wrong labels) | runs meeting: ratio / flags / both | flags | precision [95 %] | "
-             "recall [95 %] | predicted ÷ true, pooled (min–max) |", "|---|---|---|---|---|---|"]
-    for data_set, runs in groups.items():
+    lines = [f"| set (runs; items; wrong labels; runs at or below {floor} accuracy left out) | runs meeting: ratio / "
+             "flags / both | flags | precision [95 %] | recall [95 %] | predicted ÷ true, pooled (min–max) |",
+             "|---|---|---|---|---|---|"]
+    for data_set, group in groups.items():
+        runs, below = _pooled_runs(group, variant, floor)
         fs = [out[variant] for out in runs]
         flagged = sum(f["flagged"] for f in fs)
         hits = sum(round((f["flag_precision"] or 0.0) * f["flagged"]) for f in fs)
@@ -228,7 +253,7 @@ def pooled_table(path: Path, *, variant: str = "gated+auto") -> str:
                 predicted[label] = predicted.get(label, 0.0) + f["ratios"].get(label, 0.0) * n
         pooled = [predicted[label] / n for label, n in true.items()]
         ratio = f"{min(pooled):.2f}–{max(pooled):.2f}" if pooled else "-"
-        lines.append(f"| {data_set} ({len(runs)}; {sum(out['items'] for out in runs)}; {wrong}) | "
+        lines.append(f"| {data_set} ({len(runs)}; {sum(out['items'] for out in runs)}; {wrong}; {below}) | "
                      f"{sum(ratio_ok)} / {sum(flags_ok)} / {sum(a and b for a, b in zip(ratio_ok, flags_ok))} | "
                      f"{flagged} | {_interval(hits, flagged)} | {_interval(hits, wrong)} | {ratio} |")
     return "\n".join(lines)

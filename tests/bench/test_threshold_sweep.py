@@ -157,27 +157,32 @@ def test_the_summary_table_reads_the_default_path_and_names_the_most_collapsed_p
 
 
 def test_the_pooled_table_sums_flags_and_classes_per_set_with_intervals(tables, tmp_path):
-    def run(data_set, flagged, precision, planted, ratios, true_counts=None, *, prompts=()):
-        f = {"flagged": flagged, "flag_precision": precision, "flag_recall": None, "ratios": ratios,
-             "ratio_min": min(ratios.values()), "ratio_max": max(ratios.values())}
+    def run(data_set, presentation, flagged, precision, planted, ratios, true_counts=None, *, items=40, accuracy=0.7,
+            prompts=()):
+        f = {"accuracy": accuracy, "flagged": flagged, "flag_precision": precision, "ratios": ratios,
+             "ratio_min": min(ratios.values()), "ratio_max": max(ratios.values()),
+             "flag_recall": round((precision or 0.0) * flagged) / planted}
         if true_counts:
             f["true_counts"] = true_counts
-        return {"data_set": data_set, "presentation": "values", "items": 40, "planted": planted,
-                "prompts": list(prompts),
-                "gated+auto": {**f, "flag_recall": round((precision or 0.0) * flagged) / planted}}
+        return {"data_set": data_set, "presentation": presentation, "items": items, "planted": planted,
+                "prompts": list(prompts), "gated+auto": f}
 
-    runs = [run("snli", 10, 0.6, 8, {"e": 1.2, "n": 0.5}, {"e": 20, "n": 20}),   # 6 hits of 8: flags met, ratio not
-            run("snli", 4, 0.5, 8, {"e": 1.1, "n": 0.9}, {"e": 20, "n": 20}),    # 2 hits: ratio met, recall 0.25
-            run("snli", 5, 1.0, 8, {"e": 1.4, "n": 0.6}),                         # no class counts: flags only
-            run("snli", 9, 0.0, 8, {"e": 1.0, "n": 1.0}, {"e": 20, "n": 20}, prompts=["one"]),  # one prompt: left out
-            run("snli (natural)", 0, None, 6, {"e": 1.0, "n": 1.0}, {"e": 30, "n": 10})]
+    runs = [run("snli", "values", 10, 0.6, 8, {"e": 1.2, "n": 0.5}, {"e": 20, "n": 20}),  # 6 hits of 8; ratio not
+            run("snli", "aliases", 10, 0.6, 8, {"e": 1.2, "n": 0.5}, {"e": 20, "n": 20}),  # values' twin: once
+            run("snli", "hints", 4, 0.5, 8, {"e": 1.1, "n": 0.9}, {"e": 20, "n": 20}),  # 2 hits: ratio met only
+            run("snli", "hints", 1, 1.0, 4, {"e": 1.0, "n": 1.0}, {"e": 10, "n": 10}, items=20),  # its prefix: left out
+            run("snli", "values+q", 5, 1.0, 8, {"e": 1.4, "n": 0.6}),  # no class counts: flags only
+            run("snli", "codes", 9, 0.0, 8, {"e": 2.0, "n": 0.0}, {"e": 20, "n": 20}, accuracy=0.5),  # below the floor
+            run("snli", "codes+q", 9, 0.0, 8, {"e": 1.0, "n": 1.0}, {"e": 20, "n": 20}, prompts=["one"]),  # one prompt
+            run("snli (natural)", "values", 0, None, 6, {"e": 1.0, "n": 1.0}, {"e": 30, "n": 10})]
     path = tmp_path / "runs.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in runs) + "\n", "utf-8")
     rows = tables.pooled_table(path).splitlines()[2:]
     snli, natural = rows
-    # 6 + 2 + 5 = 13 hits of 19 flags and of 24 wrong labels; classes: e (24 + 22) / 40, n (10 + 18) / 40
-    assert snli.startswith("| snli (3; 120; 24) | 1 / 2 / 0 | 19 | 0.68 [")  # flags met on the first and third
+    # values, hints (40), values+q: 6 + 2 + 5 = 13 hits of 19 flags and of 24 wrong labels; flags met on values
+    # and values+q; classes from values and hints: e (24 + 22) / 40, n (10 + 18) / 40; codes under the floor
+    assert snli.startswith("| snli (3; 120; 24; 1) | 1 / 2 / 0 | 19 | 0.68 [")
     assert "| 0.54 [" in snli and snli.endswith("| 0.70–1.15 |")
     low, high = snli.split("| 0.68 [")[1].split("]")[0].split(", ")
     assert 0.4 < float(low) < 0.68 < float(high) < 0.9  # Clopper-Pearson, wider than the point on both sides
-    assert natural == "| snli (natural) (1; 40; 6) | 1 / 0 / 0 | 0 | - | 0.00 [0.00, 0.46] | 1.00–1.00 |"
+    assert natural == "| snli (natural) (1; 40; 6; 0) | 1 / 0 / 0 | 0 | - | 0.00 [0.00, 0.46] | 1.00–1.00 |"
