@@ -199,8 +199,8 @@ def _interval(count: int, nobs: int) -> str:
 
 def _pooled_runs(runs: list[dict[str, Any]], variant: str, floor: float) -> tuple[list[dict[str, Any]], int]:
     """The runs a set's pooled figure reads: one per presentation (its largest: smaller runs of a set are prefixes of
-    the same file order), ``aliases`` left out where ``values`` is there with the same extras and items (the judge
-    is shown the same text: identical answers), and none whose accuracy under ``variant`` is at or below ``floor``
+    the same file order), ``aliases`` left out where ``values`` is there with the same extras and as many items or
+    more (the judge is shown the same text: the same answers, on a prefix of the same items), and none whose accuracy under ``variant`` is at or below ``floor``
     (the issue's bar is not asked of a judge below it); also how many were left out under the floor."""
     largest: dict[tuple[str, str], dict[str, Any]] = {}
     for out in runs:
@@ -211,7 +211,7 @@ def _pooled_runs(runs: list[dict[str, Any]], variant: str, floor: float) -> tupl
     for (data_set, presentation), out in largest.items():
         style, _, extras = presentation.partition("+")
         twin = largest.get((data_set, "values" + ("+" + extras if extras else "")))
-        if style == "aliases" and twin is not None and twin["items"] == out["items"]:
+        if style == "aliases" and twin is not None and twin["items"] >= out["items"]:
             continue
         if (out[variant]["accuracy"] or 0.0) <= floor:
             below += 1

@@ -172,6 +172,7 @@ def test_the_pooled_table_sums_flags_and_classes_per_set_with_intervals(tables, 
             run("snli", "hints", 4, 0.5, 8, {"e": 1.1, "n": 0.9}, {"e": 20, "n": 20}),  # 2 hits: ratio met only
             run("snli", "hints", 1, 1.0, 4, {"e": 1.0, "n": 1.0}, {"e": 10, "n": 10}, items=20),  # its prefix: left out
             run("snli", "values+q", 5, 1.0, 8, {"e": 1.4, "n": 0.6}),  # no class counts: flags only
+            run("snli", "aliases+q", 3, 1.0, 4, {"e": 1.0, "n": 1.0}, items=20),  # values+q's text on its prefix
             run("snli", "codes", 9, 0.0, 8, {"e": 2.0, "n": 0.0}, {"e": 20, "n": 20}, accuracy=0.5),  # below the floor
             run("snli", "codes+q", 9, 0.0, 8, {"e": 1.0, "n": 1.0}, {"e": 20, "n": 20}, prompts=["one"]),  # one prompt
             run("snli (natural)", "values", 0, None, 6, {"e": 1.0, "n": 1.0}, {"e": 30, "n": 10})]
