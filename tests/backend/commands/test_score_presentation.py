@@ -13,6 +13,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from backend.cli import app
+from tests.support.readable_choices import readable
 from tests.support.recording_openai_server import RecordingOpenAIServer
 
 CONFIG = ('<View><Text name="premise" value="$premise"/><Text name="hypothesis" value="$hypothesis"/>{header}'
@@ -24,21 +25,9 @@ ROWS = [{"id": "a", "premise": "A dog runs in a park.", "hypothesis": "An animal
         {"id": "b", "premise": "A man sleeps.", "hypothesis": "The man is running a marathon.", "label": "c"}]
 
 
-READABLE = {'<Choice value="e"/>': '<Choice value="Entailment" alias="e"/>',
-            '<Choice value="n"/>': '<Choice value="Neutral" alias="n"/>',
-            '<Choice value="c"/>': '<Choice value="Contradiction" alias="c"/>'}
-
-
-def _readable(config: str) -> str:
-    """The same config with readable values and the codes as alias: what the warning asks for."""
-    for code, readable in READABLE.items():
-        config = config.replace(code, readable)
-    return config
-
-
-def _files(tmp_path: Path, *, header: str = "", readable: bool = False) -> tuple[Path, Path]:
+def _files(tmp_path: Path, *, header: str = "", with_values: bool = False) -> tuple[Path, Path]:
     config, data = tmp_path / "config.xml", tmp_path / "items.jsonl"
-    config.write_text((_readable(CONFIG) if readable else CONFIG).format(header=header))
+    config.write_text((readable(CONFIG) if with_values else CONFIG).format(header=header))
     data.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
     return config, data
 
@@ -78,7 +67,8 @@ def test_bare_codes_are_warned_before_the_run_and_in_the_summary(tmp_path, monke
 
 def test_readable_values_and_a_header_question_run_without_the_warning(tmp_path, monkeypatch):
     monkeypatch.setenv("LABEL_AUDIT_HOME", str(tmp_path / "home"))
-    config, data = _files(tmp_path, header='<Header value="Does the premise entail the hypothesis?"/>', readable=True)
+    config, data = _files(tmp_path, header='<Header value="Does the premise entail the hypothesis?"/>',
+                          with_values=True)
     with RecordingOpenAIServer(answer="A", other="B") as judge:
         run = _score(tmp_path, config, data, judge.url, "--summary-json", str(tmp_path / "s.json"))
     assert run.exit_code == 0, run.output

@@ -12,21 +12,10 @@ from backend.ledger import Ledger
 from backend.scoring.results import ItemResult, MemberResult
 from backend.worker.ensemble_config import EnsembleConfig
 from backend.worker.project_audit import AuditRun, summary_from_ledger
+from tests.support.readable_choices import readable
 
 CONFIG = ('<View><Text name="t" value="$text"/>{header}<Choices name="nli" toName="t"><Choice value="e"/>'
           '<Choice value="n"/><Choice value="c"/></Choices></View>')
-
-
-READABLE = {'<Choice value="e"/>': '<Choice value="Entailment" alias="e"/>',
-            '<Choice value="n"/>': '<Choice value="Neutral" alias="n"/>',
-            '<Choice value="c"/>': '<Choice value="Contradiction" alias="c"/>'}
-
-
-def _readable(config: str) -> str:
-    """The same config with readable values and the codes as alias: what the warning asks for."""
-    for code, readable in READABLE.items():
-        config = config.replace(code, readable)
-    return config
 
 
 def _summary(tmp_path, header: str = "", *, config_text: str = CONFIG) -> dict:
@@ -51,4 +40,4 @@ def test_the_audit_summary_names_a_bare_code_control(tmp_path):
 
 def test_the_audit_summary_of_a_project_with_readable_values_and_a_question_has_no_warning(tmp_path):
     header = '<Header value="Does the text entail the claim?"/>'
-    assert _summary(tmp_path, header, config_text=_readable(CONFIG))["presentation_warnings"] == []
+    assert _summary(tmp_path, header, config_text=readable(CONFIG))["presentation_warnings"] == []

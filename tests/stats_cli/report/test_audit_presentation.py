@@ -10,22 +10,11 @@ from backend.labelstudio.projectspec import spec_from_label_config
 from backend.scoring.results import ItemResult, MemberResult
 from stats_cli.report.build import build_report
 from stats_cli.report.inputs import AuditData
+from tests.support.readable_choices import readable
 
 CONFIG = ('<View><Text name="premise" value="$premise"/><Text name="hypothesis" value="$hypothesis"/>{header}'
           '<Choices name="label" toName="hypothesis"><Choice value="e"/><Choice value="n"/><Choice value="c"/>'
           "</Choices></View>")
-
-
-READABLE = {'<Choice value="e"/>': '<Choice value="Entailment" alias="e"/>',
-            '<Choice value="n"/>': '<Choice value="Neutral" alias="n"/>',
-            '<Choice value="c"/>': '<Choice value="Contradiction" alias="c"/>'}
-
-
-def _readable(config: str) -> str:
-    """The same config with readable values and the codes as alias: what the warning asks for."""
-    for code, readable in READABLE.items():
-        config = config.replace(code, readable)
-    return config
 
 
 def _audit(header: str = "", *, config: str = CONFIG) -> dict:
@@ -47,6 +36,6 @@ def test_the_audit_section_warns_about_bare_codes_first():
 
 
 def test_the_audit_section_says_nothing_when_the_project_shows_readable_values_and_asks_a_question():
-    section = _audit('<Header value="Does the premise entail the hypothesis?"/>', config=_readable(CONFIG))
+    section = _audit('<Header value="Does the premise entail the hypothesis?"/>', config=readable(CONFIG))
     assert not any("bare codes" in note for note in section["notes"])
     assert section["values"]["presentation_warnings"] == []
