@@ -53,7 +53,7 @@ def test_letter_codes_with_a_question_or_guidelines_are_still_warned_with_the_me
     (guided,) = _warnings(CODES, guidelines="e means the premise entails the hypothesis, n neutral, c contradiction")
     (both,) = _warnings(CODES, header=HEADER, guidelines="e: entails")
     assert asked.codes == guided.codes == ("e", "n", "c")
-    assert asked.message.startswith('<Choices name="label"> shows the judges only codes (e, n, c); a question say')
+    assert asked.message.startswith('<Choices name="label"> shows the judges only codes (e, n, c); a question says')
     assert "; guidelines say what they mean" in guided.message and "a question and guidelines say" in both.message
     for warning in (asked, guided, both):
         assert "0.44-0.52 accuracy" in warning.message and "alias" in warning.message
