@@ -104,11 +104,11 @@ def check_codes(*, control: str, shown: tuple[str, ...], hints: tuple[str, ...] 
     if told:
         if len(shown) <= 2 or all(_is_number(label.strip()) for label in shown):
             return None
-        where = f'<Choices name="{control}">' if control else f"the labels of field {label_field!r}"
+        where = f'<Choices name="{control}"> shows' if control else f"the labels of field {label_field!r} show"
         fix = ('readable values with the codes as alias (<Choice value="..." alias="code"/>: the stored labels stay '
                'the codes)' if control else "a --label-config with readable values and the codes as alias")
         verb = "says" if told == ["a question"] else "say"
-        message = (f"{where} shows the judges only codes ({listed}); {' and '.join(told)} {verb} what they mean, but "
+        message = (f"{where} the judges only codes ({listed}); {' and '.join(told)} {verb} what they mean, but "
                    f"the judges answer with the labels they are shown, and codes read worse than words (SNLI, local "
                    f"judge: 0.44-0.52 accuracy with codes and a question or guidelines, 0.66-0.72 with readable "
                    f"values): use {fix}.")
