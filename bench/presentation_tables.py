@@ -16,6 +16,8 @@ from statsmodels.stats.proportion import proportion_confint
 CORRECTIONS = ("em", "batch", "given", "fitted", "auto")
 #: Flag thresholds the sweep tries (the nominal default is 0.5; 1/3 is the least a 3-class argmax can have).
 THRESHOLDS = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)
+#: The issue's bar for the class ratio: predicted ÷ true within this factor either way for every class.
+RATIO_BAR = 1.5
 VARIANTS = ("gated",) + tuple(f"gated+{m}" for m in CORRECTIONS) + ("gated+review",)
 
 
@@ -164,6 +166,11 @@ def summary_table(path: Path) -> str:
     return "\n".join(lines)
 
 
+def _within_ratio(f: dict[str, Any]) -> bool:
+    """The issue's bar for the class ratio: every class predicted within 1.5x of its true count."""
+    return f["ratio_min"] >= 1 / RATIO_BAR and f["ratio_max"] <= RATIO_BAR
+
+
 def _meets(f: dict[str, Any]) -> bool:
     """The issue's bar for the default flags: precision >= 0.5 at recall >= 0.5."""
     return (f["flag_precision"] or 0.0) >= 0.5 and (f["flag_recall"] or 0.0) >= 0.5
@@ -200,8 +207,9 @@ def _interval(count: int, nobs: int) -> str:
 def _pooled_runs(runs: list[dict[str, Any]], variant: str, floor: float) -> tuple[list[dict[str, Any]], int]:
     """The runs a set's pooled figure reads: one per presentation (its largest: smaller runs of a set are prefixes of
     the same file order), ``aliases`` left out where ``values`` is there with the same extras and as many items or
-    more (the judge is shown the same text: the same answers, on a prefix of the same items), and none whose accuracy under ``variant`` is at or below ``floor``
-    (the issue's bar is not asked of a judge below it); also how many were left out under the floor."""
+    more (the judge is shown the same text: the same answers, on a prefix of the same items), and none whose
+    accuracy under ``variant`` is at or below ``floor`` (the issue's bar is not asked of a judge below it); also how
+    many were left out under the floor."""
     largest: dict[tuple[str, str], dict[str, Any]] = {}
     for out in runs:
         key = (out["data_set"], out["presentation"])
@@ -243,7 +251,7 @@ def pooled_table(path: Path, *, variant: str = "gated+auto", floor: float = 0.6)
         flagged = sum(f["flagged"] for f in fs)
         hits = sum(round((f["flag_precision"] or 0.0) * f["flagged"]) for f in fs)
         wrong = sum(out["planted"] for out in runs)
-        ratio_ok = [f["ratio_min"] >= 1 / 1.5 and f["ratio_max"] <= 1.5 for f in fs]
+        ratio_ok = [_within_ratio(f) for f in fs]
         flags_ok = [_meets(f) for f in fs]
         predicted: dict[str, float] = {}
         true: dict[str, int] = {}

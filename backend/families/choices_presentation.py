@@ -19,9 +19,10 @@ The rule (:func:`is_code`), chosen to be plain and testable rather than a langua
 
 A control is warned when **every** shown label is a code and no choice has a hint. With no question and no
 guidelines either, the judges have nothing to read the codes by. With a question or guidelines, letter codes are
-still warned, with another message: the judges answer with the labels they are shown, and on the same SNLI items
-codes with a ``<Header>`` question read 0.44 (32 items) and codes with guidelines naming each code 0.52 (64 items),
-against 0.66-0.72 with readable values (docs/judges.md, "Guidelines on the real judge"). Numbers, and two codes,
+still warned, with another message: the judges answer with the labels they are shown, and on SNLI (the judges'
+average, as scored) codes with a ``<Header>`` question read 0.44 where readable values with it read 0.69 (the same 32
+items), and codes with guidelines naming each code 0.52 where readable values with a question and the guidelines
+read 0.70 (the same 64 items; docs/judges.md, "Guidelines on the real judge"). Numbers, and two codes,
 with a question or guidelines are not warned: a question makes numbers a scale and two letters a yes or a no
 (``Y``/``N`` to "Is the text polite?"), and no such run was measured. Built-in specs (their own
 prompts define the labels) are never warned. A file's spec (``score --labels``) is checked alike, with the fix a
@@ -110,8 +111,8 @@ def check_codes(*, control: str, shown: tuple[str, ...], hints: tuple[str, ...] 
         verb = "says" if told == ["a question"] else "say"
         message = (f"{where} the judges only codes ({listed}); {' and '.join(told)} {verb} what they mean, but "
                    f"the judges answer with the labels they are shown, and codes read worse than words (SNLI, local "
-                   f"judge: 0.44-0.52 accuracy with codes and a question or guidelines, 0.66-0.72 with readable "
-                   f"values): use {fix}.")
+                   f"judge on the same items: 0.44-0.52 accuracy with codes and a question or guidelines, 0.69-0.70 "
+                   f"with readable values): use {fix}.")
         return BareCodes(control=control, codes=tuple(shown), message=message)
     if control:
         message = (f'<Choices name="{control}"> shows the judges only bare codes ({listed}) with no question, hint '
