@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # the one list of public names, grouped by concept; read at r
     from backend.scoring.member_health import member_health  # noqa: F401
     from backend.scoring.health_gate import gate_from_health, regate  # noqa: F401
     from backend.scoring.planted_ranking import planted_ranking  # noqa: F401
+    from backend.scoring.class_reach import REACH_FAMILIES, class_reach, reach_lines  # noqa: F401
     from backend.ledger import Ledger  # noqa: F401
     from backend.ledger.reread import pass_blocks, read_with_scored_flags  # noqa: F401
     from backend.summaries.score_summary import adjustment_lines  # noqa: F401

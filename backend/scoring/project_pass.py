@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from backend.scoring.class_reach import REACH_FAMILIES, class_reach
 from backend.scoring.ensemble import VerdictRule
 from backend.scoring.health_gate import GATED_FAMILIES, gate_results
 from backend.scoring.member_health import HealthTally
@@ -39,8 +40,18 @@ def project_pass(results: Iterable[ItemResult], rule: VerdictRule, *, prior_corr
                  health: HealthTally | None = None) -> tuple[list[ItemResult], dict[str, Any]]:
     """``results`` with their verdicts re-read (gate, then correction) and the summary's block saying what was done.
 
-    ``health`` is the tally already folded over these results (the caller's), else one is folded here.
+    ``health`` is the tally already folded over these results (the caller's), else one is folded here. A
+    single-choice run's blocks also hold ``class_reach`` (:mod:`backend.scoring.class_reach`): the verdicts it
+    returns, per class, against the run's own labels.
     """
+    final, info = _reread(results, rule, prior_correction=prior_correction, health=health)
+    if rule.spec.family in REACH_FAMILIES:
+        info["class_reach"] = class_reach(final, rule.spec.labels)
+    return final, info
+
+
+def _reread(results: Iterable[ItemResult], rule: VerdictRule, *, prior_correction: str,
+            health: HealthTally | None) -> tuple[list[ItemResult], dict[str, Any]]:
     check_mode(prior_correction)
     results = list(results)
     gated, gate = gate_results(results, rule, health=health)

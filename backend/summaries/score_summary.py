@@ -17,6 +17,7 @@ from rich.table import Table
 
 from backend.common import defaults
 from backend.families.choices_presentation import BareCodes
+from backend.scoring.class_reach import reach_lines
 from backend.scoring.confident_template import KIND as CONFIDENT_KIND
 from backend.scoring.results import ItemResult, base_member_id
 from backend.scoring.run_stats import EngineStats
@@ -139,7 +140,8 @@ def build_summary(
 
 
 def adjustment_lines(summary: dict[str, Any]) -> list[str]:
-    """What was decided over the whole run (:func:`backend.scoring.project_pass.project_pass`), in sentences."""
+    """What was decided over the whole run (:func:`backend.scoring.project_pass.project_pass`), in sentences; then
+    the classes its verdicts under- or over-read against the run's labels (:mod:`backend.scoring.class_reach`)."""
     gate = summary.get("health_gate") or {}
     lines = [f"Left out of the verdicts and flags by member health (the health gate): {row['member']}: {row['reason']}."
              for row in gate.get("left_out") or []]
@@ -166,7 +168,7 @@ def adjustment_lines(summary: dict[str, Any]) -> list[str]:
         lines.append(f"Prior correction {correction['mode']}: each judge's answers re-weighted by the class prior read "
                      f"from its own answers over the run{towards} ({len(priors)} judges)"
                      + (f"; {correction['note']}" if correction.get("note") else "."))
-    return lines
+    return lines + reach_lines(summary.get("class_reach"))
 
 
 #: How the summary names ``auto``'s candidates (:mod:`backend.scoring.correction_choice`).

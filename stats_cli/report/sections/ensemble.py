@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 from sklearn.metrics import f1_score
 
-from backend.api import TIE_TOLERANCE, check_distribution, disagrees, resolve_threshold
+from backend.api import (REACH_FAMILIES, TIE_TOLERANCE, check_distribution, class_reach, disagrees, reach_lines,
+                         resolve_threshold)
 
 from ..agreement import AGREEMENT_COLUMNS, paradox_note, rater_agreement
 from ..control import NO_CONTROL, control_items
@@ -103,6 +104,10 @@ def ensemble_section(data: AuditData, *, seed: int = 0) -> Section:
         on_control = [(pred[c.index] == c.gold, c.weight) for c in control if pred[c.index] is not None]
         acc = float(np.average([r for r, _ in on_control], weights=[w for _, w in on_control])) if on_control else None
         acc_rows.append((mid, len(on_orig), _acc(on_orig), len(on_control), acc))
+    if data.spec.family in REACH_FAMILIES:
+        reach = class_reach(data.items, labels)
+        tables.append(_reach_table(reach))
+        notes.extend(reach_lines(reach))
     tables.append(Table.build("Each member's accuracy", ("member", "n (original)", "accuracy vs original",
                                                           "n (control sample)", "accuracy vs gold (design-weighted)"),
                               acc_rows))
@@ -132,6 +137,22 @@ def ensemble_section(data: AuditData, *, seed: int = 0) -> Section:
                                                   "items with gold": sum(g is not None for g in gold),
                                                   "control sample settled": len(control)},
                    tables=tuple(tables), figures=tuple(figures), notes=tuple(notes), values=values)
+
+
+def _reach_table(reach: dict) -> Table:
+    """Per class, the items that carry it and the items the ensemble's verdicts predict it for: a class the
+    verdicts under-read cannot have its wrong labels flagged (:mod:`backend.scoring.class_reach`)."""
+    def reading(row: dict) -> str:
+        if row["labelled"] < reach["min_labels"]:
+            return f"not judged (fewer than {reach['min_labels']} labels)"
+        return ("under-read" if row["label"] in reach["under"] else
+                "over-read" if row["label"] in reach["over"] else f"within {reach['bar']:g}x")
+
+    return Table.build(f"The verdicts per class against the project's labels ({reach['items']} labelled items)",
+                       ("label", "items labelled so", "items predicted so", "predicted ÷ labelled", "reading"),
+                       [(row["label"], row["labelled"], row["predicted"],
+                         round(row["predicted"] / row["labelled"], 2) if row["labelled"] else None, reading(row))
+                        for row in reach["classes"]])
 
 
 def _acc(pairs: list[tuple[str, str]]) -> float | None:
