@@ -57,7 +57,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_judges import _ranking, judge_figures, plant  # noqa: E402
 from order_policies import replays  # noqa: E402
 from presentation_tables import (CORRECTIONS, THRESHOLDS, VARIANTS, auto_table, markdown, pooled_table,  # noqa: E402
-                                 print_run, readings_table, summary_table, threshold_table)
+                                 print_run, reach_table, readings_table, summary_table, threshold_table)
 from real_sets import PACKAGE_SETS  # noqa: E402
 from backend.config.settings import Settings  # noqa: E402
 from backend.labelstudio.projectspec import spec_from_label_config  # noqa: E402
@@ -245,6 +245,7 @@ def run_one(data_set: str, presentation: str, members: list[str], *, n_items: in
             variants["gated+auto"], blocks = project_pass(results, rule, prior_correction="auto")
             info = blocks["prior_correction"]
             out["auto_choice"] = {k: info.get(k) for k in ("chosen", "agreement", "refused", "note")}
+            out["class_reach"] = blocks.get("class_reach")  # the verdicts against the labels, as the summary says
             continue
         variants[f"gated+{mode}"], info = correct_results(results, rule, mode=mode, left_out=gate.left_out)
     for name, res in variants.items():
@@ -321,6 +322,9 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--pooled-table", type=Path,
                         help="print, from a --json file, each set's runs pooled on the default path (flags' precision "
                              "and recall with 95 %% intervals, the class ratio) and stop")
+    parser.add_argument("--reach-table", type=Path,
+                        help="print, from a --json file, the classes the summary names against the labels beside the "
+                             "true class ratio, run by run, and stop")
     parser.add_argument("--variant", default="gated", choices=VARIANTS[:-1], help="the ensemble variant --thresholds reads")
     parser.add_argument("--against", action="store_true",
                         help="--thresholds: the rule on the mass against the given label, not the top confidence")
@@ -336,6 +340,9 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         return []
     if args.readings_table:
         print(readings_table(args.readings_table))
+        return []
+    if args.reach_table:
+        print(reach_table(args.reach_table))
         return []
     if args.pooled_table:
         print(pooled_table(args.pooled_table))

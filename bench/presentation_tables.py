@@ -265,3 +265,33 @@ def pooled_table(path: Path, *, variant: str = "gated+auto", floor: float = 0.6)
                      f"{sum(ratio_ok)} / {sum(flags_ok)} / {sum(a and b for a, b in zip(ratio_ok, flags_ok))} | "
                      f"{flagged} | {_interval(hits, flagged)} | {_interval(hits, wrong)} | {ratio} |")
     return "\n".join(lines)
+
+
+def _named(reach: dict[str, Any]) -> str:
+    rows = {row["label"]: row for row in reach["classes"]}
+    said = [f"{lab} {rows[lab]['predicted']} of {rows[lab]['labelled']} ({kind})"
+            for kind in ("under", "over") for lab in reach[kind]]
+    return "; ".join(said) or "none"
+
+
+def reach_table(path: Path) -> str:
+    """Run by run on the default path: the classes the summary names against the labels (predicted of labelled,
+    :mod:`backend.scoring.class_reach`) beside predicted ÷ *true* and whether it meets the 1.5x bar; then how
+    often the check named a class where the bar is missed and where it is met. Runs recorded before the check
+    (no ``class_reach``) are left out."""
+    lines = ["| set · presentation (items, wrong labels) | named against the labels (predicted of labelled) | "
+             "predicted ÷ true (min–max) | ratio within 1.5x |", "|---|---|---|---|"]
+    tally = {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0}  # (named, missed)
+    for out in _default_runs(path):
+        reach = out.get("class_reach")
+        if not reach:
+            continue
+        f = out["gated+auto"]
+        named, missed = bool(reach["under"] or reach["over"]), not _within_ratio(f)
+        tally[named, missed] += 1
+        lines.append(f"| {_where(out)} | {_named(reach)} | {f['ratio_min']:.2f}–{f['ratio_max']:.2f} | "
+                     f"{'no' if missed else 'yes'} |")
+    lines.append("")
+    lines.append(f"Named on {tally[True, True]} of the {tally[True, True] + tally[False, True]} runs that miss the "
+                 f"bar and on {tally[True, False]} of the {tally[True, False] + tally[False, False]} that meet it.")
+    return "\n".join(lines)

@@ -187,3 +187,28 @@ def test_the_pooled_table_sums_flags_and_classes_per_set_with_intervals(tables, 
     low, high = snli.split("| 0.68 [")[1].split("]")[0].split(", ")
     assert 0.4 < float(low) < 0.68 < float(high) < 0.9  # Clopper-Pearson, wider than the point on both sides
     assert natural == "| snli (natural) (1; 40; 6; 0) | 1 / 0 / 0 | 0 | - | 0.00 [0.00, 0.46] | 1.00–1.00 |"
+
+
+def test_the_reach_table_sets_the_classes_named_against_the_labels_beside_the_true_ratio(tables, tmp_path):
+    def run(presentation, ratios, under=(), over=(), *, reach=True):
+        classes = [{"label": "e", "labelled": 20, "predicted": 20 if "e" not in under + over else 8},
+                   {"label": "n", "labelled": 20, "predicted": 20 if "n" not in under + over else 31}]
+        out = {"data_set": "snli", "presentation": presentation, "items": 40, "planted": 8, "prompts": [],
+               "gated+auto": {"ratio_min": min(ratios), "ratio_max": max(ratios)}}
+        if reach:
+            out["class_reach"] = {"classes": classes, "under": list(under), "over": list(over)}
+        return out
+
+    runs = [run("values", (0.4, 1.6), under=("e",), over=("n",)),  # named, missed
+            run("hints", (0.9, 1.1)),  # quiet, met
+            run("codes", (0.5, 1.2)),  # quiet, missed
+            run("aliases", (1.0, 1.0), over=("n",)),  # named, met
+            run("values+q", (0.1, 2.0), under=("e",), reach=False)]  # recorded before the check: left out
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in runs) + "\n", "utf-8")
+    lines = tables.reach_table(path).splitlines()
+    assert lines[2:6] == ["| snli · values (40, 8) | e 8 of 20 (under); n 31 of 20 (over) | 0.40–1.60 | no |",
+                          "| snli · hints (40, 8) | none | 0.90–1.10 | yes |",
+                          "| snli · codes (40, 8) | none | 0.50–1.20 | no |",
+                          "| snli · aliases (40, 8) | n 31 of 20 (over) | 1.00–1.00 | yes |"]
+    assert lines[-1] == "Named on 1 of the 2 runs that miss the bar and on 1 of the 2 that meet it."
