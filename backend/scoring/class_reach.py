@@ -63,7 +63,7 @@ def reach_lines(block: dict[str, Any] | None) -> list[str]:
     def said(label: str) -> str:
         row = rows[label]
         items = "item" if row["predicted"] == 1 else "items"
-        return f"{label} predicted for {row['predicted']} {items} where {row['labelled']} carry it"
+        return f"\"{label}\" predicted for {row['predicted']} {items} where {row['labelled']} carry it"
 
     parts = []
     if block["under"]:

@@ -41,7 +41,7 @@ def test_the_average_of_judges_blind_to_a_class_is_named_under_reading_it():
     assert reach["under"] == ["B"] and reach["items"] == 300
     assert reach["over"] == [lab for lab in LABELS if predicted[lab] > labelled[lab] * READ_BAR]
     line = next(line for line in adjustment_lines(info) if line.startswith("Verdicts against the labels"))
-    assert f"B predicted for {predicted['B']} items where {labelled['B']} carry it (under-read" in line
+    assert f"\"B\" predicted for {predicted['B']} items where {labelled['B']} carry it (under-read" in line
     assert "over 300 labelled items" in line
 
 
@@ -91,4 +91,4 @@ def test_the_score_summary_prints_the_under_read_class(capsys):
     print_summary(summary, Console(width=400, force_terminal=False))
     out = capsys.readouterr().out
     reach = {row["label"]: row for row in info["class_reach"]["classes"]}
-    assert f"B predicted for {reach['B']['predicted']} items where {reach['B']['labelled']} carry it" in out
+    assert f"\"B\" predicted for {reach['B']['predicted']} items where {reach['B']['labelled']} carry it" in out

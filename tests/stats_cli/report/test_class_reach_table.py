@@ -30,7 +30,7 @@ def test_verdicts_that_never_predict_a_class_name_it_under_read():
     assert table.rows == ((first, labelled[first], n, round(n / labelled[first], 2), "over-read"),
                           (second, labelled[second], 0, 0.0, "under-read"))
     assert table.title == f"{TITLE} ({n} labelled items)"
-    assert any(f"{second} predicted for 0 items where {labelled[second]} carry it (under-read" in note
+    assert any(f"\"{second}\" predicted for 0 items where {labelled[second]} carry it (under-read" in note
                for note in section.notes)
 
 
