@@ -17,7 +17,8 @@ shares of the labels, ``target``, from its mean answer ``mean``):
 
 And ``auto`` choosing among none / ``given`` / ``fitted`` with each variant in ``given``'s place, or (``guard``)
 only among the readings whose verdicts stay within 1.5x of the labels' count for every class with 5 labels
-(:mod:`backend.scoring.class_reach`), when any does.
+(:mod:`backend.scoring.class_reach`), when any does; or keeping the judges' average while its verdicts are within
+1.5x of the labels for every class, or unless another reading agrees with more than 2 labels more.
 
     python bench/bench_reading_variants.py --answers bench/data/real_judge_answers.jsonl.gz --json variants.jsonl
     python bench/bench_reading_variants.py --table variants.jsonl
@@ -46,7 +47,7 @@ from backend.scoring.correction_choice import agreement  # noqa: E402
 #: The recorded runs of docs/judges.md above the accuracy floor, one per distinct set of answers:
 #: (set, presentation, items, natural sample).
 RUNS = ([("snli", p, 100, False) for p in ("values+q", "hints+q", "values")]
-        + [("snli", p, 64, False) for p in ("hints", "aliases+q", "hints+q", "values", "values+q+g")]
+        + [("snli", p, 64, False) for p in ("hints", "aliases+q", "hints+q", "values", "values+q+g", "hints+q+g")]
         + [("rotten-tomatoes", p, 64, False) for p in ("values+q", "values+q+g")]
         + [("snli", p, 80, True) for p in ("values+q", "values+q+g")]
         + [("snli", p, 48, False) for p in ("aliases+q", "hints", "values+q+g")]
@@ -153,9 +154,16 @@ def run_one(data_set: str, presentation: str, n_items: int, natural: bool, cache
             "llm_calls": engine.stats.llm_calls, "agree": agree, "readings": figures}
 
 
-def _choose(run: dict[str, Any], given: str, *, guard: bool = False) -> str:
+def _choose(run: dict[str, Any], given: str, *, guard: bool = False, margin: int = 0, reach: bool = False) -> str:
     """``auto``'s rule (most labels agreed with; ties keep none, then given, then fitted) with ``given`` standing for
-    the product's ``given``; ``guard``: only among readings within 1.5x of the labels, when any is."""
+    the product's ``given``; ``guard``: only among readings within 1.5x of the labels, when any is; ``margin``: the
+    average kept unless another reading agrees with more than ``margin`` labels more; ``reach``: the average kept
+    while its verdicts are within 1.5x of the labels for every class."""
+    if reach and run["readings"]["none"]["within_labels"]:
+        return "none"
+    if margin and max(run["agree"][m] for m in ("none", given, "fitted") if m in run["agree"]) <= (
+            run["agree"]["none"] + margin):
+        return "none"
     order = [m for m in ("none", given, "fitted") if m in run["agree"]]
     if guard and any(run["readings"][m]["within_labels"] for m in order):
         order = [m for m in order if run["readings"][m]["within_labels"]]
@@ -166,6 +174,8 @@ RULES: dict[str, Callable[[dict[str, Any]], str]] = {
     "auto (the default)": lambda run: _choose(run, "given"),
     **{f"auto, {v} as given": (lambda v: lambda run: _choose(run, v))(v) for v in VARIANTS if v != "given"},
     "auto, guard: readings within 1.5x of the labels": lambda run: _choose(run, "given", guard=True),
+    "auto, the average kept while within 1.5x of the labels": lambda run: _choose(run, "given", reach=True),
+    "auto, the average kept unless 2 labels behind": lambda run: _choose(run, "given", margin=2),
     **{f"{v} always": (lambda v: lambda run: v)(v) for v in VARIANTS},
     "the average always (none)": lambda run: "none",
 }

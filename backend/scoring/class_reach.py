@@ -4,9 +4,9 @@ Why: a reading of the judges that rarely predicts a class cannot flag a label wr
 and flags the items that carry it more than the others; one that over-predicts a class pulls flags towards it.
 The tool never knows the true classes, but the labels under audit are mostly right, so their counts are the
 yardstick it has: a class predicted for fewer than 1/1.5 or more than 1.5 times the items that carry it is
-named, with both counts. On the 31 recorded runs of the real judge in docs/judges.md ("The verdicts against the
+named, with both counts. On the 32 recorded runs of the real judge in docs/judges.md ("The verdicts against the
 labels"), this check named a class on each of the 13 runs whose predictions missed 1.5x of the *true* counts
-and on none of the 18 that met it. Below :data:`MIN_LABELS` labels of a class it says nothing of that class.
+and on none of the 19 that met it. Below :data:`MIN_LABELS` labels of a class it says nothing of that class.
 
 Single-choice tasks only (binary, nominal): a multi-label or span prediction is not one class per item, and a
 rating's neighbouring grades are not measured here.
