@@ -46,7 +46,7 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -202,15 +202,23 @@ def figures(results: list, labels: Sequence[str], true: list[str], given: list[s
     return out
 
 
-def run_one(data_set: str, presentation: str, members: list[str], *, n_items: int, orders: int | None,
-            rate: float, seed: int, cache: CallCache, folder: Path = DATA, balanced: bool = True,
-            prompts: Sequence[str] | None = None) -> dict[str, Any]:
-    """Score one set x presentation through the product's default path; every variant read from the same calls.
+class ScoredRun(NamedTuple):
+    """One set x presentation scored by the product's engine: what every reading of it is computed from."""
 
-    ``prompts`` keeps only those prompt ids of each member: a prompt's own figures do not depend on the others
-    (each asks alone), so one rewritten prompt is measured at a quarter of the calls; the ensemble rows are
-    then that prompt's alone, not the default ensemble's.
-    """
+    spec: Any
+    true: list[str]
+    given: list[str]
+    results: list
+    rule: VerdictRule
+    engine: Any
+    orders: int
+
+
+def score_run(data_set: str, presentation: str, members: Sequence[str], *, n_items: int, cache: CallCache,
+              orders: int | None = None, rate: float = 0.2, seed: int = 0, folder: Path = DATA,
+              balanced: bool = True, prompts: Sequence[str] | None = None) -> ScoredRun:
+    """The set's items under the presentation's label config (and guidelines), labels planted wrong at ``rate``,
+    scored with the settings' defaults (``orders`` and ``prompts`` override them) through ``cache``."""
     settings = Settings.from_env()
     options = settings.spec_options()
     if orders is not None:
@@ -232,9 +240,24 @@ def run_one(data_set: str, presentation: str, members: list[str], *, n_items: in
     engine = make_engine(spec, built, cache=cache, config=config)
     results = list(engine.score(items))
     rule = VerdictRule(spec, threshold=engine.threshold, delta=config.delta, quorum=config.quorum)
-    out = {"data_set": data_set + ("" if balanced else " (natural)"), "presentation": presentation, "items": len(items), "labels": list(spec.labels),
+    return ScoredRun(spec, true, given, results, rule, engine, options["option_orders"])
+
+
+def run_one(data_set: str, presentation: str, members: list[str], *, n_items: int, orders: int | None,
+            rate: float, seed: int, cache: CallCache, folder: Path = DATA, balanced: bool = True,
+            prompts: Sequence[str] | None = None) -> dict[str, Any]:
+    """Score one set x presentation through the product's default path; every variant read from the same calls.
+
+    ``prompts`` keeps only those prompt ids of each member: a prompt's own figures do not depend on the others
+    (each asks alone), so one rewritten prompt is measured at a quarter of the calls; the ensemble rows are
+    then that prompt's alone, not the default ensemble's.
+    """
+    spec, true, given, results, rule, engine, n_orders = score_run(
+        data_set, presentation, members, n_items=n_items, cache=cache, orders=orders, rate=rate, seed=seed,
+        folder=folder, balanced=balanced, prompts=prompts)
+    out = {"data_set": data_set + ("" if balanced else " (natural)"), "presentation": presentation, "items": len(results), "labels": list(spec.labels),
            "prompts": list(prompts or []),
-           "planted": sum(g != t for g, t in zip(given, true)), "orders": options["option_orders"],
+           "planted": sum(g != t for g, t in zip(given, true)), "orders": n_orders,
            "threshold": engine.threshold, "llm_calls": engine.stats.llm_calls, **figures(results, spec.labels, true,
                                                                                           given, engine.threshold)}
     gated, gate = gate_results(results, rule)
@@ -322,31 +345,18 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--pooled-table", type=Path,
                         help="print, from a --json file, each set's runs pooled on the default path (flags' precision "
                              "and recall with 95 %% intervals, the class ratio) and stop")
-    parser.add_argument("--reach-table", type=Path,
-                        help="print, from a --json file, the classes the summary names against the labels beside the "
-                             "true class ratio, run by run, and stop")
+    parser.add_argument("--reach-table", type=Path, help="print, from a --json file, the classes named against the "
+                        "labels beside the true class ratio, run by run, and stop")
     parser.add_argument("--variant", default="gated", choices=VARIANTS[:-1], help="the ensemble variant --thresholds reads")
     parser.add_argument("--against", action="store_true",
                         help="--thresholds: the rule on the mass against the given label, not the top confidence")
     args = parser.parse_args(argv)
-    if args.markdown:
-        print(markdown(args.markdown))
-        return []
-    if args.summary_table:
-        print(summary_table(args.summary_table))
-        return []
-    if args.auto_table:
-        print(auto_table(args.auto_table))
-        return []
-    if args.readings_table:
-        print(readings_table(args.readings_table))
-        return []
-    if args.reach_table:
-        print(reach_table(args.reach_table))
-        return []
-    if args.pooled_table:
-        print(pooled_table(args.pooled_table))
-        return []
+    for path, table in ((args.markdown, markdown), (args.summary_table, summary_table), (args.auto_table, auto_table),
+                        (args.readings_table, readings_table), (args.reach_table, reach_table),
+                        (args.pooled_table, pooled_table)):  # a table from a --json file, then stop
+        if path:
+            print(table(path))
+            return []
     if args.thresholds:
         print(threshold_table(args.thresholds, variant=args.variant,
                               key="sweep_against" if args.against else "sweep"))

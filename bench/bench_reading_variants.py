@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_presentations as bp  # noqa: E402
+from presentation_tables import _meets, _within_ratio  # noqa: E402
 from backend.scoring import prior_shift  # noqa: E402
 from backend.scoring.class_reach import class_reach  # noqa: E402
 from backend.scoring.correction_choice import agreement  # noqa: E402
@@ -58,12 +59,6 @@ RUNS = ([("snli", p, 100, False) for p in ("values+q", "hints+q", "values")]
         + [("rotten-tomatoes", "values+q", 48, False)])
 
 
-def _target(p: np.ndarray, given: Sequence[int]) -> np.ndarray:
-    idx = np.asarray(given, dtype=int)
-    known = idx[idx >= 0]
-    return (np.bincount(known, minlength=p.shape[1]) + 1.0) / (known.size + p.shape[1])
-
-
 def _fit(p: np.ndarray, q: np.ndarray) -> prior_shift.PriorFit:
     return prior_shift.PriorFit(p.mean(axis=0), q / q.sum(axis=1, keepdims=True), 0, True)
 
@@ -71,13 +66,13 @@ def _fit(p: np.ndarray, q: np.ndarray) -> prior_shift.PriorFit:
 def power(a: float) -> Callable[[Any, Sequence[int]], prior_shift.PriorFit]:
     def fit(posteriors: Any, given: Sequence[int]) -> prior_shift.PriorFit:
         p = np.asarray(posteriors, dtype=float)
-        return _fit(p, p * (_target(p, given) / p.mean(axis=0)) ** a)
+        return _fit(p, p * (prior_shift.label_shares(given, p.shape[1]) / p.mean(axis=0)) ** a)
     return fit
 
 
 def iterated(posteriors: Any, given: Sequence[int]) -> prior_shift.PriorFit:
     p = np.asarray(posteriors, dtype=float)
-    target, w = _target(p, given), np.ones(p.shape[1])
+    target, w = prior_shift.label_shares(given, p.shape[1]), np.ones(p.shape[1])
     for _ in range(500):
         q = p * w
         mean = (q / q.sum(axis=1, keepdims=True)).mean(axis=0)
@@ -125,20 +120,8 @@ def _figures(results: list, labels: Sequence[str], true: list[str], given: list[
 
 def run_one(data_set: str, presentation: str, n_items: int, natural: bool, cache: bp.CallCache) -> dict[str, Any]:
     """Every candidate reading of one recorded run, and what each choice rule picks among them."""
-    settings = bp.Settings.from_env()
-    spec = bp.spec_from_label_config(bp.label_config(data_set, presentation),
-                                     guidelines=bp.guidelines(data_set, presentation), **settings.spec_options())
-    stored = dict(zip([c[0] for c in bp.SETS[data_set]["classes"]], spec.labels))
-    rows = bp.load_rows(data_set, n_items=n_items, balanced=not natural)
-    true = [stored[r["true"]] for r in rows]
-    given = bp.plant(true, spec.labels, rate=0.2, seed=0)
-    items = [bp.Item(id=r["id"], original=g, fields=r["fields"]) for r, g in zip(rows, given)]
-    members = bp.build_members([bp.parse_member_arg("local:qwen2.5-coder-1.5b")], spec,
-                               providers=settings.provider_settings(), prompts_root=settings.prompts_dir)
-    config = settings.engine_config(concurrency=1)
-    engine = bp.make_engine(spec, members, cache=cache, config=config)
-    results = list(engine.score(items))
-    rule = bp.VerdictRule(spec, threshold=engine.threshold, delta=config.delta, quorum=config.quorum)
+    spec, true, given, results, rule, engine, _ = bp.score_run(
+        data_set, presentation, ["local:qwen2.5-coder-1.5b"], n_items=n_items, cache=cache, balanced=not natural)
     gated, gate = bp.gate_results(results, rule)
     readings = {"none": gated}
     fitted, info = prior_shift.correct_results(results, rule, mode="fitted", left_out=gate.left_out)
@@ -188,8 +171,7 @@ def table(path: Path) -> str:
              "|---|---|---|---|---|"]
     for name, rule in RULES.items():
         chosen = [run["readings"][rule(run)] for run in runs]
-        ratio = [f["ratio_min"] >= 1 / 1.5 and f["ratio_max"] <= 1.5 for f in chosen]
-        flags = [(f["flag_precision"] or 0) >= 0.5 and (f["flag_recall"] or 0) >= 0.5 for f in chosen]
+        ratio, flags = [_within_ratio(f) for f in chosen], [_meets(f) for f in chosen]
         lines.append(f"| {name} | {sum(ratio)} | {sum(flags)} | {sum(r and f for r, f in zip(ratio, flags))} | "
                      f"{np.mean([f['accuracy'] for f in chosen]):.3f} |")
     return "\n".join(lines)

@@ -35,7 +35,7 @@ from backend.scoring.label_fit import fit_to_labels
 from backend.scoring.results import ItemResult, MemberResult
 
 __all__ = ["MODES", "PriorFit", "adjust", "batch_prior", "check_mode", "correct_results", "em_prior",
-           "given_prior"]
+           "given_prior", "label_shares"]
 
 #: ``fitted`` is not a re-weighting: the verdicts are re-read by a model of the labels (:mod:`backend.scoring.label_fit`);
 #: ``auto`` chooses among the gate's verdicts, ``given`` and ``fitted`` by the labels (:mod:`backend.scoring.correction_choice`).
@@ -111,10 +111,16 @@ def given_prior(posteriors: Any, given: Sequence[int]) -> PriorFit:
     idx = np.asarray(given, dtype=int)
     if idx.shape != (p.shape[0],) or np.any(idx < -1) or np.any(idx >= p.shape[1]):
         raise ValueError("given must hold one class index (or -1) per row of posteriors")
-    known = idx[idx >= 0]
-    target = (np.bincount(known, minlength=p.shape[1]) + 1.0) / (known.size + p.shape[1])
     mean = p.mean(axis=0)
-    return PriorFit(mean, adjust(p, mean, target), 0, True)
+    return PriorFit(mean, adjust(p, mean, label_shares(idx, p.shape[1])), 0, True)
+
+
+def label_shares(given: Sequence[int], classes: int) -> np.ndarray:
+    """The class shares of the labels ``given`` (class indices; -1, an item without a label among the classes, not
+    counted), each class counted once more so a class nobody chose keeps some mass: ``given``'s target."""
+    idx = np.asarray(given, dtype=int)
+    known = idx[idx >= 0]
+    return (np.bincount(known, minlength=classes) + 1.0) / (known.size + classes)
 
 
 def _fit(mode: str, rows: np.ndarray, given: Sequence[int]) -> PriorFit:
